@@ -1,0 +1,93 @@
+/**
+ * Starts Azurite (the Azure Storage emulator) as a child process, in memory, on ports the OS
+ * picks, and hands back a connection string for it. Used by the test suite's global setup and
+ * by `drover sim`; nothing here runs in Azure.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+export const AZURITE_ACCOUNT = 'devstoreaccount1';
+// Azurite's well-known development key (public, documented in the Azurite README).
+export const AZURITE_KEY =
+  'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
+
+export interface AzuriteHandle {
+  connectionString: string;
+  ports: { blob: number; queue: number; table: number };
+  stop(): Promise<void>;
+}
+
+export function azuriteConnectionString(ports: { blob: number; queue: number; table: number }): string {
+  const base = `http://127.0.0.1`;
+  return [
+    'DefaultEndpointsProtocol=http',
+    `AccountName=${AZURITE_ACCOUNT}`,
+    `AccountKey=${AZURITE_KEY}`,
+    `BlobEndpoint=${base}:${ports.blob}/${AZURITE_ACCOUNT}`,
+    `QueueEndpoint=${base}:${ports.queue}/${AZURITE_ACCOUNT}`,
+    `TableEndpoint=${base}:${ports.table}/${AZURITE_ACCOUNT}`,
+  ].join(';') + ';';
+}
+
+function azuriteBin(): string {
+  const require = createRequire(import.meta.url);
+  const pkgJson = require.resolve('azurite/package.json');
+  return path.join(path.dirname(pkgJson), 'dist', 'src', 'azurite.js');
+}
+
+/** Starts Azurite and resolves once all three services listen; rejects after `timeoutMs`. */
+export async function startAzurite(options: { timeoutMs?: number } = {}): Promise<AzuriteHandle> {
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [
+      azuriteBin(),
+      '--silent',
+      '--inMemoryPersistence',
+      '--skipApiVersionCheck',
+      '--disableTelemetry',
+      '--blobHost', '127.0.0.1', '--blobPort', '0',
+      '--queueHost', '127.0.0.1', '--queuePort', '0',
+      '--tableHost', '127.0.0.1', '--tablePort', '0',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+
+  const ports: Partial<Record<'blob' | 'queue' | 'table', number>> = {};
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill();
+      reject(new Error(`Azurite did not start within ${timeoutMs} ms; it printed:\n${output}`));
+    }, timeoutMs);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      for (const m of output.matchAll(/Azurite (Blob|Queue|Table) service is successfully listening at http:\/\/[^:]+:(\d+)/g)) {
+        ports[m[1]!.toLowerCase() as 'blob' | 'queue' | 'table'] = Number(m[2]);
+      }
+      if (ports.blob && ports.queue && ports.table) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`Azurite exited with code ${code} before it listened:\n${output}`));
+    });
+  });
+  child.removeAllListeners('exit');
+  const resolved = ports as { blob: number; queue: number; table: number };
+  return {
+    connectionString: azuriteConnectionString(resolved),
+    ports: resolved,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
