@@ -1,0 +1,270 @@
+/**
+ * The configuration file's schema. Every field is declared once with its default and its
+ * error message; the parsed result is plain data with durations in milliseconds and rates
+ * parsed, so nothing downstream re-parses strings.
+ */
+import { z } from 'zod';
+import { parseDuration } from './duration.js';
+import { parseRate } from './rate.js';
+
+const duration = (fallback: string) =>
+  z
+    .string({ error: 'expected a duration such as "90s", "5m" or "1h30m"' })
+    .transform((text, ctx) => {
+      try {
+        const ms = parseDuration(text);
+        if (ms < 0) {
+          ctx.addIssue({ code: 'custom', message: `expected a duration ≥ 0, got "${text}"` });
+          return z.NEVER;
+        }
+        return ms;
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+    })
+    .prefault(fallback);
+
+const rate = (fallback: string) =>
+  z
+    .string({ error: 'expected a rate "INTERVAL,BURST" such as "5s,1"' })
+    .transform((text, ctx) => {
+      try {
+        return parseRate(text);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+    })
+    .prefault(fallback);
+
+const count = (min: number) =>
+  z
+    .number({ error: 'expected a number' })
+    .int({ error: 'expected a whole number' })
+    .min(min, { error: `expected a number ≥ ${min}` });
+
+const objectName = z
+  .string({ error: 'expected a name' })
+  .regex(/^[A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?$/, {
+    error: 'expected 1–63 letters, digits, ".", "_" or "-", starting and ending with a letter or digit',
+  });
+
+const nonEmpty = z.string({ error: 'expected a string' }).min(1, { error: 'must not be empty' });
+
+const storage = z
+  .object({
+    connection: nonEmpty.optional(),
+    accountName: z
+      .string({ error: 'expected a storage account name' })
+      .regex(/^[a-z0-9]{3,24}$/, { error: 'expected 3–24 lowercase letters or digits' })
+      .optional(),
+    clientId: nonEmpty.optional(),
+    tableServiceUri: z.url({ error: 'expected a URL' }).optional(),
+    queueServiceUri: z.url({ error: 'expected a URL' }).optional(),
+    prefix: z
+      .string({ error: 'expected a string' })
+      .regex(/^[a-z][a-z0-9]{2,19}$/, {
+        error: 'expected 3–20 lowercase letters or digits starting with a letter (it names tables and queues)',
+      })
+      .default('drover'),
+  })
+  .strict()
+  .refine((s) => !(s.connection && s.accountName), {
+    error: 'set either connection or accountName, not both',
+  });
+
+const azure = z
+  .object({
+    subscriptionId: z.string({ error: 'expected a subscription id' }).regex(/^[0-9a-fA-F-]{36}$/, {
+      error: 'expected a subscription GUID',
+    }),
+    credential: z
+      .enum(['default', 'managed-identity', 'dev'], {
+        error: 'expected one of "default", "managed-identity", "dev"',
+      })
+      .default('default'),
+    managedIdentityClientId: nonEmpty.optional(),
+    resourceManagerEndpoint: z.url({ error: 'expected a URL' }).default('https://management.azure.com'),
+    caFile: nonEmpty.optional(),
+    devToken: nonEmpty.optional(),
+  })
+  .strict();
+
+const kubernetes = z
+  .object({
+    kubeconfig: nonEmpty.optional(),
+    context: nonEmpty.optional(),
+    inCluster: z.boolean({ error: 'expected true or false' }).optional(),
+    auth: z.enum(['azure'], { error: 'expected "azure"' }).optional(),
+  })
+  .strict()
+  .refine((k) => !(k.inCluster && k.kubeconfig), { error: 'set either kubeconfig or inCluster, not both' });
+
+const scaleSetRef = z
+  .object({ resourceGroup: nonEmpty, name: nonEmpty })
+  .strict();
+
+const pool = z
+  .object({
+    name: objectName,
+    scaleSet: scaleSetRef,
+    maxCount: count(0).default(50),
+    chunkSize: count(1).default(20),
+    reconcileRate: rate('1m,1'),
+    creationRate: rate('5s,1'),
+    instanceLimit: count(1).default(1000),
+    instanceCache: z
+      .object({ ttl: duration('5m'), jitter: duration('0s') })
+      .strict()
+      .prefault({}),
+    enableFastDeleteOnFailedProvisioning: z.boolean({ error: 'expected true or false' }).default(false),
+    enableDetailedCSEMessage: z.boolean({ error: 'expected true or false' }).default(false),
+    enableVmssFlexNodes: z.boolean({ error: 'expected true or false' }).default(false),
+  })
+  .strict();
+
+const kubernetesKindRef = z
+  .object({
+    kind: z.enum(['Deployment', 'StatefulSet'], { error: 'expected "Deployment", "StatefulSet" or "VirtualMachineScaleSet"' }),
+    apiVersion: z.literal('apps/v1', { error: 'expected "apps/v1"' }).optional(),
+    namespace: nonEmpty.default('default'),
+    name: nonEmpty,
+  })
+  .strict();
+
+const customScaleRef = z
+  .object({
+    group: nonEmpty,
+    version: nonEmpty,
+    plural: nonEmpty,
+    namespace: nonEmpty.default('default'),
+    name: nonEmpty,
+  })
+  .strict();
+
+const scaleSetTargetRef = z
+  .object({ kind: z.literal('VirtualMachineScaleSet'), resourceGroup: nonEmpty, name: nonEmpty })
+  .strict();
+
+const scaleTargetRef = z.unknown().transform((value, ctx) => {
+  const v = (value ?? {}) as Record<string, unknown>;
+  const schema =
+    v.kind === 'VirtualMachineScaleSet' ? scaleSetTargetRef : 'kind' in v ? kubernetesKindRef : customScaleRef;
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, code: 'custom', message: issue.message, path: issue.path });
+    return z.NEVER;
+  }
+  return parsed.data;
+});
+
+const loadSource = z.discriminatedUnion(
+  'source',
+  [
+    z
+      .object({
+        source: z.literal('http'),
+        url: z.url({ error: 'expected a URL' }),
+        jsonPath: nonEmpty.optional(),
+        timeout: duration('2s'),
+        targetPerReplica: z.number({ error: 'expected a number' }).positive({ error: 'expected a number > 0' }),
+      })
+      .strict(),
+    z
+      .object({
+        source: z.literal('queue'),
+        queueName: nonEmpty,
+        connection: nonEmpty.optional(),
+        accountName: nonEmpty.optional(),
+        targetPerReplica: z.number({ error: 'expected a number' }).positive({ error: 'expected a number > 0' }),
+      })
+      .strict(),
+    z
+      .object({
+        source: z.literal('push'),
+        targetPerReplica: z.number({ error: 'expected a number' }).positive({ error: 'expected a number > 0' }),
+      })
+      .strict(),
+  ],
+  { error: 'expected source "http", "queue" or "push"' },
+);
+
+const target = z
+  .object({
+    name: objectName,
+    scaleTargetRef,
+    minScale: count(0).default(0),
+    maxScale: count(0).default(0),
+    scaleToZero: z
+      .object({
+        enabled: z.boolean({ error: 'expected true or false' }).default(true),
+        stableWindow: duration('60s'),
+        gracePeriod: duration('30s'),
+      })
+      .strict()
+      .prefault({}),
+    activationTimeout: duration('10m10s'),
+    activator: z
+      .object({
+        probeUrl: z.url({ error: 'expected a URL' }),
+        probePeriod: duration('1s'),
+        probeTimeout: duration('45s'),
+      })
+      .strict()
+      .optional(),
+    load: loadSource.optional(),
+  })
+  .strict();
+
+export const configSchema = z
+  .object({
+    storage: storage.optional(),
+    azure: azure.optional(),
+    kubernetes: kubernetes.optional(),
+    pools: z.array(pool, { error: 'expected a list of pools' }).default([]),
+    targets: z.array(target, { error: 'expected a list of targets' }).default([]),
+  })
+  .strict()
+  .superRefine((cfg, ctx) => {
+    const seen = new Map<string, string>();
+    cfg.pools.forEach((p, i) => {
+      const key = `pool/${p.name}`;
+      if (seen.has(key)) ctx.addIssue({ code: 'custom', path: ['pools', i, 'name'], message: `duplicate pool name "${p.name}" (also ${seen.get(key)})` });
+      seen.set(key, `pools[${i}]`);
+    });
+    cfg.targets.forEach((t, i) => {
+      const key = `target/${t.name}`;
+      if (seen.has(key)) ctx.addIssue({ code: 'custom', path: ['targets', i, 'name'], message: `duplicate target name "${t.name}" (also ${seen.get(key)})` });
+      seen.set(key, `targets[${i}]`);
+      const ref = t.scaleTargetRef as { kind?: string };
+      const usesScaleSet = ref.kind === 'VirtualMachineScaleSet';
+      if (usesScaleSet && !cfg.azure) {
+        ctx.addIssue({ code: 'custom', path: ['targets', i, 'scaleTargetRef'], message: 'a scale set target needs the azure section' });
+      }
+      if (!usesScaleSet && !cfg.kubernetes) {
+        ctx.addIssue({ code: 'custom', path: ['targets', i, 'scaleTargetRef'], message: 'a Kubernetes target needs the kubernetes section' });
+      }
+      if (t.scaleToZero.enabled && t.minScale === 0 && !t.activator) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['targets', i, 'activator'],
+          message: 'required when scaleToZero.enabled is true and minScale is 0: Drover only scales to zero behind an activator',
+        });
+      }
+      if (t.load?.source === 'queue' && !t.load.connection && !t.load.accountName) {
+        ctx.addIssue({ code: 'custom', path: ['targets', i, 'load'], message: 'a queue source needs connection or accountName' });
+      }
+    });
+    if (cfg.pools.length > 0 && !cfg.azure) {
+      ctx.addIssue({ code: 'custom', path: ['azure'], message: 'required when pools are configured' });
+    }
+  });
+
+export type DroverConfig = z.output<typeof configSchema>;
+export type PoolConfig = DroverConfig['pools'][number];
+export type TargetConfig = DroverConfig['targets'][number];
+export type StorageConfig = NonNullable<DroverConfig['storage']>;
+export type AzureConfig = NonNullable<DroverConfig['azure']>;
+export type KubernetesConfig = NonNullable<DroverConfig['kubernetes']>;
+export type ScaleTargetRef = TargetConfig['scaleTargetRef'];

@@ -1,0 +1,95 @@
+/**
+ * A bounded log of what each pass decided and why, read by `drover status`. Rows are
+ * partitioned by UTC day with an inverted-time row key so the newest come first; days older
+ * than the retention are pruned, and a decision identical to the object's previous one is
+ * not written again within the repeat interval, so a steady fleet does not fill the table.
+ */
+import { randomBytes } from 'node:crypto';
+import type { EntityTable } from './entity-table.js';
+import { escapeKey } from './keys.js';
+
+export interface DecisionRecord {
+  at: number;
+  object: string;
+  decision: string;
+  reason: string;
+  error?: string;
+}
+
+type DecisionProps = { at: number; object: string; decision: string; reason: string; error?: string };
+type LastProps = { at: number; fingerprint: string };
+
+const LAST_PARTITION = 'last';
+const MAX_TIME = 9_999_999_999_999;
+
+export function dayOf(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+export function invertedKey(ms: number): string {
+  return `${String(MAX_TIME - ms).padStart(13, '0')}-${randomBytes(3).toString('hex')}`;
+}
+
+export class DecisionLog {
+  constructor(
+    private readonly table: EntityTable,
+    private readonly options: { retentionDays?: number; repeatAfterMs?: number } = {},
+  ) {}
+
+  /** Records a decision unless it repeats the object's last one; returns whether it was written. */
+  async record(d: DecisionRecord): Promise<boolean> {
+    const fingerprint = `${d.decision}\u0000${d.reason}\u0000${d.error ?? ''}`;
+    const repeatAfter = this.options.repeatAfterMs ?? 3_600_000;
+    const last = await this.table.get<LastProps>(LAST_PARTITION, d.object);
+    if (last && last.props.fingerprint === fingerprint && d.at - last.props.at < repeatAfter) return false;
+    await this.table.client.upsertEntity(
+      {
+        partitionKey: dayOf(d.at),
+        rowKey: invertedKey(d.at),
+        ...stripUndefined({ at: d.at, object: d.object, decision: d.decision, reason: d.reason, error: d.error }),
+      },
+      'Replace',
+    );
+    await this.table.client.upsertEntity(
+      { partitionKey: LAST_PARTITION, rowKey: escapeKey(d.object), at: d.at, fingerprint },
+      'Replace',
+    );
+    return true;
+  }
+
+  /** The newest decisions first, at most `limit`, looking back over the retained days. */
+  async recent(now: number, limit = 50): Promise<DecisionRecord[]> {
+    const out: DecisionRecord[] = [];
+    for (let day = 0; day < this.retentionDays() && out.length < limit; day++) {
+      const pk = dayOf(now - day * 86_400_000);
+      const iter = this.table.client.listEntities<DecisionProps>({ queryOptions: { filter: `PartitionKey eq '${pk}'` } });
+      for await (const e of iter) {
+        out.push(stripUndefined({ at: e.at, object: e.object, decision: e.decision, reason: e.reason, error: e.error }) as DecisionRecord);
+        if (out.length >= limit) break;
+      }
+    }
+    return out;
+  }
+
+  /** Deletes whole days older than the retention (the `last` partition sorts after every date). */
+  async prune(now: number): Promise<number> {
+    const cutoff = dayOf(now - this.retentionDays() * 86_400_000);
+    let deleted = 0;
+    const iter = this.table.client.listEntities({
+      queryOptions: { filter: `PartitionKey lt '${cutoff}'`, select: ['PartitionKey', 'RowKey'] },
+    });
+    for await (const e of iter) {
+      await this.table.client.deleteEntity(e.partitionKey ?? '', e.rowKey ?? '').catch(() => undefined);
+      deleted++;
+    }
+    return deleted;
+  }
+
+  private retentionDays(): number {
+    return this.options.retentionDays ?? 7;
+  }
+}
+
+function stripUndefined<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}

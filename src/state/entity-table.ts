@@ -1,0 +1,175 @@
+/**
+ * A thin layer over one Table Storage table: keys escaped on the way in and out, optimistic
+ * concurrency on every read-modify-write, and batched writes of changed rows only.
+ */
+import type { TableClient, TableEntityResult, TransactionAction } from '@azure/data-tables';
+import { escapeKey, unescapeKey } from './keys.js';
+import { ContentionError, isAlreadyExists, isNotFound, isPreconditionFailed } from './errors.js';
+
+export type Scalar = string | number | boolean;
+export type Props = Record<string, Scalar | undefined>;
+
+export interface Row<P extends Props = Props> {
+  partitionKey: string;
+  rowKey: string;
+  etag: string;
+  props: P;
+}
+
+/** What a read-modify-write callback returns: the new properties, or `undefined` to leave the row alone. */
+export type Mutation<P extends Props> = (current: Row<P> | undefined) => P | undefined;
+
+export interface UpdateResult<P extends Props> {
+  row: Row<P> | undefined;
+  changed: boolean;
+  attempts: number;
+}
+
+const MAX_BATCH = 100;
+const SYSTEM_KEYS = new Set(['partitionKey', 'rowKey', 'etag', 'timestamp', 'odata.metadata']);
+
+export class EntityTable {
+  constructor(
+    readonly client: TableClient,
+    private readonly options: { maxAttempts?: number } = {},
+  ) {}
+
+  async get<P extends Props>(partitionKey: string, rowKey: string): Promise<Row<P> | undefined> {
+    try {
+      const entity = await this.client.getEntity(escapeKey(partitionKey), escapeKey(rowKey));
+      return toRow<P>(entity);
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  async list<P extends Props>(partitionKey?: string): Promise<Row<P>[]> {
+    const rows: Row<P>[] = [];
+    const filter = partitionKey === undefined ? undefined : `PartitionKey eq '${escapeKey(partitionKey).replace(/'/g, "''")}'`;
+    for await (const entity of this.client.listEntities(filter ? { queryOptions: { filter } } : {})) {
+      rows.push(toRow<P>(entity as TableEntityResult<Record<string, unknown>>));
+    }
+    return rows;
+  }
+
+  /** Inserts a row that must not exist yet; false when it already does. */
+  async create<P extends Props>(partitionKey: string, rowKey: string, props: P): Promise<Row<P> | undefined> {
+    try {
+      const res = await this.client.createEntity(toEntity(partitionKey, rowKey, props));
+      return { partitionKey, rowKey, etag: res.etag ?? '', props };
+    } catch (err) {
+      if (isAlreadyExists(err)) return undefined;
+      throw err;
+    }
+  }
+
+  /** Replaces a row only if it still carries `etag`; undefined when someone else wrote it first. */
+  async replaceIf<P extends Props>(row: Row<P>, props: P): Promise<Row<P> | undefined> {
+    try {
+      const res = await this.client.updateEntity(toEntity(row.partitionKey, row.rowKey, props), 'Replace', { etag: row.etag });
+      return { partitionKey: row.partitionKey, rowKey: row.rowKey, etag: res.etag ?? '', props };
+    } catch (err) {
+      if (isPreconditionFailed(err) || isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  /** Deletes a row if it still carries `etag` (or unconditionally without one); false if it was not there or changed. */
+  async delete(partitionKey: string, rowKey: string, etag = '*'): Promise<boolean> {
+    try {
+      await this.client.deleteEntity(escapeKey(partitionKey), escapeKey(rowKey), { etag });
+      return true;
+    } catch (err) {
+      if (isNotFound(err) || isPreconditionFailed(err)) return false;
+      throw err;
+    }
+  }
+
+  /**
+   * Read-modify-write under the row's ETag: a 412 or a racing insert means another writer won,
+   * so re-read and apply the mutation again, a bounded number of times.
+   */
+  async update<P extends Props>(partitionKey: string, rowKey: string, mutate: Mutation<P>): Promise<UpdateResult<P>> {
+    const maxAttempts = this.options.maxAttempts ?? 12;
+    for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+      const current = await this.get<P>(partitionKey, rowKey);
+      const next = mutate(current);
+      if (next === undefined || (current && sameProps(current.props, next))) {
+        return { row: current, changed: false, attempts: attempt };
+      }
+      const written = current ? await this.replaceIf(current, next) : await this.create(partitionKey, rowKey, next);
+      if (written) return { row: written, changed: true, attempts: attempt };
+      await backoff(attempt);
+    }
+    throw new ContentionError(`${this.client.tableName}/${partitionKey}/${rowKey}`, maxAttempts);
+  }
+
+  /**
+   * Makes one partition hold `desired`: rows whose properties differ from `existing` are
+   * upserted, rows of `existing` absent from `desired` are deleted when `deleteMissing` is set.
+   * Unchanged rows are not written. Transactions carry at most 100 rows, one partition each.
+   */
+  async writeChanged<P extends Props>(
+    partitionKey: string,
+    desired: { rowKey: string; props: P }[],
+    existing: Row<P>[],
+    options: { deleteMissing?: boolean } = {},
+  ): Promise<{ written: number; deleted: number }> {
+    const before = new Map(existing.map((r) => [r.rowKey, r]));
+    const actions: TransactionAction[] = [];
+    let written = 0;
+    let deleted = 0;
+    const wanted = new Set<string>();
+    for (const d of desired) {
+      wanted.add(d.rowKey);
+      const old = before.get(d.rowKey);
+      if (old && sameProps(old.props, d.props)) continue;
+      actions.push(['upsert', toEntity(partitionKey, d.rowKey, d.props), 'Replace']);
+      written++;
+    }
+    if (options.deleteMissing) {
+      for (const r of existing) {
+        if (wanted.has(r.rowKey)) continue;
+        actions.push(['delete', { partitionKey: escapeKey(partitionKey), rowKey: escapeKey(r.rowKey) }]);
+        deleted++;
+      }
+    }
+    for (let i = 0; i < actions.length; i += MAX_BATCH) {
+      await this.client.submitTransaction(actions.slice(i, i + MAX_BATCH));
+    }
+    return { written, deleted };
+  }
+}
+
+export function toEntity(partitionKey: string, rowKey: string, props: Props) {
+  const entity: Record<string, Scalar> = { partitionKey: escapeKey(partitionKey), rowKey: escapeKey(rowKey) };
+  for (const [k, v] of Object.entries(props)) if (v !== undefined) entity[k] = v;
+  return entity as { partitionKey: string; rowKey: string } & Record<string, Scalar>;
+}
+
+function toRow<P extends Props>(entity: TableEntityResult<Record<string, unknown>>): Row<P> {
+  const props: Props = {};
+  for (const [k, v] of Object.entries(entity)) {
+    if (SYSTEM_KEYS.has(k) || v === null || v === undefined) continue;
+    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') props[k] = v;
+  }
+  return {
+    partitionKey: unescapeKey(entity.partitionKey ?? ''),
+    rowKey: unescapeKey(entity.rowKey ?? ''),
+    etag: entity.etag,
+    props: props as P,
+  };
+}
+
+export function sameProps(a: Props, b: Props): boolean {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  for (const k of keys) if (a[k] !== b[k]) return false;
+  return true;
+}
+
+/** Spreads retries of contending writers so they stop colliding in lockstep. */
+function backoff(attempt: number): Promise<void> {
+  const ms = Math.min(200, 5 * 2 ** attempt) * Math.random();
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

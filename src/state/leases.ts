@@ -1,0 +1,140 @@
+/**
+ * Per-object leases: one invocation reconciles an object at a time, even when the Functions
+ * host scales out. A lease is a row with a holder and an expiry, taken and renewed under its
+ * ETag. A holder that lets its lease expire has lost it, like the provisioner seed's BMDB
+ * session: it must stop, and its later writes are refused because the ETag moved on.
+ */
+import type { Clock } from '../clock.js';
+import type { EntityTable, Row } from './entity-table.js';
+
+const PARTITION = 'lease';
+
+type LeaseProps = { holder: string; acquiredAt: number; expiresAt: number };
+
+export interface Lease {
+  key: string;
+  holder: string;
+  expiresAt: number;
+  /** The lease row's ETag: every renewal and release is conditional on it. */
+  etag: string;
+}
+
+export type AcquireResult = { acquired: true; lease: Lease } | { acquired: false; heldBy: string; until: number };
+
+export class LeaseExpiredError extends Error {
+  override name = 'LeaseExpiredError';
+  constructor(readonly key: string, detail: string) {
+    super(`lease on ${key} lost: ${detail}`);
+  }
+}
+
+export function isLeaseExpired(err: unknown): err is LeaseExpiredError {
+  return err instanceof LeaseExpiredError;
+}
+
+export class Leases {
+  constructor(
+    private readonly table: EntityTable,
+    private readonly clock: Clock,
+  ) {}
+
+  async acquire(key: string, holder: string, ttlMs: number): Promise<AcquireResult> {
+    const now = this.clock.now();
+    const props: LeaseProps = { holder, acquiredAt: now, expiresAt: now + ttlMs };
+    const current = await this.table.get<LeaseProps>(PARTITION, key);
+    let row: Row<LeaseProps> | undefined;
+    if (!current) {
+      row = await this.table.create(PARTITION, key, props);
+    } else if (current.props.expiresAt > now && current.props.holder !== holder) {
+      return { acquired: false, heldBy: current.props.holder, until: current.props.expiresAt };
+    } else {
+      row = await this.table.replaceIf(current, props);
+    }
+    if (!row) {
+      // Someone else took it between our read and our write.
+      const winner = await this.table.get<LeaseProps>(PARTITION, key);
+      return { acquired: false, heldBy: winner?.props.holder ?? 'unknown', until: winner?.props.expiresAt ?? now };
+    }
+    return { acquired: true, lease: { key, holder, expiresAt: props.expiresAt, etag: row.etag } };
+  }
+
+  /** Extends a held lease; throws LeaseExpiredError when it already expired or was taken over. */
+  async renew(lease: Lease, ttlMs: number): Promise<Lease> {
+    const now = this.clock.now();
+    if (now >= lease.expiresAt) throw new LeaseExpiredError(lease.key, `expired ${now - lease.expiresAt} ms ago`);
+    const props: LeaseProps = { holder: lease.holder, acquiredAt: now, expiresAt: now + ttlMs };
+    const row = await this.table.replaceIf<LeaseProps>(
+      { partitionKey: PARTITION, rowKey: lease.key, etag: lease.etag, props },
+      props,
+    );
+    if (!row) throw new LeaseExpiredError(lease.key, 'another holder has taken it over');
+    return { ...lease, expiresAt: props.expiresAt, etag: row.etag };
+  }
+
+  /** Gives the lease up early; a lease already taken over is left to its new holder. */
+  async release(lease: Lease): Promise<void> {
+    await this.table.delete(PARTITION, lease.key, lease.etag);
+  }
+
+  async holderOf(key: string): Promise<{ holder: string; until: number } | undefined> {
+    const row = await this.table.get<LeaseProps>(PARTITION, key);
+    if (!row || row.props.expiresAt <= this.clock.now()) return undefined;
+    return { holder: row.props.holder, until: row.props.expiresAt };
+  }
+}
+
+/**
+ * A lease held for one piece of work. Call `check()` before each write: it refuses once the
+ * lease has expired or been taken over, and otherwise renews it under its ETag, so the check
+ * itself is a conditional write that fences out a holder whose lease was taken over.
+ */
+export class LeaseGuard {
+  private lease: Lease;
+
+  constructor(
+    private readonly leases: Leases,
+    lease: Lease,
+    private readonly ttlMs: number,
+    private readonly clock: Clock,
+  ) {
+    this.lease = lease;
+  }
+
+  get current(): Lease {
+    return this.lease;
+  }
+
+  async check(): Promise<void> {
+    this.lease = await this.leases.renew(this.lease, this.ttlMs);
+  }
+
+  /** Remaining time before the lease expires, for bounding waits inside the work. */
+  remainingMs(): number {
+    return Math.max(0, this.lease.expiresAt - this.clock.now());
+  }
+
+  release(): Promise<void> {
+    return this.leases.release(this.lease);
+  }
+}
+
+export type LeasedResult<T> = { ran: true; value: T } | { ran: false; heldBy: string; until: number };
+
+/** Runs `work` only if the lease on `key` can be taken; always releases it afterwards. */
+export async function withLease<T>(
+  leases: Leases,
+  clock: Clock,
+  key: string,
+  holder: string,
+  ttlMs: number,
+  work: (guard: LeaseGuard) => Promise<T>,
+): Promise<LeasedResult<T>> {
+  const got = await leases.acquire(key, holder, ttlMs);
+  if (!got.acquired) return { ran: false, heldBy: got.heldBy, until: got.until };
+  const guard = new LeaseGuard(leases, got.lease, ttlMs, clock);
+  try {
+    return { ran: true, value: await work(guard) };
+  } finally {
+    await guard.release().catch(() => undefined);
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * Token buckets kept in Table Storage, so every Functions instance draws from one bucket:
+ * `5s,1` allows one action per 5 s across the whole app, as `rate.NewLimiter(rate.Every(5s), 1)`
+ * does inside one Go process. Waiting works like Go's `Limiter.Wait`: reserve a token (the
+ * bucket may go negative), then sleep until it is due; an abort hands the token back.
+ */
+import { abortReason, type Clock } from '../clock.js';
+import type { Rate } from '../config/rate.js';
+import type { EntityTable } from './entity-table.js';
+
+const PARTITION = 'limiter';
+
+type BucketProps = { tokens: number; updatedAt: number };
+
+export class RateLimitError extends Error {
+  override name = 'RateLimitError';
+}
+
+/** Pure bucket arithmetic: the bucket after refilling up to `now`. Starts full. */
+export function refill(bucket: BucketProps | undefined, rate: Rate, now: number): BucketProps {
+  if (!bucket) return { tokens: rate.burst, updatedAt: now };
+  const elapsed = Math.max(0, now - bucket.updatedAt);
+  const tokens = Math.min(rate.burst, bucket.tokens + elapsed / rate.intervalMs);
+  return { tokens, updatedAt: Math.max(now, bucket.updatedAt) };
+}
+
+/** How long until one token is available in `bucket` (0 when one is there now). */
+export function waitFor(bucket: BucketProps, rate: Rate): number {
+  return bucket.tokens >= 1 ? 0 : Math.ceil((1 - bucket.tokens) * rate.intervalMs);
+}
+
+export type Reservation = { ok: true; waitMs: number } | { ok: false; retryAfterMs: number };
+
+export class SharedLimiter {
+  constructor(
+    private readonly table: EntityTable,
+    private readonly clock: Clock,
+    readonly name: string,
+    readonly rate: Rate,
+  ) {}
+
+  /**
+   * Takes a token if one is due within `maxWaitMs`, returning how long to wait for it. When
+   * the token is further away nothing is taken and `retryAfterMs` says when to come back.
+   */
+  async reserve(maxWaitMs = Infinity): Promise<Reservation> {
+    if (this.rate.intervalMs === 0) return { ok: true, waitMs: 0 };
+    if (this.rate.burst === 0) throw new RateLimitError(`limiter ${this.name}: a burst of 0 never allows an action`);
+    let result: Reservation = { ok: true, waitMs: 0 };
+    await this.table.update<BucketProps>(PARTITION, this.name, (row) => {
+      const now = this.clock.now();
+      const bucket = refill(row?.props, this.rate, now);
+      const waitMs = waitFor(bucket, this.rate);
+      if (waitMs > maxWaitMs) {
+        result = { ok: false, retryAfterMs: waitMs };
+        return undefined;
+      }
+      result = { ok: true, waitMs };
+      return { tokens: bucket.tokens - 1, updatedAt: bucket.updatedAt };
+    });
+    return result;
+  }
+
+  /** Returns a reserved token that will not be used. */
+  async cancel(): Promise<void> {
+    await this.table.update<BucketProps>(PARTITION, this.name, (row) => {
+      const bucket = refill(row?.props, this.rate, this.clock.now());
+      return { tokens: Math.min(this.rate.burst, bucket.tokens + 1), updatedAt: bucket.updatedAt };
+    });
+  }
+
+  /**
+   * Waits for a token. Fails at once when the wait would outlast `maxWaitMs` (a pass must not
+   * sleep past its budget: the caller re-enqueues instead), and with the abort reason when
+   * `signal` fires while waiting.
+   */
+  async wait(signal?: AbortSignal, maxWaitMs = Infinity): Promise<void> {
+    if (signal?.aborted) throw abortReason(signal);
+    const r = await this.reserve(maxWaitMs);
+    if (!r.ok) {
+      throw new RateLimitedError(this.name, r.retryAfterMs);
+    }
+    if (r.waitMs === 0) return;
+    try {
+      await this.clock.sleep(r.waitMs, signal);
+    } catch (err) {
+      await this.cancel().catch(() => undefined);
+      throw err;
+    }
+  }
+}
+
+/** The next token is further away than the caller may wait. */
+export class RateLimitedError extends RateLimitError {
+  override name = 'RateLimitedError';
+  constructor(
+    readonly limiter: string,
+    readonly retryAfterMs: number,
+  ) {
+    super(`limiter ${limiter}: next token in ${retryAfterMs} ms`);
+  }
+}
+
+export function isRateLimited(err: unknown): err is RateLimitedError {
+  return err instanceof RateLimitedError;
+}

@@ -1,0 +1,153 @@
+/**
+ * Where Drover's tables and queues live, and clients for them. Azurite and key-based accounts
+ * use a connection string; in Azure the account name plus a managed identity, with service
+ * URLs built the way the Functions host builds them for `AzureWebJobsStorage__accountName`.
+ */
+import { TableClient, TableServiceClient } from '@azure/data-tables';
+import { QueueClient, QueueServiceClient } from '@azure/storage-queue';
+import type { TokenCredential } from '@azure/core-auth';
+import type { StorageConfig } from '../config/schema.js';
+
+export type StorageLocation =
+  | { kind: 'connection'; connectionString: string }
+  | { kind: 'identity'; tableServiceUri: string; queueServiceUri: string; clientId?: string };
+
+/** Table names (alphanumeric) and queue names (lowercase, hyphens) derived from one prefix. */
+export function storageNames(prefix: string) {
+  return {
+    tables: {
+      instances: `${prefix}instances`,
+      machines: `${prefix}machines`,
+      targets: `${prefix}targets`,
+      probes: `${prefix}probes`,
+      limiters: `${prefix}limiters`,
+      leases: `${prefix}leases`,
+      decisions: `${prefix}decisions`,
+      samples: `${prefix}samples`,
+    },
+    queues: {
+      reconcile: `${prefix}-reconcile`,
+      probe: `${prefix}-probe`,
+    },
+  } as const;
+}
+
+export type TableName = keyof ReturnType<typeof storageNames>['tables'];
+export type QueueName = keyof ReturnType<typeof storageNames>['queues'];
+
+export class StorageConfigError extends Error {
+  override name = 'StorageConfigError';
+}
+
+/**
+ * Resolves the storage location from the config's `storage` section, falling back to the
+ * Functions host's own `AzureWebJobsStorage` settings so a deployed app needs no second setting.
+ */
+export function resolveStorageLocation(cfg: StorageConfig | undefined, env: NodeJS.ProcessEnv = process.env): StorageLocation {
+  if (cfg?.connection) return { kind: 'connection', connectionString: cfg.connection };
+  if (cfg?.accountName || cfg?.tableServiceUri) {
+    return identityLocation(cfg.accountName, cfg.tableServiceUri, cfg.queueServiceUri, cfg.clientId ?? env.AZURE_CLIENT_ID);
+  }
+  const host = env.AzureWebJobsStorage;
+  if (host) return { kind: 'connection', connectionString: host };
+  const account = env.AzureWebJobsStorage__accountName;
+  const tableUri = env.AzureWebJobsStorage__tableServiceUri;
+  if (account || tableUri) {
+    return identityLocation(
+      account,
+      tableUri,
+      env.AzureWebJobsStorage__queueServiceUri,
+      env.AzureWebJobsStorage__clientId ?? env.AZURE_CLIENT_ID,
+    );
+  }
+  throw new StorageConfigError(
+    'no storage configured: set storage.connection or storage.accountName in the config file, or the AzureWebJobsStorage app setting',
+  );
+}
+
+function identityLocation(account: string | undefined, tableUri: string | undefined, queueUri: string | undefined, clientId: string | undefined): StorageLocation {
+  if (!account && !(tableUri && queueUri)) {
+    throw new StorageConfigError('identity-based storage needs accountName, or both tableServiceUri and queueServiceUri');
+  }
+  return {
+    kind: 'identity',
+    tableServiceUri: tableUri ?? `https://${account}.table.core.windows.net`,
+    queueServiceUri: queueUri ?? `https://${account}.queue.core.windows.net`,
+    ...(clientId ? { clientId } : {}),
+  };
+}
+
+export interface Storage {
+  readonly prefix: string;
+  readonly names: ReturnType<typeof storageNames>;
+  table(name: TableName): TableClient;
+  queue(name: QueueName): QueueClient;
+  /** Creates every table and queue (and the poison queues) if missing. Idempotent. */
+  ensure(): Promise<void>;
+}
+
+export function createStorage(location: StorageLocation, prefix: string, credential?: () => TokenCredential): Storage {
+  const names = storageNames(prefix);
+  const insecure = location.kind === 'connection' && /DefaultEndpointsProtocol=http;|UseDevelopmentStorage=true|=http:\/\//.test(location.connectionString);
+  const tables = new Map<string, TableClient>();
+  const queues = new Map<string, QueueClient>();
+
+  const tableClient = (tableName: string): TableClient => {
+    let client = tables.get(tableName);
+    if (!client) {
+      client =
+        location.kind === 'connection'
+          ? TableClient.fromConnectionString(location.connectionString, tableName, { allowInsecureConnection: insecure })
+          : new TableClient(location.tableServiceUri, tableName, requireCredential(credential));
+      tables.set(tableName, client);
+    }
+    return client;
+  };
+  const queueClient = (queueName: string): QueueClient => {
+    let client = queues.get(queueName);
+    if (!client) {
+      client =
+        location.kind === 'connection'
+          ? new QueueClient(location.connectionString, queueName)
+          : new QueueClient(`${location.queueServiceUri.replace(/\/$/, '')}/${queueName}`, requireCredential(credential));
+      queues.set(queueName, client);
+    }
+    return client;
+  };
+
+  let ensured: Promise<void> | undefined;
+  return {
+    prefix,
+    names,
+    table: (name) => tableClient(names.tables[name]),
+    queue: (name) => queueClient(names.queues[name]),
+    ensure() {
+      ensured ??= (async () => {
+        const svcTables =
+          location.kind === 'connection'
+            ? TableServiceClient.fromConnectionString(location.connectionString, { allowInsecureConnection: insecure })
+            : new TableServiceClient(location.tableServiceUri, requireCredential(credential));
+        const svcQueues =
+          location.kind === 'connection'
+            ? QueueServiceClient.fromConnectionString(location.connectionString)
+            : new QueueServiceClient(location.queueServiceUri, requireCredential(credential));
+        await Promise.all([
+          ...Object.values(names.tables).map((t) => svcTables.createTable(t)),
+          ...Object.values(names.queues).flatMap((q) => [
+            svcQueues.getQueueClient(q).createIfNotExists(),
+            svcQueues.getQueueClient(`${q}-poison`).createIfNotExists(),
+          ]),
+        ]);
+      })().catch((err: unknown) => {
+        ensured = undefined;
+        throw err;
+      });
+      return ensured;
+    },
+  };
+}
+
+function requireCredential(credential: (() => TokenCredential) | undefined): TokenCredential {
+  if (!credential) throw new StorageConfigError('identity-based storage needs a credential');
+  return credential();
+}

@@ -1,0 +1,91 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
+import { parseRate } from '../../src/config/rate.js';
+import { EntityTable } from '../../src/state/entity-table.js';
+import { SharedLimiter, RateLimitedError, refill, waitFor } from '../../src/state/limiter.js';
+import { freshStorage, sameStorage } from '../support/storage.js';
+import type { Storage } from '../../src/state/storage.js';
+
+let storage: Storage;
+beforeAll(async () => {
+  storage = await freshStorage();
+});
+
+const limiter = (s: Storage, clock: ManualClock, name: string, rate: string) =>
+  new SharedLimiter(new EntityTable(s.table('limiters')), clock, name, parseRate(rate));
+
+describe('bucket arithmetic', () => {
+  const rate = parseRate('5s,2');
+  it.each([
+    { name: 'a new bucket starts full', bucket: undefined, now: 0, tokens: 2 },
+    { name: 'refills one token per interval', bucket: { tokens: 0, updatedAt: 0 }, now: 5_000, tokens: 1 },
+    { name: 'refills fractions', bucket: { tokens: 0, updatedAt: 0 }, now: 2_500, tokens: 0.5 },
+    { name: 'never beyond the burst', bucket: { tokens: 1, updatedAt: 0 }, now: 60_000, tokens: 2 },
+    { name: 'pays back a debt first', bucket: { tokens: -1, updatedAt: 0 }, now: 5_000, tokens: 0 },
+  ])('$name', ({ bucket, now, tokens }) => {
+    expect(refill(bucket, rate, now).tokens).toBeCloseTo(tokens);
+  });
+
+  it('waits for the missing fraction of a token', () => {
+    expect(waitFor({ tokens: 0.5, updatedAt: 0 }, rate)).toBe(2_500);
+    expect(waitFor({ tokens: 1, updatedAt: 0 }, rate)).toBe(0);
+  });
+});
+
+describe('SharedLimiter', () => {
+  it('grants 5s,1 one token per 5 s between two clients, not per client', async () => {
+    const clock = new ManualClock();
+    const a = limiter(storage, clock, 'shared', '5s,1');
+    const b = limiter(sameStorage(storage), clock, 'shared', '5s,1');
+    const grants: number[] = [];
+    const take = async (l: SharedLimiter) => {
+      const r = await l.reserve(0);
+      if (r.ok) grants.push(clock.now());
+      return r;
+    };
+    // Over 20 s, both clients ask every second.
+    for (let t = 0; t < 20; t++) {
+      await take(a);
+      await take(b);
+      clock.advance(1_000);
+    }
+    expect(grants).toEqual([0, 5_000, 10_000, 15_000].map((d) => d + clock.now() - 20_000));
+  });
+
+  it('makes a second waiter wait a full interval behind the first', async () => {
+    const clock = new ManualClock();
+    const a = limiter(storage, clock, 'queue', '5s,1');
+    const b = limiter(sameStorage(storage), clock, 'queue', '5s,1');
+    expect(await a.reserve()).toEqual({ ok: true, waitMs: 0 });
+    expect(await b.reserve()).toEqual({ ok: true, waitMs: 5_000 });
+    expect(await a.reserve()).toEqual({ ok: true, waitMs: 10_000 });
+  });
+
+  it('refuses at once when the token is further away than the caller may wait', async () => {
+    const clock = new ManualClock();
+    const l = limiter(storage, clock, 'bounded', '1m,1');
+    await l.wait(undefined, 0);
+    const err = await l.wait(undefined, 10_000).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RateLimitedError);
+    expect((err as RateLimitedError).retryAfterMs).toBe(60_000);
+  });
+
+  it('hands the token back when the wait is aborted', async () => {
+    const clock = new ManualClock();
+    const l = limiter(storage, clock, 'abort', '10s,1');
+    await l.wait();
+    const ac = new AbortController();
+    const waiting = l.wait(ac.signal);
+    await new Promise((r) => setTimeout(r, 50));
+    ac.abort(new Error('pass cancelled'));
+    await expect(waiting).rejects.toThrow('pass cancelled');
+    // The aborted reservation was returned: the next caller waits one interval, not two.
+    expect(await l.reserve()).toEqual({ ok: true, waitMs: 10_000 });
+  });
+
+  it('never waits with an infinite rate and always refuses a burst of 0', async () => {
+    const clock = new ManualClock();
+    expect(await limiter(storage, clock, 'inf', '0s,1').reserve()).toEqual({ ok: true, waitMs: 0 });
+    await expect(limiter(storage, clock, 'zero', '1m,0').wait()).rejects.toThrow(/burst of 0/);
+  });
+});

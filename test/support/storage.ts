@@ -1,0 +1,16 @@
+import { inject } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { createStorage, type Storage } from '../../src/state/storage.js';
+
+/** A fresh set of Drover tables and queues on the shared Azurite, isolated by a random prefix. */
+export async function freshStorage(): Promise<Storage> {
+  const prefix = `t${randomBytes(5).toString('hex')}`;
+  const storage = createStorage({ kind: 'connection', connectionString: inject('azuriteConnection') }, prefix);
+  await storage.ensure();
+  return storage;
+}
+
+/** Another handle on the same tables and queues, with its own clients, as a second Functions instance would have. */
+export function sameStorage(storage: Storage): Storage {
+  return createStorage({ kind: 'connection', connectionString: inject('azuriteConnection') }, storage.prefix);
+}
