@@ -1,0 +1,48 @@
+/**
+ * The narrow ports runPoolPass drives. The Azure provider (on the instance cache), the Table-backed
+ * inventory, the pool lease and the shared token buckets implement them; `memory-provider.ts` and
+ * `in-process-limiter.ts` are the in-memory versions for tests and local runs.
+ */
+import type { InventoryRow, Machine, ProviderId } from './machine.js';
+
+/** A rate limit: one token per call. */
+export interface Limiter {
+  /**
+   * Resolves once a token is taken. Rejects with the signal's reason if it aborts first (no token
+   * is then consumed), and rejects at once when the limit can never grant a token (burst 0).
+   */
+  wait(signal: AbortSignal): Promise<void>;
+}
+
+/** The pool's lease: proof that this invocation alone works on the pool. */
+export interface Session {
+  /** Rejects with SessionExpiredError once the lease has expired or was taken over. */
+  assertHeld(signal: AbortSignal): Promise<void>;
+}
+
+export interface Provider {
+  /**
+   * Every machine the provider offers this pool: used machines, and free capacity as `KnownUnused`
+   * (or `PossiblyUsed`, left to the inventory to settle). Order does not matter.
+   */
+  listMachines(signal: AbortSignal): Promise<Machine[]>;
+  /**
+   * Brings one machine up: turns capacity into a machine and writes its inventory row, so that the
+   * next listing of both sides agrees. Rejects when no capacity is left. Called one machine at a
+   * time, never concurrently. Resolves with the machine now in use.
+   */
+  createMachine(machine: Machine, signal: AbortSignal): Promise<Machine>;
+  /** Whether an inventory row's provider id is one this provider can have issued. */
+  parseProviderId(id: ProviderId): boolean;
+}
+
+export interface Inventory {
+  /** Every row of the pool's inventory. */
+  list(signal: AbortSignal): Promise<InventoryRow[]>;
+}
+
+export interface ProvisionerLogger {
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
