@@ -1,0 +1,56 @@
+/**
+ * The Active condition after a reconcile, from the desired scale ("want", -1 while no metrics
+ * have been collected) and the ready replicas ("got"):
+ *
+ *    | want | got        | status now  | new status |
+ *    | 0    | any        | any         | inactive   |  (reason TimedOut if it was activating)
+ *    | > 0  | < min      | any         | activating |
+ *    | > 0  | >= min     | any         | active     |
+ *    | -1   | < min      | inactive    | inactive   |
+ *    | -1   | < min      | activating  | activating |
+ *    | -1   | < min      | active      | activating |
+ *    | -1   | >= min     | inactive    | inactive   |
+ *    | -1   | >= min     | activating  | active     |
+ *    | -1   | >= min     | active      | active     |
+ *
+ * where min = max(lower bound, 1): a target is not active with fewer ready replicas than its
+ * lower bound, nor with none. An unknown desired scale never wakes an inactive target: that is
+ * left to a positive desired scale.
+ */
+import { effectiveMinScale, type ScaleBounds } from './bounds.js';
+import {
+  ACTIVATION_TIMED_OUT,
+  isActivating,
+  isInactive,
+  markActivating,
+  markActive,
+  markInactive,
+  NO_TRAFFIC,
+  type TargetConditions,
+} from './conditions.js';
+
+export interface ActiveConditionInput {
+  /** Desired scale as returned by the scale step; -1 while metrics are not yet collected. */
+  want: number;
+  /** Ready replicas of the target. */
+  got: number;
+  bounds: ScaleBounds;
+}
+
+export function activeThreshold(bounds: ScaleBounds): number {
+  return Math.max(effectiveMinScale(bounds), 1);
+}
+
+export function computeActiveCondition(
+  conditions: TargetConditions,
+  { want, got, bounds }: ActiveConditionInput,
+  now: number,
+): TargetConditions {
+  if (want === 0) {
+    // The only way to zero while activating is the activation timeout.
+    return markInactive(conditions, now, isActivating(conditions) ? ACTIVATION_TIMED_OUT : NO_TRAFFIC);
+  }
+  const mayChange = want > 0 || !isInactive(conditions);
+  if (!mayChange) return conditions;
+  return got < activeThreshold(bounds) ? markActivating(conditions, now) : markActive(conditions, now);
+}
