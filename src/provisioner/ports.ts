@@ -1,6 +1,6 @@
 /**
  * The narrow ports runPoolPass drives. The Azure provider (on the instance cache), the Table-backed
- * inventory, the pool lease and the shared token buckets implement them; `memory-provider.ts` and
+ * inventory, the pool lease (LeaseGuard) and the shared token buckets (SharedLimiter) implement them; `memory-provider.ts` and
  * `in-process-limiter.ts` are the in-memory versions for tests and local runs.
  */
 import type { InventoryRow, Machine, ProviderId } from './machine.js';
@@ -14,10 +14,16 @@ export interface Limiter {
   wait(signal: AbortSignal): Promise<void>;
 }
 
-/** The pool's lease: proof that this invocation alone works on the pool. */
+/**
+ * The pool's lease (the seed's BMDB session): proof that this invocation alone works on the pool.
+ * `LeaseGuard` (src/state/leases.ts) implements it.
+ */
 export interface Session {
-  /** Rejects with SessionExpiredError once the lease has expired or was taken over. */
-  assertHeld(signal: AbortSignal): Promise<void>;
+  /**
+   * Resolves while the lease is held (renewing it); rejects with LeaseExpiredError once it has
+   * expired or was taken over, after which the pass must stop and a later pass start over.
+   */
+  check(signal: AbortSignal): Promise<void>;
 }
 
 export interface Provider {

@@ -25,7 +25,7 @@ export const openLimiter = (): Limiter => ({
   wait: (signal) => (signal.aborted ? Promise.reject(abortReason(signal)) : Promise.resolve()),
 });
 
-export const heldSession = (): Session => ({ assertHeld: () => Promise.resolve() });
+export const heldSession = (): Session => ({ check: () => Promise.resolve() });
 
 /** A provider with a fixed listing; ids starting with "bad:" are ones it cannot parse. */
 export class ScriptedProvider implements Provider {
