@@ -61,13 +61,13 @@ export function parseConfig(data: unknown, file = '(inline)'): DroverConfig {
 
 /** Parses YAML or JSON text (JSON is YAML), reporting syntax errors with line and column. */
 export function parseConfigText(text: string, file = '(inline)'): DroverConfig {
-  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
+  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
   if (doc.errors.length > 0) {
     throw new ConfigError(
       file,
       doc.errors.map((e) => ({
         path: '',
-        message: `${e.linePos ? `line ${e.linePos[0].line}, column ${e.linePos[0].col}: ` : ''}${e.message.split('\n')[0]}`,
+        message: e.message.split('\n')[0]!.replace(/:$/, ''),
       })),
     );
   }

@@ -82,6 +82,8 @@ export interface Storage {
   readonly names: ReturnType<typeof storageNames>;
   table(name: TableName): TableClient;
   queue(name: QueueName): QueueClient;
+  /** `<queue>-poison`, where the Functions host moves messages that kept failing. */
+  poisonQueue(name: QueueName): QueueClient;
   /** Creates every table and queue (and the poison queues) if missing. Idempotent. */
   ensure(): Promise<void>;
 }
@@ -121,6 +123,7 @@ export function createStorage(location: StorageLocation, prefix: string, credent
     names,
     table: (name) => tableClient(names.tables[name]),
     queue: (name) => queueClient(names.queues[name]),
+    poisonQueue: (name) => queueClient(`${names.queues[name]}-poison`),
     ensure() {
       ensured ??= (async () => {
         const svcTables =

@@ -1,0 +1,131 @@
+#!/usr/bin/env node
+/**
+ * `drover`: the command line. Exit codes: 0 done, 1 the pass recorded errors, 2 bad usage or
+ * configuration.
+ */
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { isConfigError } from './config/load.js';
+import { parseDuration } from './config/duration.js';
+import { errorMessage } from './log.js';
+import { commands, CliUsageError as UsageError, type CliIO } from './cli/commands.js';
+
+export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+
+
+const durationArg = (value: string) => {
+  try {
+    const ms = parseDuration(value);
+    if (ms < 0) throw new Error('must not be negative');
+    return ms;
+  } catch (err) {
+    throw new InvalidArgumentError(errorMessage(err));
+  }
+};
+
+const loadArg = (value: string) => {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError('expected a number ≥ 0');
+  return n;
+};
+
+export async function runCli(argv: string[], io: CliIO): Promise<number> {
+  let exitCode: number = EXIT.ok;
+  const program = new Command('drover')
+    .description('Serverless capacity controller for Azure VM Scale Sets and Kubernetes workloads')
+    .option('--config <file>', 'configuration file (default: $DROVER_CONFIG, then drover.config.yaml)')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) })
+    .showHelpAfterError();
+  const configFile = () => program.opts<{ config?: string }>().config;
+  const run = (fn: () => Promise<number>) => async () => {
+    exitCode = await fn();
+  };
+
+  program
+    .command('reconcile')
+    .description('one pass over every pool and target')
+    .option('--dry-run', 'decide and print, write nothing to ARM, Kubernetes or the inventory')
+    .option('--json', 'print the pass report as JSON')
+    .action(function (this: Command) {
+      return run(() => commands.reconcile(io, configFile(), this.opts()))();
+    });
+  program
+    .command('status')
+    .description('pools with cache and instances, inventory, safety switch, targets, probes, recent decisions')
+    .option('--json', 'print one JSON object')
+    .action(function (this: Command) {
+      return run(() => commands.status(io, configFile(), this.opts()))();
+    });
+  program
+    .command('enqueue')
+    .description('force a reconcile of one pool or target')
+    .option('--target <name>', 'the target to reconcile')
+    .option('--pool <name>', 'the pool to reconcile')
+    .option('--delay <duration>', 'deliver after this long (e.g. 30s)', durationArg)
+    .option('--load <n>', 'a pushed load value for the target', loadArg)
+    .action(function (this: Command) {
+      const o = this.opts<{ target?: string; pool?: string; delay?: number; load?: number }>();
+      if (!!o.target === !!o.pool) throw new UsageError('give exactly one of --target NAME or --pool NAME');
+      if (o.load !== undefined && !o.target) throw new UsageError('--load applies to targets only');
+      return run(() => commands.enqueue(io, configFile(), o))();
+    });
+  program
+    .command('machines')
+    .description('inspect and repair the inventory')
+    .command('forget')
+    .description('remove an inventory row, to resolve a safety switch')
+    .requiredOption('--pool <name>', 'the pool whose inventory holds the row')
+    .argument('<id>', 'the provider id of the machine')
+    .action(function (this: Command, id: string) {
+      return run(() => commands.forget(io, configFile(), this.opts<{ pool: string }>().pool, id))();
+    });
+  program
+    .command('run')
+    .description("the local host: the timer and the queue workers, with host.json's queue settings")
+    .action(run(() => commands.run(io, configFile())));
+  program
+    .command('sim')
+    .description('Azurite, the simulators and the local host on an example configuration (what npm start runs)')
+    .option('--port <n>', 'port of the demo status page', (v) => Number(v))
+    .action(function (this: Command) {
+      return run(() => commands.sim(io, this.opts()))();
+    });
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return exitCode;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    if (isConfigError(err)) {
+      io.stderr(`${err.message}\n`);
+      return EXIT.usage;
+    }
+    if (err instanceof UsageError) {
+      io.stderr(`error: ${err.message}\n`);
+      return EXIT.usage;
+    }
+    io.stderr(`error: ${errorMessage(err)}\n`);
+    return EXIT.failed;
+  }
+}
+
+function isMain(): boolean {
+  try {
+    return realpathSync(process.argv[1] ?? '') === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isMain()) {
+  const code = await runCli(process.argv.slice(2), {
+    stdout: (s) => process.stdout.write(s),
+    stderr: (s) => process.stderr.write(s),
+    env: process.env,
+  });
+  process.exitCode = code;
+}

@@ -1,0 +1,18 @@
+import type { InvocationContext } from '@azure/functions';
+import { invocationLog } from '../log.js';
+import { runProbeAttempt, type AttemptOutcome } from '../probe/async-probe.js';
+import { probeActivator } from '../probe/activator-probe.js';
+import { decodeMessage, probeMessageSchema } from '../queue/messages.js';
+import { getRuntime } from '../runtime/runtime.js';
+
+/** One attempt of an asynchronous activator probe; a malformed message is logged and dropped. */
+export async function onProbeMessage(message: unknown, context: InvocationContext): Promise<AttemptOutcome | undefined> {
+  const log = invocationLog(context);
+  const decoded = decodeMessage(probeMessageSchema, message);
+  if (!decoded.ok) {
+    log.error(`dropping malformed probe message: ${decoded.reason}`);
+    return undefined;
+  }
+  const rt = await getRuntime();
+  return runProbeAttempt(rt, decoded.message, (url, signal) => probeActivator(url, { signal }), log);
+}

@@ -1,0 +1,32 @@
+import type { InvocationContext } from '@azure/functions';
+import { invocationLog } from '../log.js';
+import { decodeMessage, reconcileMessageSchema } from '../queue/messages.js';
+import { reconcileObject } from '../reconcile/object.js';
+import type { ObjectOutcome } from '../reconcile/types.js';
+import { getRuntime } from '../runtime/runtime.js';
+
+/** How soon a reconcile that found its object busy is tried again. */
+const BUSY_RETRY_MS = 5_000;
+
+/**
+ * One reconcile message: a forced reconcile or a delayed re-enqueue. A malformed message is
+ * logged and dropped (returning normally deletes it); a failed reconcile throws so the host
+ * retries it and, after maxDequeueCount tries, moves it to the poison queue.
+ */
+export async function onReconcileMessage(message: unknown, context: InvocationContext): Promise<ObjectOutcome | undefined> {
+  const log = invocationLog(context);
+  const decoded = decodeMessage(reconcileMessageSchema, message);
+  if (!decoded.ok) {
+    log.error(`dropping malformed reconcile message: ${decoded.reason}`);
+    return undefined;
+  }
+  const { kind, name, reason, load } = decoded.message;
+  const rt = await getRuntime();
+  const outcome = await reconcileObject(rt, { kind, name }, { reason, load }, { log });
+  if (outcome.status === 'busy') {
+    // The holder may have read its inputs before this request arrived: look again shortly.
+    await rt.queues.reconcile({ kind, name, reason, load }, Math.min(BUSY_RETRY_MS, Math.max(0, outcome.until - rt.clock.now())));
+  }
+  if (outcome.status === 'failed') throw new Error(`reconcile of ${kind}/${name} failed: ${outcome.error}`);
+  return outcome;
+}

@@ -1,0 +1,51 @@
+/**
+ * The local host: runs Drover's functions outside Azure (dev machines, containers, the demo),
+ * calling the very handlers the Functions host registers. The timer runs on DROVER_SCHEDULE;
+ * both queues are polled with host.json's settings.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { reconcileTimer } from '../../functions/reconcileTimer.js';
+import { reconcileQueue } from '../../functions/reconcileQueue.js';
+import { probeQueue } from '../../functions/probeQueue.js';
+import type { Log } from '../log.js';
+import type { Runtime } from '../runtime/runtime.js';
+import { readHostSettings, HOST_DEFAULTS, type QueueHostSettings } from './host-settings.js';
+import { runQueueWorker } from './queue-worker.js';
+import { DEFAULT_SCHEDULE, runTimer } from './timer.js';
+
+export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', ...(import.meta.url.includes('/dist/') ? ['..'] : []));
+
+export interface LocalHostOptions {
+  rt: Runtime;
+  log: Log;
+  schedule?: string;
+  hostJsonFile?: string;
+  runOnStartup?: boolean;
+}
+
+export interface LocalHost {
+  settings: QueueHostSettings;
+  stop(): Promise<void>;
+}
+
+export async function startLocalHost(options: LocalHostOptions): Promise<LocalHost> {
+  const { rt, log } = options;
+  const settings = await readHostSettings(options.hostJsonFile ?? path.join(PROJECT_ROOT, 'host.json')).catch(() => HOST_DEFAULTS);
+  const schedule = options.schedule ?? rt.env.DROVER_SCHEDULE ?? DEFAULT_SCHEDULE;
+  await rt.storage.ensure();
+  const ac = new AbortController();
+  const running = [
+    runTimer({ functionName: 'reconcileTimer', schedule, handler: reconcileTimer, log, signal: ac.signal, runOnStartup: options.runOnStartup }),
+    runQueueWorker({ functionName: 'reconcileQueue', queue: rt.storage.queue('reconcile'), poison: rt.storage.poisonQueue('reconcile'), handler: reconcileQueue, settings, log, signal: ac.signal }),
+    runQueueWorker({ functionName: 'probeQueue', queue: rt.storage.queue('probe'), poison: rt.storage.poisonQueue('probe'), handler: probeQueue, settings, log, signal: ac.signal }),
+  ];
+  log.info(`local host running: timer "${schedule}", queues ${rt.storage.names.queues.reconcile} and ${rt.storage.names.queues.probe} (batch ${settings.batchSize}, max dequeue ${settings.maxDequeueCount})`);
+  return {
+    settings,
+    async stop() {
+      ac.abort();
+      await Promise.allSettled(running);
+    },
+  };
+}

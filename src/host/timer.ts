@@ -1,0 +1,72 @@
+/**
+ * Runs a timer function on its NCRONTAB schedule (six fields, seconds first), never
+ * overlapping itself: an invocation that overruns the next occurrence makes that one late
+ * (`isPastDue`), as the Functions host's singleton timer does.
+ */
+import { CronExpressionParser } from 'cron-parser';
+import type { Timer } from '@azure/functions';
+import { errorMessage, type Log } from '../log.js';
+import { newInvocationContext, type AnyInvocationContext } from './invocation.js';
+
+export const DEFAULT_SCHEDULE = '0 */1 * * * *';
+
+export type TimerHandler = (timer: Timer, context: AnyInvocationContext) => Promise<unknown>;
+
+export function nextOccurrence(schedule: string, after: number): number {
+  return CronExpressionParser.parse(schedule, { currentDate: new Date(after) }).next().getTime();
+}
+
+/** Throws a readable error for a schedule the host would refuse. */
+export function checkSchedule(schedule: string): void {
+  if (schedule.trim().split(/\s+/).length !== 6) {
+    throw new Error(`invalid schedule ${JSON.stringify(schedule)}: NCRONTAB needs six fields, "{second} {minute} {hour} {day} {month} {day-of-week}"`);
+  }
+  try {
+    nextOccurrence(schedule, Date.now());
+  } catch (err) {
+    throw new Error(`invalid schedule ${JSON.stringify(schedule)}: ${errorMessage(err)}`);
+  }
+}
+
+export async function runTimer(options: {
+  functionName: string;
+  schedule: string;
+  handler: TimerHandler;
+  log: Log;
+  signal: AbortSignal;
+  runOnStartup?: boolean;
+}): Promise<void> {
+  const { schedule, signal, log } = options;
+  checkSchedule(schedule);
+  let last: number | undefined;
+  let due = options.runOnStartup ? Date.now() : nextOccurrence(schedule, Date.now());
+  while (!signal.aborted) {
+    const wait = due - Date.now();
+    if (wait > 0) {
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(finish, wait);
+        function finish() {
+          clearTimeout(t);
+          signal.removeEventListener('abort', finish);
+          resolve();
+        }
+        signal.addEventListener('abort', finish, { once: true });
+      });
+      if (signal.aborted) break;
+    }
+    const now = Date.now();
+    const next = nextOccurrence(schedule, now);
+    const timer: Timer = {
+      isPastDue: now - due > 1000,
+      schedule: { adjustForDST: false },
+      scheduleStatus: { last: new Date(last ?? due).toISOString(), next: new Date(next).toISOString(), lastUpdated: new Date(now).toISOString() },
+    };
+    try {
+      await options.handler(timer, newInvocationContext(options.functionName));
+    } catch (err) {
+      log.error(`${options.functionName} failed: ${errorMessage(err)}`);
+    }
+    last = now;
+    due = nextOccurrence(schedule, Math.max(Date.now(), next - 1));
+  }
+}

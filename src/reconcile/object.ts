@@ -1,0 +1,56 @@
+/**
+ * Reconciles one pool or target: under its lease, through the reconciler for its kind, with
+ * the outcome written to the decision log. The timer pass and both queue functions all come
+ * through here, so an object behaves the same whatever woke it.
+ */
+import { errorMessage, type Log } from '../log.js';
+import { isLeaseExpired, withLease } from '../state/leases.js';
+import type { Runtime } from '../runtime/runtime.js';
+import { reconcilePool } from './pool.js';
+import { reconcileTarget } from './target.js';
+import { objectKey, type Decision, type ObjectOutcome, type ObjectRef, type ReconcileRequest } from './types.js';
+
+/** Long enough for one object's pass; renewed on every lease check, so long passes keep it. */
+export const LEASE_TTL_MS = 60_000;
+
+export async function reconcileObject(
+  rt: Runtime,
+  ref: ObjectRef,
+  request: ReconcileRequest,
+  options: { log: Log; signal?: AbortSignal },
+): Promise<ObjectOutcome> {
+  const { log } = options;
+  const signal = options.signal ?? new AbortController().signal;
+  const pool = ref.kind === 'pool' ? rt.config.pools.find((p) => p.name === ref.name) : undefined;
+  const target = ref.kind === 'target' ? rt.config.targets.find((t) => t.name === ref.name) : undefined;
+  if (!pool && !target) {
+    log.warn(`${objectKey(ref)}: not in the configuration, nothing to reconcile`);
+    return { ref, status: 'unknown' };
+  }
+
+  let decision: Decision;
+  try {
+    const leased = await withLease(rt.leases, rt.clock, objectKey(ref), rt.holder, LEASE_TTL_MS, async (lease) => {
+      const ctx = { ...request, rt, ref, lease, log, signal };
+      return pool ? reconcilePool(ctx, pool) : reconcileTarget(ctx, target!);
+    });
+    if (!leased.ran) {
+      log.info(`${objectKey(ref)}: being reconciled by ${leased.heldBy} until ${new Date(leased.until).toISOString()}, skipping`);
+      return { ref, status: 'busy', heldBy: leased.heldBy, until: leased.until };
+    }
+    decision = leased.value;
+  } catch (err) {
+    const error = errorMessage(err);
+    decision = isLeaseExpired(err)
+      ? { decision: 'stopped', reason: `the lease ran out mid-pass, the next pass starts over (${error})` }
+      : { decision: 'failed', reason: error, error };
+  }
+
+  log[decision.error ? 'error' : 'info'](`${objectKey(ref)}: ${decision.decision} — ${decision.reason}`);
+  if (!request.dryRun) {
+    await rt.decisions
+      .record({ at: rt.clock.now(), object: objectKey(ref), ...decision })
+      .catch((err: unknown) => log.warn(`${objectKey(ref)}: could not write the decision log: ${errorMessage(err)}`));
+  }
+  return decision.error ? { ref, status: 'failed', error: decision.error, decision } : { ref, status: 'done', decision };
+}

@@ -1,0 +1,57 @@
+/**
+ * The status view shared by `drover status` and the `status` HTTP function: pools with their
+ * cache, instances, inventory and safety switch; targets; probes; recent decisions. Field names
+ * follow DESIGN.md's JSON and are only ever added to.
+ */
+import type { Runtime } from '../runtime/runtime.js';
+import { readProbe } from '../probe/async-probe.js';
+import { poolStatus, type PoolStatus } from './pool-status.js';
+import { targetStatus, type TargetStatus } from './target-status.js';
+
+export interface ProbeStatus {
+  target: string;
+  inFlight: boolean;
+  startedAt: string | null;
+  attempts: number;
+  lastResult: string | null;
+}
+
+export interface DecisionStatus {
+  at: string;
+  object: string;
+  decision: string;
+  reason: string;
+  error?: string;
+}
+
+export interface Status {
+  pools: PoolStatus[];
+  targets: TargetStatus[];
+  probes: ProbeStatus[];
+  decisions: DecisionStatus[];
+}
+
+export const iso = (ms: number | undefined | null) => (ms === undefined || ms === null ? null : new Date(ms).toISOString());
+
+export async function buildStatus(rt: Runtime, options: { decisions?: number } = {}): Promise<Status> {
+  const now = rt.clock.now();
+  const [pools, targets, probes, decisions] = await Promise.all([
+    Promise.all(rt.config.pools.map((p) => poolStatus(rt, p))),
+    Promise.all(rt.config.targets.map((t) => targetStatus(rt, t))),
+    Promise.all(
+      rt.config.targets
+        .filter((t) => t.activator)
+        .map(async (t): Promise<ProbeStatus | undefined> => {
+          const p = await readProbe(rt, t.name);
+          return p && { target: t.name, inFlight: p.inFlight && p.deadline > now, startedAt: iso(p.startedAt), attempts: p.attempts, lastResult: p.lastResult ?? null };
+        }),
+    ),
+    rt.decisions.recent(now, options.decisions ?? 50),
+  ]);
+  return {
+    pools,
+    targets,
+    probes: probes.filter((p): p is ProbeStatus => p !== undefined),
+    decisions: decisions.map((d) => ({ ...d, at: iso(d.at)! })),
+  };
+}
