@@ -1,0 +1,211 @@
+/**
+ * A Kubernetes API simulator over plain HTTP, speaking the subset Drover uses: GET of
+ * Deployments, StatefulSets and other namespaced resources, and GET / PATCH of their /scale
+ * subresource (JSON Patch and merge patch), with API-server-shaped Status errors. The real
+ * @kubernetes/client-node talks to it through `kubeconfigOptions()` / `kubeconfigYaml()`; plain
+ * HTTP needs `skipTLSVerify: true` there.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { stringify } from 'yaml';
+import { systemClock, type Clock } from '../../clock.js';
+import type { KubernetesScaleTargetRef } from '../../kubernetes/scale-target-ref.js';
+import { objectDocument, scaleDocument, statusDocument, type Json, type JsonObject } from './documents.js';
+import { applyJsonPatch, applyMergePatch, InvalidPatchError, replicasOf } from './patch.js';
+import { SimObjectStore, type SimObject, type SimObjectInit } from './store.js';
+
+export type SimOperation = 'get' | 'getScale' | 'patchScale';
+
+export interface RecordedRequest {
+  op: SimOperation | 'other';
+  method: string;
+  path: string;
+  contentType?: string;
+  authorization?: string;
+  body?: Json;
+  status: number;
+}
+
+export interface KubernetesSimOptions {
+  clock?: Clock;
+  /** Default time for ready replicas to follow a new spec; 0 = at once. */
+  readyDelayMs?: number;
+}
+
+/** What `KubeConfig.loadFromOptions` takes. */
+export interface SimKubeConfigOptions {
+  clusters: { name: string; server: string; skipTLSVerify: boolean }[];
+  users: { name: string; token?: string }[];
+  contexts: { name: string; cluster: string; user: string }[];
+  currentContext: string;
+}
+
+export interface ObservedSimObject {
+  specReplicas: number | undefined;
+  readyReplicas: number;
+  resourceVersion: number;
+}
+
+export interface KubernetesSim {
+  readonly url: string;
+  /** Default delay for ready replicas to follow spec, for objects added without their own. */
+  readyDelayMs: number;
+  add(ref: KubernetesScaleTargetRef, init?: SimObjectInit): void;
+  remove(ref: KubernetesScaleTargetRef): void;
+  /** Current state, readiness brought up to the clock; undefined when missing. */
+  inspect(ref: KubernetesScaleTargetRef): ObservedSimObject | undefined;
+  setReadyReplicas(ref: KubernetesScaleTargetRef, ready: number): void;
+  /** The next request of `op` is answered with this status and a Status body. */
+  failNext(op: SimOperation, status: number, message?: string): void;
+  count(op: SimOperation): number;
+  readonly requests: readonly RecordedRequest[];
+  resetCounters(): void;
+  kubeconfigOptions(user?: { token?: string }): SimKubeConfigOptions;
+  kubeconfigYaml(user?: { token?: string }): string;
+  close(): Promise<void>;
+}
+
+const REASONS: Record<number, string> = {
+  400: 'BadRequest', 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound', 405: 'MethodNotAllowed',
+  409: 'Conflict', 415: 'UnsupportedMediaType', 422: 'Invalid', 429: 'TooManyRequests', 500: 'InternalError',
+};
+
+const PATH = /^\/apis\/([^/]+)\/([^/]+)\/namespaces\/([^/]+)\/([^/]+)\/([^/]+)(\/scale)?$/;
+
+interface Answer {
+  status: number;
+  body: JsonObject;
+}
+
+function failure(status: number, message: string): Answer {
+  return { status, body: statusDocument(status, REASONS[status] ?? 'Unknown', message) };
+}
+
+export async function startKubernetesSim(options: KubernetesSimOptions = {}): Promise<KubernetesSim> {
+  const store = new SimObjectStore(options.clock ?? systemClock, options.readyDelayMs ?? 0);
+  const counts: Record<SimOperation, number> = { get: 0, getScale: 0, patchScale: 0 };
+  const injected = new Map<SimOperation, Answer>();
+  const requests: RecordedRequest[] = [];
+
+  function handle(op: SimOperation, object: SimObject | undefined, what: string, contentType: string, body: Json | undefined): Answer {
+    const forced = injected.get(op);
+    if (forced) {
+      injected.delete(op);
+      return forced;
+    }
+    if (!object) return failure(404, `${what} not found`);
+    if (op === 'get') return { status: 200, body: objectDocument(object) };
+    if (op === 'getScale') return { status: 200, body: scaleDocument(object) };
+    let patched: Json;
+    try {
+      if (contentType === 'application/json-patch+json') patched = applyJsonPatch(scaleDocument(object), body);
+      else if (contentType === 'application/merge-patch+json' || contentType === 'application/strategic-merge-patch+json') {
+        patched = applyMergePatch(scaleDocument(object), body ?? null);
+      } else return failure(415, `unsupported patch content type ${JSON.stringify(contentType)}`);
+      store.setSpecReplicas(object, replicasOf(patched));
+    } catch (error) {
+      if (error instanceof InvalidPatchError) return failure(422, `${what}: ${error.message}`);
+      throw error;
+    }
+    return { status: 200, body: scaleDocument(object) };
+  }
+
+  function route(method: string, path: string, contentType: string, body: Json | undefined): [SimOperation | 'other', Answer] {
+    const match = PATH.exec(path);
+    if (!match) return ['other', failure(404, `the simulator does not serve ${path}`)];
+    const [, group = '', version = '', namespace = '', plural = '', name = '', scale] = match;
+    const op: SimOperation | undefined =
+      method === 'GET' ? (scale ? 'getScale' : 'get') : method === 'PATCH' && scale ? 'patchScale' : undefined;
+    if (!op) return ['other', failure(405, `${method} ${path} is not served by the simulator`)];
+    counts[op]++;
+    const object = store.get({ group, version, plural, namespace, name });
+    return [op, handle(op, object, `${plural}.${group} "${name}" in namespace "${namespace}"`, contentType, body)];
+  }
+
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const path = new URL(req.url ?? '/', 'http://sim').pathname;
+      const contentType = (req.headers['content-type'] ?? '').split(';')[0]!.trim();
+      const text = Buffer.concat(chunks).toString('utf8');
+      let body: Json | undefined;
+      let op: SimOperation | 'other' = 'other';
+      let answer: Answer;
+      try {
+        body = text ? (JSON.parse(text) as Json) : undefined;
+        [op, answer] = route(req.method ?? 'GET', path, contentType, body);
+      } catch (error) {
+        answer = failure(error instanceof SyntaxError ? 400 : 500, error instanceof Error ? error.message : String(error));
+      }
+      requests.push({
+        op, method: req.method ?? 'GET', path, status: answer.status,
+        ...(contentType ? { contentType } : {}),
+        ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}),
+        ...(body !== undefined ? { body } : {}),
+      });
+      res.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer.body));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  function existing(ref: KubernetesScaleTargetRef): SimObject {
+    const object = store.get(ref);
+    if (!object) throw new Error(`simulator has no ${JSON.stringify(ref)}`);
+    return object;
+  }
+
+  const kubeconfigOptions = (user: { token?: string } = {}): SimKubeConfigOptions => ({
+    clusters: [{ name: 'drover-sim', server: url, skipTLSVerify: true }],
+    users: [{ name: 'drover-sim', ...(user.token ? { token: user.token } : {}) }],
+    contexts: [{ name: 'drover-sim', cluster: 'drover-sim', user: 'drover-sim' }],
+    currentContext: 'drover-sim',
+  });
+
+  return {
+    url,
+    get readyDelayMs() {
+      return store.readyDelayMs;
+    },
+    set readyDelayMs(ms) {
+      store.readyDelayMs = ms;
+    },
+    add: (ref, init) => void store.add(ref, init),
+    remove: (ref) => void store.remove(ref),
+    inspect(ref) {
+      const o = store.get(ref);
+      return o && { specReplicas: o.specReplicas, readyReplicas: o.readyReplicas, resourceVersion: o.resourceVersion };
+    },
+    setReadyReplicas: (ref, ready) => store.setReadyReplicas(existing(ref), ready),
+    failNext(op, status, message = `injected failure for ${op}`) {
+      injected.set(op, failure(status, message));
+    },
+    count: (op) => counts[op],
+    requests,
+    resetCounters() {
+      for (const op of Object.keys(counts) as SimOperation[]) counts[op] = 0;
+      requests.length = 0;
+    },
+    kubeconfigOptions,
+    kubeconfigYaml(user = {}) {
+      const o = kubeconfigOptions(user);
+      return stringify({
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: o.clusters.map(({ name, server, skipTLSVerify }) => ({
+          name,
+          cluster: { server, 'insecure-skip-tls-verify': skipTLSVerify },
+        })),
+        users: o.users.map(({ name, token }) => ({ name, user: token ? { token } : {} })),
+        contexts: o.contexts.map(({ name, cluster, user: u }) => ({ name, context: { cluster, user: u } })),
+        'current-context': o.currentContext,
+      });
+    },
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}
