@@ -1,0 +1,107 @@
+/**
+ * The narrow port through which Drover reads and changes scale sets in ARM. The compute adapter
+ * (`compute-adapter.ts`) implements it over `@azure/arm-compute`; tests may fake it.
+ *
+ * Every method throws only the domain errors of `errors.ts` (`ThrottledError`, `NotFoundError`,
+ * `PreconditionFailedError`, `ConflictError`, `OperationFailedError`, `ArmRequestError`); no SDK
+ * error leaves the adapter. No method retries: a failed call is retried on a later pass.
+ */
+
+export type OrchestrationMode = 'Uniform' | 'Flexible';
+
+export interface ScaleSetInfo {
+  /** ARM resource id, in the case ARM answers with. */
+  id: string;
+  name: string;
+  location: string | undefined;
+  /** As ARM reports it; `undefined` when absent. Checked by `cache/orchestration.ts`. */
+  orchestrationMode: string | undefined;
+  /** `sku.capacity`; `undefined` when ARM did not report one (never guess a size). */
+  capacity: number | undefined;
+  /** The scale set's ETag, for `setCapacity`'s If-Match. */
+  etag: string | undefined;
+  provisioningState: string | undefined;
+}
+
+export interface VmStatusRecord {
+  code?: string;
+  /** 'Info' | 'Warning' | 'Error' in ARM. */
+  level?: string;
+  message?: string;
+}
+
+export interface VmExtensionRecord {
+  name?: string;
+  statuses?: VmStatusRecord[];
+}
+
+/** What the instance cache needs of one VM; `undefined` fields were absent in ARM's answer. */
+export interface VmRecord {
+  /** ARM resource id ('' when ARM gave none, which happens while a VM is being deleted). */
+  id: string;
+  name: string;
+  /** Uniform: the scale set instance id. Flexible: the VM name (what deleteInstances expects). */
+  instanceId: string | undefined;
+  provisioningState: string | undefined;
+  /** `undefined` when ARM returned no instance view for this VM. */
+  instanceView: { statuses?: VmStatusRecord[]; extensions?: VmExtensionRecord[] } | undefined;
+}
+
+/**
+ * Result of a long-running operation that was waited on for a bounded time only.
+ * `done: false` means ARM accepted the change and is still working: re-read the scale set on a
+ * later pass (delayed re-enqueue) instead of waiting inside this invocation.
+ */
+export type LroResult = { done: true } | { done: false; waitedMs: number };
+
+/** Remaining request budgets from the `x-ms-ratelimit-remaining-*` headers of a response. */
+export interface RateLimitRemaining {
+  /** `x-ms-ratelimit-remaining-subscription-reads`. */
+  subscriptionReads: number | undefined;
+  /** `x-ms-ratelimit-remaining-subscription-writes`. */
+  subscriptionWrites: number | undefined;
+  /** `x-ms-ratelimit-remaining-resource`: one entry per compute throttling policy. */
+  resource: { policy: string; remaining: number }[];
+  /** When the response carrying these values arrived (epoch ms). */
+  observedAt: number;
+}
+
+export interface CallOptions {
+  abortSignal?: AbortSignal;
+}
+
+export interface ScaleSetApi {
+  /** The scale set. @throws NotFoundError when it (or its resource group) does not exist. */
+  getScaleSet(resourceGroup: string, name: string, options?: CallOptions): Promise<ScaleSetInfo>;
+  /**
+   * Every VM of the scale set with its instance view, in ARM's order, all pages read.
+   * Uniform lists the scale set's VMs; Flexible lists the resource group's VMs filtered by
+   * `virtualMachineScaleSet/id`. @throws NotFoundError when the scale set does not exist.
+   */
+  listVms(
+    resourceGroup: string,
+    name: string,
+    mode: OrchestrationMode,
+    options?: CallOptions,
+  ): Promise<VmRecord[]>;
+  /**
+   * Sets `sku.capacity`, guarded by `If-Match: ifMatchEtag`.
+   * @throws PreconditionFailedError when the scale set changed since the ETag was read.
+   */
+  setCapacity(
+    resourceGroup: string,
+    name: string,
+    capacity: number,
+    ifMatchEtag: string,
+    options?: CallOptions,
+  ): Promise<LroResult>;
+  /** Deletes the given instances (instance ids for Uniform, VM names for Flexible). */
+  deleteInstances(
+    resourceGroup: string,
+    name: string,
+    instanceIds: readonly string[],
+    options?: CallOptions,
+  ): Promise<LroResult>;
+  /** Rate-limit budgets of the most recent ARM response that carried any; `null` before one. */
+  lastRateLimit(): RateLimitRemaining | null;
+}

@@ -1,0 +1,67 @@
+/**
+ * Provider ids in the Cluster Autoscaler's form: `azure://` + the ARM resource id with only the
+ * resource group lower-cased. ARM answers with the resource group in whatever case it was
+ * created with (and not always the same case from every endpoint), so ids are only comparable
+ * after this normalisation.
+ */
+
+export const AZURE_PREFIX = 'azure://';
+
+// Greedy on purpose, as upstream: with repeated segments the last `/providers/` wins.
+const RESOURCE_GROUP_IN_ID = /.*\/subscriptions\/(?:.*)\/resourceGroups\/(.+)\/providers\/(?:.*)/;
+
+export class InvalidResourceIdError extends Error {
+  constructor(readonly resourceId: string) {
+    super(`resource id "${resourceId}" has no /subscriptions/…/resourceGroups/…/providers/ path`);
+    this.name = 'InvalidResourceIdError';
+  }
+}
+
+export function isInvalidResourceIdError(error: unknown): error is InvalidResourceIdError {
+  return error instanceof InvalidResourceIdError;
+}
+
+/**
+ * Lower-cases the resource group of a resource id (with or without the `azure://` prefix).
+ * Only the first occurrence of the group's text is replaced, exactly as upstream does.
+ * @throws InvalidResourceIdError when the id has no resource group path.
+ */
+export function lowerCaseResourceGroup(id: string): string {
+  const resourceGroup = RESOURCE_GROUP_IN_ID.exec(id)?.[1];
+  if (resourceGroup === undefined) throw new InvalidResourceIdError(id);
+  // A replacer function, so that `$` in a group name is not read as a replacement pattern.
+  return id.replace(resourceGroup, () => resourceGroup.toLowerCase());
+}
+
+/**
+ * The provider id of a VM from its ARM resource id.
+ * @throws InvalidResourceIdError when the id has no resource group path.
+ */
+export function providerIdFromResourceId(resourceId: string): string {
+  return AZURE_PREFIX + lowerCaseResourceGroup(resourceId);
+}
+
+/** Like {@link providerIdFromResourceId}, but `undefined` for an id that cannot be normalised. */
+export function tryProviderIdFromResourceId(resourceId: string): string | undefined {
+  try {
+    return providerIdFromResourceId(resourceId);
+  } catch (error) {
+    if (isInvalidResourceIdError(error)) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * The id that `deleteInstances` expects: the last path segment of the provider id, which is the
+ * instance id of a Uniform scale set VM and the VM name of a Flexible one.
+ * @throws InvalidResourceIdError when the provider id is not a resource id.
+ */
+export function instanceIdFromProviderId(providerId: string): string {
+  const resourceId = providerId.startsWith(AZURE_PREFIX)
+    ? providerId.slice(AZURE_PREFIX.length)
+    : providerId;
+  lowerCaseResourceGroup(resourceId);
+  const last = resourceId.replace(/\/+$/, '').split('/').pop();
+  if (!last) throw new InvalidResourceIdError(providerId);
+  return last;
+}

@@ -1,0 +1,80 @@
+/**
+ * When a scale set's instance cache is refreshed again. All times are epoch milliseconds.
+ *
+ * A cache is fresh while `lastRefresh + period > now` (strictly: at the boundary it is expired;
+ * `lastRefresh: null` is "never" and always expired). After a refresh, `lastRefresh` is set a
+ * random whole number of seconds (the splay, 0…jitter, drawn again on every refresh) before
+ * `now`, so that scale sets refreshed together drift apart. Pushing the next refresh later
+ * (Retry-After, or running low on ARM's budget) is done by moving `lastRefresh` forward, which
+ * may put it in the future: `lastRefresh + period` is then the first moment worth asking again.
+ */
+import type { Slowdown } from './refresh-slowdown.js';
+
+export interface RefreshMeta {
+  /** `null`: never refreshed. */
+  lastRefresh: number | null;
+  periodMs: number;
+  jitterSec: number;
+}
+
+/** An integer in [0, n), like Go's `rand.Intn`. Injected so tests can fix the draw. */
+export type RandomInt = (n: number) => number;
+
+export const mathRandomInt: RandomInt = (n) => Math.floor(Math.random() * n);
+
+export function isExpired(meta: RefreshMeta, now: number): boolean {
+  return meta.lastRefresh === null || !(meta.lastRefresh + meta.periodMs > now);
+}
+
+/** When the cache expires; `null` when it already has (never refreshed). */
+export function nextRefreshAt(meta: RefreshMeta): number | null {
+  return meta.lastRefresh === null ? null : meta.lastRefresh + meta.periodMs;
+}
+
+export function drawSplayMs(jitterSec: number, randomInt: RandomInt): number {
+  const jitter = Math.max(0, Math.floor(jitterSec));
+  const seconds = Math.min(jitter, Math.max(0, Math.floor(randomInt(jitter + 1))));
+  return seconds * 1000;
+}
+
+/**
+ * `lastRefresh` after a successful listing. A slowdown (from the rate-limit headers) pushes the
+ * next refresh to no sooner than `max(period × multiplier, minDelay)` from now.
+ */
+export function lastRefreshAfterSuccess(
+  meta: RefreshMeta,
+  now: number,
+  randomInt: RandomInt,
+  slowdown?: Slowdown,
+): number {
+  const splayed = now - drawSplayMs(meta.jitterSec, randomInt);
+  if (!slowdown) return splayed;
+  const delay = Math.max(meta.periodMs * slowdown.periodMultiplier, slowdown.minDelayMs);
+  return deferred(splayed, meta.periodMs, now, delay);
+}
+
+/**
+ * `lastRefresh` after ARM answered 429: the cached instances stay as they are and no error
+ * surfaces; the next refresh comes no sooner than Retry-After (0 = none given: just the period).
+ */
+export function lastRefreshAfterThrottle(
+  meta: RefreshMeta,
+  now: number,
+  retryAfterMs: number,
+  randomInt: RandomInt,
+): number {
+  const splayed = now - drawSplayMs(meta.jitterSec, randomInt);
+  return deferred(splayed, meta.periodMs, now, retryAfterMs);
+}
+
+/** `lastRefresh` that makes the cache expired from `now` on. */
+export function lastRefreshAfterInvalidate(meta: RefreshMeta, now: number): number {
+  return now - meta.periodMs;
+}
+
+function deferred(lastRefresh: number, periodMs: number, now: number, delayMs: number): number {
+  if (delayMs <= 0) return lastRefresh;
+  const next = lastRefresh + periodMs;
+  const earliest = now + delayMs;
+  return next < earliest ? lastRefresh + (earliest - next) : lastRefresh;
+}
