@@ -40,7 +40,7 @@ export function createQueueSender(deps: {
         const marker = await deps.pending.create(PENDING_PARTITION, `${message.kind}/${message.name}@${dueAt}`, { dueAt });
         if (!marker) return { sent: false, dueAt };
       }
-      await send(deps.reconcileQueue, { ...message, dueAt }, dueAt - now);
+      await send(deps.reconcileQueue, { ...message, dueAt }, delayMs);
       return { sent: true, dueAt };
     },
     async probe(message, delayMs = 0) {

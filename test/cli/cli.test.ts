@@ -1,0 +1,79 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli.js';
+import { createRuntime } from '../../src/runtime/runtime.js';
+import { SUBSCRIPTION, azuriteStorage, writeConfig } from '../support/config.js';
+
+let file: string;
+beforeAll(() => {
+  file = writeConfig({
+    storage: azuriteStorage(),
+    azure: { subscriptionId: SUBSCRIPTION, credential: 'dev', resourceManagerEndpoint: 'https://127.0.0.1:1' },
+    kubernetes: { kubeconfig: '/dev/null' },
+    pools: [{ name: 'workers', scaleSet: { resourceGroup: 'rg', name: 'vmss' } }],
+    targets: [{ name: 'web', minScale: 1, scaleTargetRef: { kind: 'Deployment', name: 'web' } }],
+  });
+});
+
+async function drover(...args: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(['--config', file, ...args], { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s), env: {} });
+  return { code, stdout, stderr };
+}
+
+describe('drover CLI', () => {
+  it('reconcile --dry-run decides without recording anything', async () => {
+    const r = await drover('reconcile', '--dry-run', '--json');
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout) as { outcomes: { ref: { kind: string; name: string }; status: string }[] };
+    expect(report.outcomes.map((o) => `${o.ref.kind}/${o.ref.name}:${o.status}`).sort()).toEqual(['pool/workers:done', 'target/web:done']);
+    const status = JSON.parse((await drover('status', '--json')).stdout) as { decisions: unknown[] };
+    expect(status.decisions).toEqual([]);
+  });
+
+  it('reconcile records its decisions, which status then shows', async () => {
+    const r = await drover('reconcile');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/2 reconciled, 0 deferred, 0 failed/);
+    const s = await drover('status', '--json');
+    const status = JSON.parse(s.stdout) as { decisions: { object: string }[]; pools: unknown[]; targets: unknown[] };
+    expect(status.decisions.map((d) => d.object).sort()).toEqual(['pool/workers', 'target/web']);
+    expect(status.pools).toHaveLength(1);
+    expect((await drover('status')).stdout).toMatch(/POOLS \(1\)[\s\S]*TARGETS \(1\)[\s\S]*RECENT DECISIONS/);
+  });
+
+  it('enqueue sends a forced reconcile with pushed load', async () => {
+    const r = await drover('enqueue', '--target', 'web', '--load', '25');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/enqueued a reconcile of target\/web .* with load 25/);
+    const rt = await createRuntime({ configFile: file });
+    const msgs = await rt.storage.queue('reconcile').receiveMessages({ numberOfMessages: 5 });
+    const bodies = msgs.receivedMessageItems.map((m) => JSON.parse(Buffer.from(m.messageText, 'base64').toString()) as Record<string, unknown>);
+    expect(bodies).toEqual([expect.objectContaining({ kind: 'target', name: 'web', load: 25 })]);
+  });
+
+  it.each([
+    { args: ['enqueue', '--target', 'nope'], why: /no target named "nope"/ },
+    { args: ['enqueue', '--target', 'web', '--pool', 'workers'], why: /exactly one of/ },
+    { args: ['enqueue', '--pool', 'workers', '--load', '3'], why: /targets only/ },
+    { args: ['enqueue', '--target', 'web', '--delay', '5 minutes'], why: /invalid duration/ },
+    { args: ['enqueue', '--target', 'web', '--load', 'lots'], why: /expected a number/ },
+    { args: ['frobnicate'], why: /unknown command/ },
+  ])('refuses $args with exit code 2', async ({ args, why }) => {
+    const r = await drover(...args);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(why);
+  });
+
+  it('machines forget removes an inventory row and says so when there is none', async () => {
+    const rt = await createRuntime({ configFile: file });
+    await rt.storage.ensure();
+    await rt.table('machines').create('workers', 'azure:///subscriptions/x/vm/1', { providerStatus: 'Running' });
+    const r = await drover('machines', 'forget', '--pool', 'workers', 'azure:///subscriptions/x/vm/1');
+    expect(r.code).toBe(0);
+    expect(await rt.table('machines').get('workers', 'azure:///subscriptions/x/vm/1')).toBeUndefined();
+    const again = await drover('machines', 'forget', '--pool', 'workers', 'azure:///subscriptions/x/vm/1');
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/no inventory row/);
+  });
+});

@@ -1,0 +1,102 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { deliver, runQueueWorker, triggerPayload, type QueueWorkerOptions } from '../../src/host/queue-worker.js';
+import { parseTimeSpan, queueSettingsFrom, HOST_DEFAULTS } from '../../src/host/host-settings.js';
+import { encodeMessage } from '../../src/queue/messages.js';
+import { onReconcileMessage } from '../../src/handlers/reconcile-queue.js';
+import { newInvocationContext } from '../../src/host/invocation.js';
+import { silentLog } from '../../src/log.js';
+import { freshStorage } from '../support/storage.js';
+import type { Storage } from '../../src/state/storage.js';
+import hostJson from '../../host.json' with { type: 'json' };
+
+let storage: Storage;
+beforeAll(async () => {
+  storage = await freshStorage();
+});
+
+describe('host.json', () => {
+  it('asks for prompt polling, base64 bodies and a bounded dequeue count', () => {
+    const s = queueSettingsFrom(hostJson);
+    expect(s.maxPollingIntervalMs).toBeLessThanOrEqual(5_000);
+    expect(s.messageEncoding).toBe('base64');
+    expect(s.maxDequeueCount).toBe(5);
+    expect(hostJson.extensionBundle.version).toBe('[4.*, 5.0.0)');
+  });
+
+  it.each([
+    ['00:00:02', 2_000],
+    ['00:01:00', 60_000],
+    ['1.00:00:00', 86_400_000],
+    ['00:00:00.5', 500],
+  ])('reads the TimeSpan %s as %d ms', (text, ms) => {
+    expect(parseTimeSpan(text)).toBe(ms);
+  });
+
+  it('falls back to the host defaults for what host.json leaves out', () => {
+    expect(queueSettingsFrom({})).toEqual(HOST_DEFAULTS);
+  });
+});
+
+describe('queue worker', () => {
+  const settings = { ...queueSettingsFrom(hostJson), visibilityTimeoutMs: 0, maxDequeueCount: 3 };
+
+  it('moves a message that keeps failing to <queue>-poison after maxDequeueCount tries', async () => {
+    const queue = storage.queue('reconcile');
+    const poison = storage.poisonQueue('reconcile');
+    let calls = 0;
+    const opts: QueueWorkerOptions = {
+      functionName: 'reconcileQueue',
+      queue,
+      poison,
+      handler: () => {
+        calls++;
+        return Promise.reject(new Error('ARM is down'));
+      },
+      settings,
+      log: silentLog,
+      signal: new AbortController().signal,
+    };
+    const body = encodeMessage({ kind: 'pool', name: 'workers', reason: 'forced' });
+    await queue.sendMessage(body);
+    const outcomes: string[] = [];
+    for (let i = 0; i < 10 && !outcomes.includes('poisoned'); i++) {
+      const got = await queue.receiveMessages({ numberOfMessages: 1, visibilityTimeout: 30 });
+      for (const m of got.receivedMessageItems) outcomes.push(await deliver(opts, m));
+    }
+    expect(outcomes).toEqual(['retry', 'retry', 'poisoned']);
+    expect(calls).toBe(3);
+    const poisoned = await poison.receiveMessages({ numberOfMessages: 5 });
+    expect(poisoned.receivedMessageItems.map((m) => m.messageText)).toEqual([body]);
+    expect((await queue.peekMessages()).peekedMessageItems).toHaveLength(0);
+  });
+
+  it('drops a malformed message at once, logging what was wrong', async () => {
+    const queue = storage.queue('probe');
+    const errors: string[] = [];
+    const log = { ...silentLog, error: (...a: unknown[]) => errors.push(a.join(' ')) };
+    const ac = new AbortController();
+    const worker = runQueueWorker({
+      functionName: 'reconcileQueue',
+      queue,
+      poison: storage.poisonQueue('probe'),
+      handler: (message, context) => onReconcileMessage(message, newInvocationContext('reconcileQueue', context.triggerMetadata, (level, ...args) => level === 'error' && errors.push(args.join(' ')))),
+      settings,
+      log,
+      signal: ac.signal,
+    });
+    await queue.sendMessage(encodeMessage({ kind: 'cluster', name: 'x' }));
+    for (let i = 0; i < 50 && errors.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+    ac.abort();
+    await worker;
+    expect(errors).toEqual([expect.stringMatching(/dropping malformed reconcile message: kind: expected "target" or "pool"/)]);
+    expect((await queue.peekMessages()).peekedMessageItems).toHaveLength(0);
+    expect((await storage.poisonQueue('probe').peekMessages()).peekedMessageItems).toHaveLength(0);
+  });
+
+  it('decodes bodies as the trigger does', () => {
+    expect(triggerPayload(encodeMessage({ a: 1 }), 'base64')).toEqual({ a: 1 });
+    expect(triggerPayload('{"a":1}', 'none')).toEqual({ a: 1 });
+    expect(triggerPayload(Buffer.from('plain').toString('base64'), 'base64')).toBe('plain');
+    expect(() => triggerPayload('{not base64}', 'base64')).toThrow(/not valid base64/);
+  });
+});

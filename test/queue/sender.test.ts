@@ -1,0 +1,59 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/clock.js';
+import { EntityTable } from '../../src/state/entity-table.js';
+import { createQueueSender } from '../../src/queue/sender.js';
+import { freshStorage } from '../support/storage.js';
+import type { Storage } from '../../src/state/storage.js';
+
+let storage: Storage;
+beforeAll(async () => {
+  storage = await freshStorage();
+});
+
+const sender = () =>
+  createQueueSender({
+    reconcileQueue: storage.queue('reconcile'),
+    probeQueue: storage.queue('probe'),
+    pending: new EntityTable(storage.table('leases')),
+    clock: systemClock,
+  });
+
+async function receiveAll(name: 'reconcile' | 'probe') {
+  const res = await storage.queue(name).receiveMessages({ numberOfMessages: 32, visibilityTimeout: 30 });
+  return res.receivedMessageItems.map((m) => JSON.parse(Buffer.from(m.messageText, 'base64').toString('utf8')) as Record<string, unknown>);
+}
+
+describe('delayed enqueue', () => {
+  it('keeps a delayed message invisible until its delay has passed, then delivers it', async () => {
+    const started = Date.now();
+    await sender().reconcile({ kind: 'target', name: 'delayed', reason: 'requeue' }, 2_000);
+    expect(await receiveAll('reconcile')).toEqual([]);
+    let got: Record<string, unknown>[] = [];
+    while (got.length === 0 && Date.now() - started < 8_000) {
+      await new Promise((r) => setTimeout(r, 250));
+      got = await receiveAll('reconcile');
+    }
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_900);
+    expect(got).toEqual([expect.objectContaining({ kind: 'target', name: 'delayed', reason: 'requeue' })]);
+  });
+
+  it('collapses repeated re-enqueues of one object for the same due second', async () => {
+    const s = sender();
+    const results = await Promise.all([1, 2, 3].map(() => s.reconcile({ kind: 'pool', name: 'dup', reason: 'requeue' }, 60_000)));
+    expect(results.filter((r) => r.sent)).toHaveLength(1);
+  });
+
+  it('never collapses a message that carries pushed load', async () => {
+    const s = sender();
+    const results = await Promise.all([5, 6].map((load) => s.reconcile({ kind: 'target', name: 'loaded', reason: 'push', load }, 60_000)));
+    expect(results.every((r) => r.sent)).toBe(true);
+  });
+
+  it('writes base64 JSON, which the Functions queue trigger decodes', async () => {
+    await sender().probe({ target: 'web', attempt: 0, deadline: 123 });
+    const res = await storage.queue('probe').receiveMessages({ numberOfMessages: 1 });
+    const text = res.receivedMessageItems[0]!.messageText;
+    expect(text).toMatch(/^[A-Za-z0-9+/]+=*$/);
+    expect(JSON.parse(Buffer.from(text, 'base64').toString('utf8'))).toEqual({ target: 'web', attempt: 0, deadline: 123 });
+  });
+});
