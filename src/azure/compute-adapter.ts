@@ -1,0 +1,218 @@
+/**
+ * ScaleSetApi over `@azure/arm-compute`. Built once per process by the composition root;
+ * it keeps no state but the rate-limit budgets of the last response.
+ *
+ * The SDK's own retries are off: a 429 must reach the cache (which keeps serving cached
+ * instances and moves its next refresh past Retry-After) instead of being slept on inside an
+ * invocation, and any other failure is retried by the next pass.
+ */
+import { readFile } from 'node:fs/promises';
+import { rootCertificates } from 'node:tls';
+import type { ComputeManagementClientOptionalParams } from '@azure/arm-compute';
+import { ComputeManagementClient } from '@azure/arm-compute';
+import type { TokenCredential } from '@azure/identity';
+import type { Clock } from '../clock.js';
+import { systemClock } from '../clock.js';
+import type { CredentialMode } from './credential.js';
+import { createArmCredential } from './credential.js';
+import { translateArmError } from './error-translation.js';
+import { waitBounded } from './lro.js';
+import { rateLimitFromHeaders } from './rate-limit-headers.js';
+import { flexibleVmRecord, scaleSetInfoOf, uniformVmRecord } from './records.js';
+import type {
+  CallOptions,
+  LroResult,
+  OrchestrationMode,
+  RateLimitRemaining,
+  ScaleSetApi,
+  ScaleSetInfo,
+  VmRecord,
+} from './scale-set-api.js';
+
+export const DEFAULT_RESOURCE_MANAGER_ENDPOINT = 'https://management.azure.com';
+
+/** The `azure` section of the configuration, as this adapter needs it. */
+export interface ArmConnection {
+  subscriptionId: string;
+  credential: CredentialMode;
+  resourceManagerEndpoint?: string;
+  /** PEM file of an extra CA to trust for the ARM endpoint (simulator, TLS-inspecting proxy). */
+  caFile?: string;
+  managedIdentityClientId?: string;
+  devToken?: string;
+}
+
+export interface ComputeAdapterOptions {
+  /** How long a long-running operation is waited on before `{ done: false }`. Default 5 s. */
+  lroWaitMs?: number;
+  /** Pause between polls of a long-running operation. Default 1 s. */
+  lroPollIntervalMs?: number;
+  clock?: Clock;
+  env?: NodeJS.ProcessEnv;
+  /** Replaces the credential built from `connection.credential`. */
+  credential?: TokenCredential;
+}
+
+type PipelinePolicy = NonNullable<
+  ComputeManagementClientOptionalParams['additionalPolicies']
+>[number]['policy'];
+
+export async function createComputeScaleSetApi(
+  connection: ArmConnection,
+  options: ComputeAdapterOptions = {},
+): Promise<ScaleSetApi> {
+  const endpoint = (connection.resourceManagerEndpoint ?? DEFAULT_RESOURCE_MANAGER_ENDPOINT).replace(/\/+$/, '');
+  const credential =
+    options.credential ??
+    createArmCredential({ ...connection, resourceManagerEndpoint: endpoint }, options.env);
+  const extraCa = connection.caFile ? await readCaFile(connection.caFile) : undefined;
+  return new ComputeScaleSetApi(connection.subscriptionId, endpoint, credential, extraCa, options);
+}
+
+async function readCaFile(path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    throw new Error(`azure.caFile: cannot read "${path}": ${(error as Error).message}`, { cause: error });
+  }
+}
+
+class ComputeScaleSetApi implements ScaleSetApi {
+  private readonly client: ComputeManagementClient;
+  private readonly clock: Clock;
+  private readonly lroWaitMs: number;
+  private readonly lroPollIntervalMs: number;
+  private lastBudget: RateLimitRemaining | null = null;
+
+  constructor(
+    private readonly subscriptionId: string,
+    endpoint: string,
+    credential: TokenCredential,
+    extraCa: string | undefined,
+    options: ComputeAdapterOptions,
+  ) {
+    this.clock = options.clock ?? systemClock;
+    this.lroWaitMs = options.lroWaitMs ?? 5_000;
+    this.lroPollIntervalMs = options.lroPollIntervalMs ?? 1_000;
+    this.client = new ComputeManagementClient(credential, subscriptionId, {
+      endpoint,
+      credentials: { scopes: [`${new URL(endpoint).origin}/.default`] },
+      // `ca` replaces Node's trust store for this client: keep the public roots next to the extra CA.
+      ...(extraCa ? { tlsOptions: { ca: [...rootCertificates, extraCa] } } : {}),
+      retryOptions: { maxRetries: 0 },
+      userAgentOptions: { userAgentPrefix: 'drover' },
+      additionalPolicies: [{ policy: this.budgetRecorder(), position: 'perRetry' }],
+    });
+  }
+
+  lastRateLimit(): RateLimitRemaining | null {
+    return this.lastBudget;
+  }
+
+  async getScaleSet(resourceGroup: string, name: string, options: CallOptions = {}): Promise<ScaleSetInfo> {
+    const op = 'get scale set';
+    try {
+      const vmss = await this.client.virtualMachineScaleSets.get(resourceGroup, name, {
+        abortSignal: options.abortSignal,
+      });
+      return scaleSetInfoOf(vmss);
+    } catch (error) {
+      throw translateArmError(error, { operation: op, resource: this.describe(resourceGroup, name) }, this.clock.now());
+    }
+  }
+
+  async listVms(
+    resourceGroup: string,
+    name: string,
+    mode: OrchestrationMode,
+    options: CallOptions = {},
+  ): Promise<VmRecord[]> {
+    const context = { operation: `list ${mode} VMs`, resource: this.describe(resourceGroup, name) };
+    const vms: VmRecord[] = [];
+    try {
+      if (mode === 'Uniform') {
+        const pages = this.client.virtualMachineScaleSetVMs.list(resourceGroup, name, {
+          expand: 'instanceView',
+          abortSignal: options.abortSignal,
+        });
+        for await (const vm of pages) vms.push(uniformVmRecord(vm));
+      } else {
+        const scaleSetId = this.scaleSetId(resourceGroup, name).replace(/'/g, "''");
+        const pages = this.client.virtualMachines.list(resourceGroup, {
+          filter: `'virtualMachineScaleSet/id' eq '${scaleSetId}'`,
+          expand: 'instanceView',
+          abortSignal: options.abortSignal,
+        });
+        for await (const vm of pages) vms.push(flexibleVmRecord(vm));
+      }
+    } catch (error) {
+      throw translateArmError(error, context, this.clock.now());
+    }
+    return vms;
+  }
+
+  async setCapacity(
+    resourceGroup: string,
+    name: string,
+    capacity: number,
+    ifMatchEtag: string,
+    options: CallOptions = {},
+  ): Promise<LroResult> {
+    if (!Number.isInteger(capacity) || capacity < 0) {
+      throw new RangeError(`capacity: expected a whole number ≥ 0, got ${capacity}`);
+    }
+    const context = { operation: 'set capacity', resource: this.describe(resourceGroup, name), etag: ifMatchEtag };
+    try {
+      const poller = this.client.virtualMachineScaleSets.update(
+        resourceGroup,
+        name,
+        { sku: { capacity } },
+        { ifMatch: ifMatchEtag, updateIntervalInMs: this.lroPollIntervalMs, abortSignal: options.abortSignal },
+      );
+      return await waitBounded(poller, this.lroWaitMs, context, options.abortSignal);
+    } catch (error) {
+      throw translateArmError(error, context, this.clock.now());
+    }
+  }
+
+  async deleteInstances(
+    resourceGroup: string,
+    name: string,
+    instanceIds: readonly string[],
+    options: CallOptions = {},
+  ): Promise<LroResult> {
+    if (instanceIds.length === 0) return { done: true };
+    const context = { operation: 'delete instances', resource: this.describe(resourceGroup, name) };
+    try {
+      const poller = this.client.virtualMachineScaleSets.deleteInstances(
+        resourceGroup,
+        name,
+        { instanceIds: [...instanceIds] },
+        { updateIntervalInMs: this.lroPollIntervalMs, abortSignal: options.abortSignal },
+      );
+      return await waitBounded(poller, this.lroWaitMs, context, options.abortSignal);
+    } catch (error) {
+      throw translateArmError(error, context, this.clock.now());
+    }
+  }
+
+  private budgetRecorder(): PipelinePolicy {
+    return {
+      name: 'droverRateLimitBudget',
+      sendRequest: async (request, next) => {
+        const response = await next(request);
+        const budget = rateLimitFromHeaders(response.headers, this.clock.now());
+        if (budget) this.lastBudget = budget;
+        return response;
+      },
+    };
+  }
+
+  private scaleSetId(resourceGroup: string, name: string): string {
+    return `/subscriptions/${this.subscriptionId}/resourceGroups/${resourceGroup}/providers/Microsoft.Compute/virtualMachineScaleSets/${name}`;
+  }
+
+  private describe(resourceGroup: string, name: string): string {
+    return `scale set ${resourceGroup}/${name}`;
+  }
+}

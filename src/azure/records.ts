@@ -1,0 +1,59 @@
+/** SDK models → the port's plain records. Absent and `null` both become `undefined`. */
+import type {
+  InstanceViewStatus,
+  VirtualMachine,
+  VirtualMachineExtensionInstanceView,
+  VirtualMachineScaleSet,
+  VirtualMachineScaleSetVM,
+} from '@azure/arm-compute';
+import type { ScaleSetInfo, VmExtensionRecord, VmRecord, VmStatusRecord } from './scale-set-api.js';
+
+export function scaleSetInfoOf(vmss: VirtualMachineScaleSet): ScaleSetInfo {
+  return {
+    id: vmss.id ?? '',
+    name: vmss.name ?? '',
+    location: vmss.location ?? undefined,
+    orchestrationMode: vmss.orchestrationMode ?? undefined,
+    capacity: typeof vmss.sku?.capacity === 'number' ? vmss.sku.capacity : undefined,
+    etag: vmss.etag ?? undefined,
+    provisioningState: vmss.provisioningState ?? undefined,
+  };
+}
+
+export function uniformVmRecord(vm: VirtualMachineScaleSetVM): VmRecord {
+  return vmRecord(vm, vm.instanceId ?? undefined);
+}
+
+/** A Flexible scale set names its instances by VM name in deleteInstances. */
+export function flexibleVmRecord(vm: VirtualMachine): VmRecord {
+  return vmRecord(vm, vm.name ?? undefined);
+}
+
+function vmRecord(vm: VirtualMachineScaleSetVM | VirtualMachine, instanceId: string | undefined): VmRecord {
+  const view = vm.instanceView ?? undefined;
+  return {
+    id: vm.id ?? '',
+    name: vm.name ?? '',
+    instanceId,
+    provisioningState: vm.provisioningState ?? undefined,
+    instanceView: view && {
+      statuses: view.statuses?.map(statusRecord) ?? undefined,
+      extensions: view.extensions?.map(extensionRecord) ?? undefined,
+    },
+  };
+}
+
+function statusRecord(status: InstanceViewStatus): VmStatusRecord {
+  return {
+    code: status.code ?? undefined,
+    level: status.level ?? undefined,
+    message: status.message ?? undefined,
+  };
+}
+
+function extensionRecord(extension: VirtualMachineExtensionInstanceView): VmExtensionRecord {
+  return {
+    name: extension.name ?? undefined,
+    statuses: extension.statuses?.map(statusRecord) ?? undefined,
+  };
+}
