@@ -16,6 +16,8 @@ import { Leases } from '../state/leases.js';
 import { SharedLimiter } from '../state/limiter.js';
 import { DecisionLog } from '../state/decisions.js';
 import { createQueueSender, type QueueSender } from '../queue/sender.js';
+import type { ScaleSetApi } from '../azure/scale-set-api.js';
+import type { ScaleTargetApi } from '../kubernetes/scale-target-api.js';
 
 export interface Runtime {
   readonly config: DroverConfig;
@@ -34,6 +36,19 @@ export interface Runtime {
   azureCredential(): TokenCredential;
   /** Environment the runtime was built from (app settings). */
   readonly env: NodeJS.ProcessEnv;
+  /**
+   * The ARM compute adapter, loaded on first use: @azure/arm-compute is only imported when a
+   * pass needs it, which keeps cold starts of queue-only invocations light.
+   */
+  scaleSetApi(): Promise<ScaleSetApi>;
+  /** The Kubernetes scale adapter, loaded on first use (as `scaleSetApi`). */
+  scaleTargets(): Promise<ScaleTargetApi>;
+}
+
+/** Replacements for the adapters, for tests that inject faults between real calls. */
+export interface RuntimeAdapters {
+  scaleSetApi?: ScaleSetApi;
+  scaleTargets?: ScaleTargetApi;
 }
 
 export interface RuntimeOptions {
@@ -41,6 +56,7 @@ export interface RuntimeOptions {
   config?: DroverConfig;
   clock?: Clock;
   env?: NodeJS.ProcessEnv;
+  adapters?: RuntimeAdapters;
 }
 
 export async function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
@@ -76,6 +92,33 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     }),
     limiter: (name, rate) => new SharedLimiter(table('limiters'), clock, name, rate),
     azureCredential,
+    scaleSetApi: once(async () => {
+      if (options.adapters?.scaleSetApi) return options.adapters.scaleSetApi;
+      if (!config.azure) throw new Error('the configuration has no azure section');
+      const { createComputeScaleSetApi } = await import('../azure/compute-adapter.js');
+      return createComputeScaleSetApi(config.azure, { clock, env });
+    }),
+    scaleTargets: once(async () => {
+      if (options.adapters?.scaleTargets) return options.adapters.scaleTargets;
+      if (!config.kubernetes) throw new Error('the configuration has no kubernetes section');
+      const [{ loadKubeConfig }, { KubernetesScaleTargets }] = await Promise.all([
+        import('../kubernetes/kubeconfig.js'),
+        import('../kubernetes/client-node-scale-targets.js'),
+      ]);
+      return new KubernetesScaleTargets(loadKubeConfig(config.kubernetes, { clock }));
+    }),
+  };
+}
+
+/** Memoises an async factory; a failure is not kept, so the next call tries again. */
+function once<T>(make: () => Promise<T>): () => Promise<T> {
+  let value: Promise<T> | undefined;
+  return () => {
+    value ??= make().catch((err: unknown) => {
+      value = undefined;
+      throw err;
+    });
+    return value;
   };
 }
 
