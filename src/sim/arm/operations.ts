@@ -1,8 +1,7 @@
 /** The compute operations the simulator serves, each a function of the world and one request. */
 import type { SimOperation, SimVm, SimWorld } from './model.js';
 import type { ResourceContext } from './representation.js';
-import { armError, etagOf, scaleSetJson, vmJson } from './representation.js';
-import type { RequestInfo } from './routes.js';
+import { armError, etagOf, scaleSetId, scaleSetJson, vmJson } from './representation.js';
 
 export const API_VERSION = '2026-03-01';
 
@@ -12,6 +11,13 @@ export interface OperationDeps {
   pageSize: number;
   /** Origin the client used, for absolute nextLink and operation URLs. */
   baseUrl: string;
+}
+
+/** What a handler reads of the request besides its URL. */
+export interface RequestInfo {
+  /** Parsed JSON body, if any. */
+  body: unknown;
+  ifMatch: string | undefined;
 }
 
 export interface Reply {
@@ -82,15 +88,12 @@ export function listFlexibleVms(deps: OperationDeps, params: Params, url: URL): 
     if (quoted === undefined) return { status: 400, body: armError('InvalidParameter', `Unsupported $filter: ${filter}`) };
     wantedId = quoted.replace(/''/g, "'").toLowerCase();
   }
-  const items: object[] = [];
-  for (const scaleSet of inGroup) {
-    if (scaleSet.orchestrationMode !== 'Flexible') continue;
-    const json = (vm: SimVm) => vmJson(deps.context, scaleSet, vm, withView) as { properties: { virtualMachineScaleSet: { id: string } } };
-    for (const vm of deps.world.liveVms(scaleSet)) {
-      const item = json(vm);
-      if (wantedId === undefined || item.properties.virtualMachineScaleSet.id.toLowerCase() === wantedId) items.push(item);
-    }
-  }
+  const listed = inGroup.filter(
+    (s) => s.orchestrationMode === 'Flexible' && (wantedId === undefined || scaleSetId(deps.context, s).toLowerCase() === wantedId),
+  );
+  const items = listed.flatMap((scaleSet) =>
+    deps.world.liveVms(scaleSet).map((vm) => vmJson(deps.context, scaleSet, vm, withView)),
+  );
   return page(deps, url, items);
 }
 

@@ -33,7 +33,6 @@ export function scaleSetJson(ctx: ResourceContext, scaleSet: SimScaleSet, provis
       ...(scaleSet.orchestrationMode ? { orchestrationMode: scaleSet.orchestrationMode } : {}),
       provisioningState,
       singlePlacementGroup: false,
-      uniqueId: `00000000-0000-4000-9000-${String(scaleSet.name.length).padStart(12, '0')}`,
     },
   };
 }

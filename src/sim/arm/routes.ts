@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SimWorld } from './model.js';
-import type { OperationDeps, Reply } from './operations.js';
+import type { OperationDeps, Reply, RequestInfo } from './operations.js';
 import { deleteInstances, getScaleSet, listFlexibleVms, listUniformVms, pollOperation, writeScaleSet } from './operations.js';
 import { armError } from './representation.js';
 
@@ -62,11 +62,6 @@ interface Route {
   pattern: string[];
   operation: ArmSimOperation;
   handle: (deps: OperationDeps, params: Record<string, string>, url: URL, req: RequestInfo) => Reply;
-}
-
-export interface RequestInfo {
-  body: unknown;
-  ifMatch: string | undefined;
 }
 
 const VMSS = 'subscriptions/{sub}/resourceGroups/{rg}/providers/Microsoft.Compute/virtualMachineScaleSets/{name}';
