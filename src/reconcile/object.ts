@@ -43,7 +43,7 @@ export async function reconcileObject(
     const error = errorMessage(err);
     decision = isLeaseExpired(err)
       ? { decision: 'stopped', reason: `the lease ran out mid-pass, the next pass starts over (${error})` }
-      : { decision: 'failed', reason: error, error };
+      : { decision: 'failed', reason: error, error, transient: true };
   }
 
   log[decision.error ? 'error' : 'info'](`${objectKey(ref)}: ${decision.decision} — ${decision.reason}`);

@@ -17,8 +17,10 @@ export interface Decision {
   decision: string;
   /** Why, in words an operator can act on. */
   reason: string;
-  /** Set when the reconcile failed part-way; the pass then reports errors (exit code 1). */
+  /** Set when the reconcile failed or refused; the pass then reports errors (exit code 1). */
   error?: string;
+  /** The failure may pass by itself (ARM down, a conflict): a queued reconcile is retried. */
+  transient?: boolean;
 }
 
 export interface ReconcileRequest {

@@ -1,5 +1,8 @@
 import type { PoolConfig } from '../config/schema.js';
 import type { Runtime } from '../runtime/runtime.js';
+import { cacheKey, peekCache } from '../cache/scale-set-cache.js';
+import { InventoryStore } from '../provisioner/inventory-store.js';
+import { iso } from './time.js';
 
 export interface InstanceStatusView {
   id: string;
@@ -11,19 +14,43 @@ export interface InstanceStatusView {
 export interface PoolStatus {
   name: string;
   scaleSet: { resourceGroup: string; name: string; orchestrationMode: string | null; capacity: number | null };
-  cache: { lastRefresh: string | null; size: number; nextRefresh?: string | null } | null;
+  cache: { lastRefresh: string | null; nextRefresh: string | null; size: number; refreshes: number; lastError: string | null; slowdown: string | null } | null;
   instances: InstanceStatusView[];
-  machines: { providerId: string; providerStatus: string | null; address: string | null }[];
+  machines: { providerId: string; providerStatus: string | null; address: string | null; createdAt: string | null; updatedAt: string | null }[];
   safetySwitch: { providerOnly: string[]; inventoryOnly: string[]; since: string } | null;
+  backoffUntil: string | null;
 }
 
-export async function poolStatus(_rt: Runtime, pool: PoolConfig): Promise<PoolStatus> {
+export async function poolStatus(rt: Runtime, pool: PoolConfig): Promise<PoolStatus> {
+  const inventory = new InventoryStore(rt.table('machines'), pool.name, rt.clock);
+  const [cache, rows, safety, backoff] = await Promise.all([
+    peekCache(rt.table('instances'), cacheKey(pool.scaleSet)),
+    inventory.list(),
+    inventory.safetySwitch(),
+    inventory.backoff(),
+  ]);
+  const meta = cache.meta;
   return {
     name: pool.name,
-    scaleSet: { resourceGroup: pool.scaleSet.resourceGroup, name: pool.scaleSet.name, orchestrationMode: null, capacity: null },
-    cache: null,
-    instances: [],
-    machines: [],
-    safetySwitch: null,
+    scaleSet: {
+      resourceGroup: pool.scaleSet.resourceGroup,
+      name: pool.scaleSet.name,
+      orchestrationMode: meta?.orchestrationMode ?? null,
+      capacity: meta?.capacity ?? null,
+    },
+    cache: meta
+      ? {
+          lastRefresh: iso(meta.lastRefresh),
+          nextRefresh: iso(meta.lastRefresh === undefined ? undefined : meta.lastRefresh + meta.periodMs),
+          size: cache.instances.length,
+          refreshes: meta.refreshes ?? 0,
+          lastError: meta.lastError ?? null,
+          slowdown: meta.slowdown ?? null,
+        }
+      : null,
+    instances: cache.instances.map((i) => ({ id: i.id, state: i.state, powerState: i.powerState || null, errorInfo: i.errorInfo })),
+    machines: rows.map((r) => ({ providerId: r.providerId, providerStatus: r.providerStatus, address: r.address, createdAt: iso(r.createdAt), updatedAt: iso(r.updatedAt) })),
+    safetySwitch: safety ? { providerOnly: safety.providerOnly, inventoryOnly: safety.inventoryOnly, since: iso(safety.since)! } : null,
+    backoffUntil: backoff && backoff.until > rt.clock.now() ? iso(backoff.until) : null,
   };
 }

@@ -7,6 +7,7 @@ import type { Runtime } from '../runtime/runtime.js';
 import { readProbe } from '../probe/async-probe.js';
 import { poolStatus, type PoolStatus } from './pool-status.js';
 import { targetStatus, type TargetStatus } from './target-status.js';
+import { iso } from './time.js';
 
 export interface ProbeStatus {
   target: string;
@@ -31,7 +32,6 @@ export interface Status {
   decisions: DecisionStatus[];
 }
 
-export const iso = (ms: number | undefined | null) => (ms === undefined || ms === null ? null : new Date(ms).toISOString());
 
 export async function buildStatus(rt: Runtime, options: { decisions?: number } = {}): Promise<Status> {
   const now = rt.clock.now();
@@ -55,3 +55,4 @@ export async function buildStatus(rt: Runtime, options: { decisions?: number } =
     decisions: decisions.map((d) => ({ ...d, at: iso(d.at)! })),
   };
 }
+export { iso } from './time.js';

@@ -1,0 +1,247 @@
+/**
+ * The instance cache of one scale set, kept in the `instances` table so every Functions
+ * instance shares it: one row per VM and a meta row with the refresh bookkeeping. Across
+ * invocations a scale set is listed at most once per period: an invocation that finds the
+ * cache expired must first win a claim on the meta row (an ETag-guarded write); the others
+ * answer from what is stored. A 429 keeps the stored instances and pushes the next refresh
+ * out to Retry-After; ARM's remaining budgets slow refreshes down before it refuses.
+ */
+import type { Clock } from '../clock.js';
+import { errorMessage, type Log } from '../log.js';
+import type { EntityTable, Row } from '../state/entity-table.js';
+import type { ScaleSetApi, ScaleSetInfo } from '../azure/scale-set-api.js';
+import { isThrottledError } from '../azure/errors.js';
+import { buildInstances } from './build-instances.js';
+import type { CachedInstance, InstanceState, InstanceStatus } from './instance.js';
+import type { StatusFlags } from './instance-status.js';
+import { listingModeFor } from './orchestration.js';
+import {
+  lookupCacheSize,
+  lookupInstance,
+  lookupInstancesByState,
+  setInstanceStatusByProviderId,
+  type CacheRead,
+  type InstanceLookup,
+} from './queries.js';
+import {
+  isExpired,
+  lastRefreshAfterInvalidate,
+  lastRefreshAfterSuccess,
+  lastRefreshAfterThrottle,
+  mathRandomInt,
+  type RandomInt,
+} from './refresh-policy.js';
+import { slowdownFromRateLimit } from './refresh-slowdown.js';
+import { instanceFromRow, instanceToProps, type InstanceProps } from './rows.js';
+
+const META = '~meta';
+
+/** How long a claim to refresh holds before another invocation may take over a crashed one. */
+export const REFRESH_CLAIM_MS = 60_000;
+
+export type MetaProps = {
+  /** Epoch ms; absent = never refreshed. */
+  lastRefresh?: number;
+  periodMs: number;
+  jitterSec: number;
+  orchestrationMode?: string;
+  capacity?: number;
+  scaleSetEtag?: string;
+  scaleSetId?: string;
+  claimedBy?: string;
+  claimUntil?: number;
+  lastError?: string;
+  throttledUntil?: number;
+  slowdown?: string;
+  refreshes?: number;
+};
+
+export interface ScaleSetCacheOptions {
+  /** Partition of this scale set in the `instances` table. */
+  key: string;
+  resourceGroup: string;
+  name: string;
+  periodMs: number;
+  jitterMs: number;
+  flags: StatusFlags & { enableVmssFlexNodes: boolean };
+}
+
+export interface ScaleSetCacheDeps {
+  table: EntityTable;
+  api: ScaleSetApi;
+  clock: Clock;
+  log: Log;
+  /** Who claims refreshes (lease holder id). */
+  holder: string;
+  random?: RandomInt;
+}
+
+export interface CacheView {
+  read: CacheRead;
+  meta: MetaProps;
+  /** Whether this call listed the scale set from ARM. */
+  listed: boolean;
+}
+
+export class ScaleSetCache {
+  constructor(
+    private readonly deps: ScaleSetCacheDeps,
+    readonly options: ScaleSetCacheOptions,
+  ) {}
+
+  /**
+   * Refreshes if expired (or if `scaleSet` shows a capacity the cache does not hold), then
+   * answers. Never throws for ARM failures: a failed refresh comes back as `read.ok: false`
+   * with the stale list, as the seed's accessors do.
+   */
+  async validate(scaleSet?: ScaleSetInfo): Promise<CacheView> {
+    const { meta, rows } = await this.load();
+    const instances = rows.map(instanceFromRow);
+    const now = this.deps.clock.now();
+    const capacityDrift = scaleSet?.capacity !== undefined && scaleSet.capacity !== instances.length && !this.throttled(meta.props, now);
+    if (!isExpired(this.refreshMeta(meta.props), now) && !capacityDrift) {
+      return { read: { ok: true, instances }, meta: meta.props, listed: false };
+    }
+    return this.refresh(meta, rows, instances, scaleSet);
+  }
+
+  /** Lists now, whatever the period says (the seed's forced update); still one lister at a time. */
+  async forceUpdate(scaleSet?: ScaleSetInfo): Promise<CacheView> {
+    const { meta, rows } = await this.load();
+    return this.refresh(meta, rows, rows.map(instanceFromRow), scaleSet);
+  }
+
+  /** Makes the next validate list again. */
+  async invalidate(): Promise<void> {
+    await this.deps.table.update<MetaProps>(this.options.key, META, (row) => {
+      const props = row?.props ?? this.initialMeta();
+      return { ...props, lastRefresh: lastRefreshAfterInvalidate(this.refreshMeta(props), this.deps.clock.now()) };
+    });
+    this.deps.log.info(`instance cache ${this.options.key}: invalidated`);
+  }
+
+  async getInstanceByProviderId(providerId: string): Promise<InstanceLookup> {
+    return lookupInstance((await this.validate()).read, providerId);
+  }
+
+  async getInstancesByState(state: InstanceState) {
+    return lookupInstancesByState((await this.validate()).read, state);
+  }
+
+  async size() {
+    return lookupCacheSize((await this.validate()).read);
+  }
+
+  /**
+   * Marks an instance (Drover deleted or created it) before ARM shows it; the mark stays
+   * until the next refresh. Refresh errors are not surfaced: the mark goes on the stale row.
+   */
+  async setInstanceStatus(providerId: string, status: InstanceStatus): Promise<void> {
+    const view = await this.validate();
+    const updated = setInstanceStatusByProviderId(view.read, providerId, status).find((i) => i.id === providerId);
+    if (!updated) return;
+    await this.deps.table.update<InstanceProps>(this.options.key, providerId, (row) => (row ? instanceToProps(updated) : undefined));
+  }
+
+  private async refresh(meta: Row<MetaProps>, rows: Row<InstanceProps>[], stale: CachedInstance[], known?: ScaleSetInfo): Promise<CacheView> {
+    const { table, api, clock, log, holder } = this.deps;
+    const { key, resourceGroup, name, flags } = this.options;
+    const now = clock.now();
+    if (meta.props.claimedBy && meta.props.claimedBy !== holder && (meta.props.claimUntil ?? 0) > now) {
+      return { read: { ok: true, instances: stale }, meta: meta.props, listed: false };
+    }
+    const claimProps: MetaProps = { ...meta.props, claimedBy: holder, claimUntil: now + REFRESH_CLAIM_MS };
+    const claimed = meta.etag ? await table.replaceIf(meta, claimProps) : await table.create(key, META, claimProps);
+    if (!claimed) {
+      // Another invocation won the claim and is listing: use what is stored.
+      return { read: { ok: true, instances: stale }, meta: meta.props, listed: false };
+    }
+
+    const random = this.deps.random ?? mathRandomInt;
+    const base = this.refreshMeta(claimProps);
+    let next: MetaProps;
+    let read: CacheRead;
+    try {
+      const scaleSet = known ?? (await api.getScaleSet(resourceGroup, name));
+      const mode = listingModeFor(name, scaleSet.orchestrationMode, flags.enableVmssFlexNodes);
+      if (!mode.ok) throw mode.error;
+      const vms = await api.listVms(resourceGroup, name, mode.mode);
+      const built = buildInstances(vms, stale, flags);
+      for (const s of built.skipped) {
+        if (s.reason !== 'no resource id') log.warn(`instance cache ${key}: skipping VM ${s.name} (${s.id}): ${s.reason}`);
+      }
+      await table.writeChanged(key, built.instances.map((i) => ({ rowKey: i.id, props: instanceToProps(i) })), rows, { deleteMissing: true });
+      const slowdown = slowdownFromRateLimit(api.lastRateLimit(), clock.now());
+      next = {
+        ...base,
+        periodMs: this.options.periodMs,
+        jitterSec: Math.floor(this.options.jitterMs / 1000),
+        lastRefresh: lastRefreshAfterSuccess(base, clock.now(), random, slowdown),
+        orchestrationMode: scaleSet.orchestrationMode,
+        capacity: scaleSet.capacity,
+        scaleSetEtag: scaleSet.etag,
+        scaleSetId: scaleSet.id,
+        lastError: undefined,
+        slowdown: slowdown.reason ?? undefined,
+        refreshes: (meta.props.refreshes ?? 0) + 1,
+      };
+      read = { ok: true, instances: built.instances };
+      log.info(`instance cache ${key}: listed ${built.instances.length} VM(s)${slowdown.reason ? `; slowing down: ${slowdown.reason}` : ''}`);
+    } catch (err) {
+      if (isThrottledError(err)) {
+        const lastRefresh = lastRefreshAfterThrottle(base, clock.now(), err.retryAfterMs, random);
+        next = { ...claimProps, lastRefresh, throttledUntil: clock.now() + err.retryAfterMs, lastError: errorMessage(err) };
+        read = { ok: true, instances: stale };
+        log.warn(`instance cache ${key}: ARM throttled the listing; serving ${stale.length} cached instance(s) until ${new Date(lastRefresh + base.periodMs).toISOString()}`);
+      } else {
+        next = { ...claimProps, lastError: errorMessage(err) };
+        read = { ok: false, error: err instanceof Error ? err : new Error(String(err)), stale };
+        log.error(`instance cache ${key}: refresh failed: ${errorMessage(err)}`);
+      }
+    }
+    next = { ...next, claimedBy: undefined, claimUntil: undefined };
+    const stored = await table.replaceIf(claimed, next);
+    if (!stored) log.warn(`instance cache ${key}: meta row changed while listing; keeping the other writer's bookkeeping`);
+    return { read, meta: next, listed: true };
+  }
+
+  private throttled(meta: MetaProps, now: number): boolean {
+    return (meta.throttledUntil ?? 0) > now;
+  }
+
+  private refreshMeta(props: MetaProps) {
+    return {
+      lastRefresh: props.lastRefresh ?? null,
+      periodMs: this.options.periodMs,
+      jitterSec: Math.floor(this.options.jitterMs / 1000),
+    };
+  }
+
+  private initialMeta(): MetaProps {
+    return { periodMs: this.options.periodMs, jitterSec: Math.floor(this.options.jitterMs / 1000) };
+  }
+
+  private async load(): Promise<{ meta: Row<MetaProps>; rows: Row<InstanceProps>[] }> {
+    const { meta, rows } = await loadPartition(this.deps.table, this.options.key);
+    return { meta: meta ?? { partitionKey: this.options.key, rowKey: META, etag: '', props: this.initialMeta() }, rows };
+  }
+}
+
+async function loadPartition(table: EntityTable, key: string): Promise<{ meta: Row<MetaProps> | undefined; rows: Row<InstanceProps>[] }> {
+  const all = await table.list<MetaProps & InstanceProps>(key);
+  return {
+    meta: all.find((r) => r.rowKey === META) as Row<MetaProps> | undefined,
+    rows: all.filter((r) => r.rowKey !== META) as Row<InstanceProps>[],
+  };
+}
+
+/** The stored cache of a scale set, without refreshing it (for `drover status`). */
+export async function peekCache(table: EntityTable, key: string): Promise<{ meta: MetaProps | undefined; instances: CachedInstance[] }> {
+  const { meta, rows } = await loadPartition(table, key);
+  return { meta: meta?.props, instances: rows.map(instanceFromRow) };
+}
+
+/** A scale set's partition in the `instances` table. */
+export function cacheKey(scaleSet: { resourceGroup: string; name: string }): string {
+  return `${scaleSet.resourceGroup.toLowerCase()}/${scaleSet.name}`;
+}

@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reconcileObject } from '../../src/reconcile/object.js';
+import { silentLog } from '../../src/log.js';
+import { InventoryStore } from '../../src/provisioner/inventory-store.js';
+import type { ScaleSetApi } from '../../src/azure/scale-set-api.js';
+import type { Runtime } from '../../src/runtime/runtime.js';
+import { armWorld, type ArmWorld } from '../support/arm.js';
+import { providerIdFromResourceId } from '../../src/cache/ids.js';
+
+let world: ArmWorld;
+beforeAll(async () => {
+  world = await armWorld();
+});
+afterAll(async () => {
+  await world.sim.close();
+});
+
+const pass = (rt: Runtime, name: string) => reconcileObject(rt, { kind: 'pool', name }, { reason: 'test' }, { log: silentLog });
+const settle = () => new Promise((r) => setTimeout(r, 120));
+
+type Crash = (rt: Runtime, real: ScaleSetApi) => ScaleSetApi | undefined;
+
+/** Fails the N-th inventory row write of this runtime, as a process dying there would. */
+const crashOnRowWrite = (n: number): Crash => (rt) => {
+  const table = rt.table('machines');
+  const create = table.create.bind(table);
+  let calls = 0;
+  table.create = ((...args: Parameters<typeof create>) => (++calls === n ? Promise.reject(new Error('crash')) : create(...args))) as typeof table.create;
+  return undefined;
+};
+
+describe('a crash between the capacity write and the inventory write', () => {
+  it.each<{ name: string; crash: Crash }>([
+    {
+      name: 'right after ARM accepted the new capacity',
+      crash: (_rt, real) => ({
+        getScaleSet: (...a) => real.getScaleSet(...a),
+        listVms: (...a) => real.listVms(...a),
+        deleteInstances: (...a) => real.deleteInstances(...a),
+        lastRateLimit: () => real.lastRateLimit(),
+        setCapacity: async (...a) => {
+          await real.setCapacity(...a);
+          throw new Error('crash');
+        },
+      }),
+    },
+    { name: 'before the first new machine is adopted', crash: crashOnRowWrite(1) },
+    { name: 'after the first of four new machines is adopted', crash: crashOnRowWrite(2) },
+  ])('$name: the next pass neither loses nor doubles a machine', async ({ crash }) => {
+    const name = `crash${Math.random().toString(36).slice(2, 8)}`;
+    const scaleSet = world.sim.addScaleSet({ resourceGroup: 'rg-crash', name, capacity: 0 });
+    const config = { pools: [{ name, scaleSet: { resourceGroup: 'rg-crash', name }, maxCount: 4, chunkSize: 4, creationRate: '0s,1', reconcileRate: '0s,1' }] };
+    const healthy = await world.runtime(config);
+    const realApi = await healthy.scaleSetApi();
+    const crashing = await world.runtime(config);
+    const faulty = crash(crashing, realApi);
+    const crashed = faulty ? await world.runtime(config, { adapters: { scaleSetApi: faulty } }) : crashing;
+
+    const first = await pass(crashed, name);
+    expect(first.status).toBe('failed');
+    expect(scaleSet.capacity).toBe(4);
+
+    // The next pass may come before or after ARM lists the new VMs: try both.
+    await pass(healthy, name);
+    await settle();
+    await pass(healthy, name);
+    expect(scaleSet.capacity).toBe(4);
+    const rows = await new InventoryStore(healthy.table('machines'), name, healthy.clock).list();
+    expect(rows.map((r) => r.providerId).sort()).toEqual(scaleSet.vms().map((v) => providerIdFromResourceId(v.id)).sort());
+  });
+});

@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reconcileObject } from '../../src/reconcile/object.js';
+import { silentLog } from '../../src/log.js';
+import { InventoryStore } from '../../src/provisioner/inventory-store.js';
+import type { Runtime } from '../../src/runtime/runtime.js';
+import { armWorld, type ArmWorld } from '../support/arm.js';
+
+let world: ArmWorld;
+beforeAll(async () => {
+  world = await armWorld();
+});
+afterAll(async () => {
+  await world.sim.close();
+});
+
+const pool = (name: string, extra: object = {}) => ({
+  name,
+  scaleSet: { resourceGroup: 'rg-pools', name },
+  creationRate: '0s,1',
+  reconcileRate: '0s,1',
+  instanceCache: { ttl: '5m' },
+  ...extra,
+});
+
+const pass = (rt: Runtime, name: string) => reconcileObject(rt, { kind: 'pool', name }, { reason: 'test' }, { log: silentLog });
+const rows = (rt: Runtime, name: string) => new InventoryStore(rt.table('machines'), name, rt.clock).list();
+const settle = () => new Promise((r) => setTimeout(r, 120));
+
+describe('provisioner against the ARM simulator', () => {
+  it('fills a pool of max 25 with chunk 10 in three passes, one capacity write per pass', async () => {
+    const scaleSet = world.sim.addScaleSet({ resourceGroup: 'rg-pools', name: 'fill', capacity: 0 });
+    const rt = await world.runtime({ pools: [pool('fill', { maxCount: 25, chunkSize: 10 })] });
+    const writes: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const before = world.sim.counts.updateScaleSet;
+      const outcome = await pass(rt, 'fill');
+      expect(outcome.status).toBe('done');
+      writes.push(world.sim.counts.updateScaleSet - before);
+      await settle();
+    }
+    expect(writes).toEqual([1, 1, 1]);
+    expect(scaleSet.capacity).toBe(25);
+    expect(await rows(rt, 'fill')).toHaveLength(25);
+    // A fourth pass is at the limit and writes nothing.
+    const before = world.sim.counts.updateScaleSet;
+    const fourth = await pass(rt, 'fill');
+    expect(fourth.status === 'done' && fourth.decision.decision).toBe('at limit');
+    expect(world.sim.counts.updateScaleSet).toBe(before);
+  });
+
+  it('deletes a VM that failed provisioning, marks its row failed and backs off', async () => {
+    const scaleSet = world.sim.addScaleSet({ resourceGroup: 'rg-pools', name: 'faily', capacity: 0 });
+    const rt = await world.runtime({ pools: [pool('faily', { maxCount: 3, chunkSize: 3, enableFastDeleteOnFailedProvisioning: true })] });
+    scaleSet.failNextCreations(1);
+    await pass(rt, 'faily');
+    await settle();
+    const second = await pass(rt, 'faily');
+    expect(second.status === 'done' && second.decision.reason).toMatch(/fast-deleted 1/);
+    const failed = (await rows(rt, 'faily')).filter((r) => r.providerStatus === 'ProvisioningFailedPermanent');
+    expect(failed).toHaveLength(1);
+    expect(world.sim.counts.deleteInstances).toBeGreaterThanOrEqual(1);
+    const status = await new InventoryStore(rt.table('machines'), 'faily', rt.clock).backoff();
+    expect(status && status.until - rt.clock.now()).toBeGreaterThan(4 * 60_000);
+    // A third pass does not delete it again.
+    const deletesBefore = world.sim.counts.deleteInstances;
+    await pass(rt, 'faily');
+    expect(world.sim.counts.deleteInstances).toBe(deletesBefore);
+  });
+
+  it('trips the safety switch when a VM vanishes behind its back, and creates nothing until forget', async () => {
+    const scaleSet = world.sim.addScaleSet({ resourceGroup: 'rg-pools', name: 'vanish', capacity: 2 });
+    const rt = await world.runtime({ pools: [pool('vanish', { maxCount: 4, chunkSize: 4, instanceCache: { ttl: '0s' } })] });
+    await pass(rt, 'vanish');
+    await settle();
+    await pass(rt, 'vanish');
+    expect(await rows(rt, 'vanish')).toHaveLength(4);
+    const victim = scaleSet.vms()[0]!;
+    scaleSet.removeVm(victim.name);
+    const writes = world.sim.counts.updateScaleSet;
+    const tripped = await pass(rt, 'vanish');
+    expect(tripped.status).toBe('failed');
+    expect(tripped.status === 'failed' && tripped.decision?.decision).toBe('safety switch');
+    const safety = await new InventoryStore(rt.table('machines'), 'vanish', rt.clock).safetySwitch();
+    expect(safety?.inventoryOnly).toHaveLength(1);
+    await pass(rt, 'vanish');
+    expect(world.sim.counts.updateScaleSet).toBe(writes);
+
+    await new InventoryStore(rt.table('machines'), 'vanish', rt.clock).remove(safety!.inventoryOnly[0]!);
+    const after = await pass(rt, 'vanish');
+    expect(after.status).toBe('done');
+    expect(world.sim.counts.updateScaleSet).toBe(writes + 1);
+    expect(await new InventoryStore(rt.table('machines'), 'vanish', rt.clock).safetySwitch()).toBeUndefined();
+  });
+
+  it('lets eight concurrent passes of one pool create no more machines than one pass would', async () => {
+    const scaleSet = world.sim.addScaleSet({ resourceGroup: 'rg-pools', name: 'crowd', capacity: 0 });
+    const config = { pools: [pool('crowd', { maxCount: 6, chunkSize: 6 })] };
+    const runtimes = await Promise.all(Array.from({ length: 8 }, (_, i) => world.runtime(config, { holder: `instance-${i}` })));
+    // Give each its own view of the same tables and queues.
+    const outcomes = await Promise.all(runtimes.map((rt) => pass(rt, 'crowd')));
+    expect(outcomes.filter((o) => o.status === 'done')).toHaveLength(1);
+    expect(scaleSet.capacity).toBe(6);
+    await settle();
+    await Promise.all(runtimes.map((rt) => pass(rt, 'crowd')));
+    expect(scaleSet.capacity).toBe(6);
+    expect(await rows(runtimes[0]!, 'crowd')).toHaveLength(6);
+  });
+});

@@ -1,0 +1,35 @@
+import path from 'node:path';
+import { startArmSim, type ArmSim, type ArmSimOptions } from '../../src/sim/arm/index.js';
+import { createRuntime, type Runtime, type RuntimeAdapters } from '../../src/runtime/runtime.js';
+import type { Clock } from '../../src/clock.js';
+import { SUBSCRIPTION, azuriteStorage, tempDir, writeConfig } from './config.js';
+
+export interface ArmWorld {
+  sim: ArmSim;
+  dir: string;
+  caFile: string;
+  azure: { subscriptionId: string; credential: 'dev'; resourceManagerEndpoint: string; caFile: string };
+  /** A runtime on a config with these pools (and extra sections); each call is a separate "instance". */
+  runtime(config: Record<string, unknown>, options?: { clock?: Clock; adapters?: RuntimeAdapters; holder?: string }): Promise<Runtime>;
+}
+
+export async function armWorld(options: ArmSimOptions = {}): Promise<ArmWorld> {
+  const sim = await startArmSim({ subscriptionId: SUBSCRIPTION, provisionDelayMs: 50, deleteDelayMs: 50, ...options });
+  const dir = tempDir();
+  const caFile = path.join(dir, 'arm-ca.pem');
+  await sim.writeCaFile(caFile);
+  const azure = { subscriptionId: SUBSCRIPTION, credential: 'dev' as const, resourceManagerEndpoint: sim.url, caFile };
+  const storage = azuriteStorage();
+  return {
+    sim,
+    dir,
+    caFile,
+    azure,
+    async runtime(config, opts = {}) {
+      const file = writeConfig({ storage, azure, ...config }, tempDir());
+      const rt = await createRuntime({ configFile: file, clock: opts.clock, adapters: opts.adapters });
+      await rt.storage.ensure();
+      return opts.holder ? { ...rt, holder: opts.holder } : rt;
+    },
+  };
+}
