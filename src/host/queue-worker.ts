@@ -54,6 +54,7 @@ export async function deliver(opts: QueueWorkerOptions, msg: DequeuedMessageItem
     });
     await opts.handler(payload, context);
     await queue.deleteMessage(msg.messageId, msg.popReceipt);
+    log.info(`${opts.functionName}: executed message ${msg.messageId} (dequeue count ${msg.dequeueCount})`);
     return 'done';
   } catch (err) {
     if (msg.dequeueCount >= settings.maxDequeueCount) {

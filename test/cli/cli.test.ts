@@ -1,17 +1,21 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
-import { SUBSCRIPTION, azuriteStorage, writeConfig } from '../support/config.js';
+import { startWorld, type World } from '../support/world.js';
 
 let file: string;
-beforeAll(() => {
-  file = writeConfig({
-    storage: azuriteStorage(),
-    azure: { subscriptionId: SUBSCRIPTION, credential: 'dev', resourceManagerEndpoint: 'https://127.0.0.1:1' },
-    kubernetes: { kubeconfig: '/dev/null' },
-    pools: [{ name: 'workers', scaleSet: { resourceGroup: 'rg', name: 'vmss' } }],
+let world: World;
+beforeAll(async () => {
+  world = await startWorld();
+  world.arm.sim.addScaleSet({ resourceGroup: 'rg', name: 'vmss', capacity: 2 });
+  world.kube.add({ kind: 'Deployment', namespace: 'default', name: 'web' }, { replicas: 1 });
+  file = world.configFile({
+    pools: [{ name: 'workers', scaleSet: { resourceGroup: 'rg', name: 'vmss' }, maxCount: 2, reconcileRate: '0s,1', creationRate: '0s,1' }],
     targets: [{ name: 'web', minScale: 1, scaleTargetRef: { kind: 'Deployment', name: 'web' } }],
   });
+});
+afterAll(async () => {
+  await world.close();
 });
 
 async function drover(...args: string[]) {
@@ -27,8 +31,10 @@ describe('drover CLI', () => {
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout) as { outcomes: { ref: { kind: string; name: string }; status: string }[] };
     expect(report.outcomes.map((o) => `${o.ref.kind}/${o.ref.name}:${o.status}`).sort()).toEqual(['pool/workers:done', 'target/web:done']);
-    const status = JSON.parse((await drover('status', '--json')).stdout) as { decisions: unknown[] };
+    const status = JSON.parse((await drover('status', '--json')).stdout) as { decisions: unknown[]; pools: { machines: unknown[] }[] };
     expect(status.decisions).toEqual([]);
+    expect(status.pools[0]!.machines).toEqual([]);
+    expect(world.arm.sim.counts.updateScaleSet).toBe(0);
   });
 
   it('reconcile records its decisions, which status then shows', async () => {
@@ -36,9 +42,10 @@ describe('drover CLI', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/2 reconciled, 0 deferred, 0 failed/);
     const s = await drover('status', '--json');
-    const status = JSON.parse(s.stdout) as { decisions: { object: string }[]; pools: unknown[]; targets: unknown[] };
+    const status = JSON.parse(s.stdout) as { decisions: { object: string }[]; pools: { cache: { size: number }; machines: unknown[]; instances: unknown[] }[]; targets: unknown[] };
     expect(status.decisions.map((d) => d.object).sort()).toEqual(['pool/workers', 'target/web']);
-    expect(status.pools).toHaveLength(1);
+    expect(status.pools[0]).toMatchObject({ cache: { size: 2 }, instances: [expect.objectContaining({ state: 'Running' }), expect.anything()] });
+    expect(status.pools[0]!.machines).toHaveLength(2);
     expect((await drover('status')).stdout).toMatch(/POOLS \(1\)[\s\S]*TARGETS \(1\)[\s\S]*RECENT DECISIONS/);
   });
 
@@ -68,11 +75,12 @@ describe('drover CLI', () => {
   it('machines forget removes an inventory row and says so when there is none', async () => {
     const rt = await createRuntime({ configFile: file });
     await rt.storage.ensure();
-    await rt.table('machines').create('workers', 'azure:///subscriptions/x/vm/1', { providerStatus: 'Running' });
-    const r = await drover('machines', 'forget', '--pool', 'workers', 'azure:///subscriptions/x/vm/1');
+    const id = 'azure:///subscriptions/x/resourceGroups/rg/providers/Microsoft.Compute/virtualMachineScaleSets/vmss/virtualMachines/9';
+    await rt.table('machines').create('workers', id, { providerStatus: 'Running' });
+    const r = await drover('machines', 'forget', '--pool', 'workers', id);
     expect(r.code).toBe(0);
-    expect(await rt.table('machines').get('workers', 'azure:///subscriptions/x/vm/1')).toBeUndefined();
-    const again = await drover('machines', 'forget', '--pool', 'workers', 'azure:///subscriptions/x/vm/1');
+    expect(await rt.table('machines').get('workers', id)).toBeUndefined();
+    const again = await drover('machines', 'forget', '--pool', 'workers', id);
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/no inventory row/);
   });

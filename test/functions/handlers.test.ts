@@ -1,24 +1,28 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import azureFunctions from '@azure/functions';
 import { reconcileTimer } from '../../functions/reconcileTimer.js';
 import { reconcileQueue } from '../../functions/reconcileQueue.js';
 import { probeQueue } from '../../functions/probeQueue.js';
 import { status } from '../../functions/status.js';
 import { getRuntime } from '../../src/runtime/runtime.js';
-import { SUBSCRIPTION, azuriteStorage, writeConfig } from '../support/config.js';
+import { startWorld, type World } from '../support/world.js';
 
 const logs: string[] = [];
 const context = (name: string) =>
   new azureFunctions.InvocationContext({ functionName: name, logHandler: (level, ...args) => logs.push(`${level}: ${args.join(' ')}`) });
 
-beforeAll(() => {
-  process.env.DROVER_CONFIG = writeConfig({
-    storage: azuriteStorage(),
-    azure: { subscriptionId: SUBSCRIPTION, credential: 'dev', resourceManagerEndpoint: 'https://127.0.0.1:1' },
-    kubernetes: { kubeconfig: '/dev/null' },
-    pools: [{ name: 'workers', scaleSet: { resourceGroup: 'rg', name: 'vmss' } }],
+let world: World;
+beforeAll(async () => {
+  world = await startWorld();
+  world.arm.sim.addScaleSet({ resourceGroup: 'rg', name: 'vmss', capacity: 1 });
+  world.kube.add({ kind: 'Deployment', namespace: 'default', name: 'web' }, { replicas: 1 });
+  process.env.DROVER_CONFIG = world.configFile({
+    pools: [{ name: 'workers', scaleSet: { resourceGroup: 'rg', name: 'vmss' }, maxCount: 1, reconcileRate: '0s,1' }],
     targets: [{ name: 'web', minScale: 1, scaleTargetRef: { kind: 'Deployment', name: 'web' } }],
   });
+});
+afterAll(async () => {
+  await world.close();
 });
 
 describe('the four functions, called as the host calls them', () => {

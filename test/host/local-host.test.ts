@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { startLocalHost } from '../../src/host/local-host.js';
 import { checkSchedule, nextOccurrence } from '../../src/host/timer.js';
-import { SUBSCRIPTION, azuriteStorage, writeConfig } from '../support/config.js';
+import { startWorld } from '../support/world.js';
 
 describe('NCRONTAB schedules', () => {
   it('computes the next occurrence with a seconds field', () => {
@@ -18,11 +18,9 @@ describe('NCRONTAB schedules', () => {
 
 describe('local host', () => {
   it('runs the timer pass and delivers forced reconciles through the same handlers', async () => {
-    const file = writeConfig({
-      storage: azuriteStorage(),
-      azure: { subscriptionId: SUBSCRIPTION, credential: 'dev', resourceManagerEndpoint: 'https://127.0.0.1:1' },
-      pools: [{ name: 'workers', scaleSet: { resourceGroup: 'rg', name: 'vmss' } }],
-    });
+    const world = await startWorld();
+    world.arm.sim.addScaleSet({ resourceGroup: 'rg', name: 'vmss', capacity: 1 });
+    const file = world.configFile({ pools: [{ name: 'workers', scaleSet: { resourceGroup: 'rg', name: 'vmss' }, maxCount: 1, reconcileRate: '0s,1' }] });
     process.env.DROVER_CONFIG = file;
     const rt = await createRuntime({ configFile: file });
     const lines: string[] = [];
@@ -31,17 +29,18 @@ describe('local host', () => {
     try {
       await rt.queues.reconcile({ kind: 'pool', name: 'workers', reason: 'forced by test' });
       const deadline = Date.now() + 10_000;
-      let decisions: string[] = [];
-      while (Date.now() < deadline) {
-        decisions = (await rt.decisions.recent(Date.now(), 100)).map((d) => d.reason);
-        if (decisions.some((r) => r.includes('forced by test')) && decisions.some((r) => r.includes('(timer)'))) break;
-        await new Promise((r) => setTimeout(r, 200));
+      const ran = (what: RegExp) => lines.some((l) => what.test(l));
+      while (Date.now() < deadline && !(ran(/reconcileTimer: executing/) && ran(/reconcileQueue: executed message/))) {
+        await new Promise((r) => setTimeout(r, 100));
       }
-      expect(decisions.some((r) => r.includes('forced by test'))).toBe(true);
-      expect(decisions.some((r) => r.includes('(timer)'))).toBe(true);
+      expect(ran(/reconcileTimer: executing/)).toBe(true);
+      expect(ran(/reconcileQueue: executed message/)).toBe(true);
+      const decisions = await rt.decisions.recent(Date.now(), 10);
+      expect(decisions.map((d) => d.object)).toContain('pool/workers');
       expect((await rt.storage.queue('reconcile').peekMessages()).peekedMessageItems).toHaveLength(0);
     } finally {
       await host.stop();
+      await world.close();
     }
   });
 });
