@@ -88,9 +88,11 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   program
     .command('sim')
     .description('Azurite, the simulators and the local host on an example configuration (what npm start runs)')
-    .option('--port <n>', 'port of the demo status page', (v) => Number(v))
+    .option('--for <duration>', 'stop by itself after this long (default: run until Ctrl+C)', durationArg)
+    .option('--status-every <duration>', 'print the status view this often', durationArg)
     .action(function (this: Command) {
-      return run(() => commands.sim(io, this.opts()))();
+      const o = this.opts<{ for?: number; statusEvery?: number }>();
+      return run(() => commands.sim(io, { forMs: o.for, statusEveryMs: o.statusEvery }))();
     });
 
   try {

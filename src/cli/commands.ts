@@ -76,7 +76,7 @@ export const commands = {
     return 0;
   },
 
-  async sim(io: CliIO, opts: { port?: number }): Promise<number> {
+  async sim(io: CliIO, opts: { forMs?: number; statusEveryMs?: number }): Promise<number> {
     const { runDemo } = await import('../sim/demo.js');
     return runDemo(io, opts);
   },

@@ -1,0 +1,18 @@
+import { expect, it } from 'vitest';
+import { runDemo } from '../../src/sim/demo.js';
+
+it('drover sim starts Azurite, the simulators and the local host, runs passes and stops cleanly', async () => {
+  let out = '';
+  const saved = { config: process.env.DROVER_CONFIG, schedule: process.env.DROVER_SCHEDULE };
+  try {
+    const code = await runDemo({ stdout: (s) => (out += s), stderr: (s) => (out += s), env: {} }, { forMs: 4_000, statusEveryMs: 3_000 });
+    expect(code).toBe(0);
+  } finally {
+    process.env.DROVER_CONFIG = saved.config;
+    process.env.DROVER_SCHEDULE = saved.schedule;
+  }
+  expect(out).toMatch(/Drover is running on .*drover\.config\.yaml/);
+  expect(out).toMatch(/reconcileTimer: executing/);
+  expect(out).toMatch(/POOLS \(1\)[\s\S]*workers: scale set rg-demo\/vmss-workers/);
+  expect(out).toMatch(/Stopping the demo/);
+}, 30_000);
