@@ -8,8 +8,10 @@ it('drover sim starts Azurite, the simulators and the local host, runs passes an
     const code = await runDemo({ stdout: (s) => (out += s), stderr: (s) => (out += s), env: {} }, { forMs: 4_000, statusEveryMs: 3_000 });
     expect(code).toBe(0);
   } finally {
-    process.env.DROVER_CONFIG = saved.config;
-    process.env.DROVER_SCHEDULE = saved.schedule;
+    for (const [key, value] of [['DROVER_CONFIG', saved.config], ['DROVER_SCHEDULE', saved.schedule]] as const) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
   }
   expect(out).toMatch(/Drover is running on .*drover\.config\.yaml/);
   expect(out).toMatch(/reconcileTimer: executing/);
