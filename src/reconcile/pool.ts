@@ -113,7 +113,10 @@ async function fastDelete(ctx: ReconcileContext, pool: PoolConfig, provider: Azu
   await ctx.lease.check();
   // Flexible scale sets take VM names, Uniform ones instance ids.
   const ids = doomed.map((i) => (provider.view.scaleSet?.orchestrationMode === 'Flexible' ? i.name : instanceIdFromProviderId(i.id)));
-  await api.deleteInstances(pool.scaleSet.resourceGroup, pool.scaleSet.name, ids, { abortSignal: ctx.signal });
+  const lro = await api.deleteInstances(pool.scaleSet.resourceGroup, pool.scaleSet.name, ids, { abortSignal: ctx.signal });
+  if (!lro.done) {
+    await rt.queues.reconcile({ kind: 'pool', name: pool.name, reason: 'check on a delete ARM is still working on' }, ADOPTION_RECHECK_MS);
+  }
   for (const i of doomed) await cache.setInstanceStatus(i.id, { state: 'Deleting', errorInfo: i.errorInfo });
   await inventory.markFailed(doomed.map((i) => i.id), new Map(doomed.map((i) => [i.id, i.name])));
   const backoff = backoffAfterFailure(await inventory.backoff(), rt.clock.now());
