@@ -1,0 +1,24 @@
+import type { Metafile } from 'esbuild';
+import type { DroverConfig } from '../src/config/schema.js';
+
+export const ROOT: string;
+/** Where `npm run build` writes the package azd uploads, relative to ROOT. */
+export const DEPLOY_DIR: string;
+
+export function bundleFunctions(outDir: string): Promise<Metafile>;
+
+export function deployPackageJson(rootPackage: {
+  name: string;
+  version: string;
+  description?: string;
+  engines?: Record<string, string>;
+}): Record<string, unknown>;
+
+export function buildDeployPackage(options: {
+  outDir: string;
+  configFile: string;
+  loadConfig: (file: string) => Promise<DroverConfig>;
+  env?: Record<string, string | undefined>;
+  /** A configuration problem throws instead of warning; default: under azd (AZURE_ENV_NAME set). */
+  strict?: boolean;
+}): Promise<Metafile>;

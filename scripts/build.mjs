@@ -1,0 +1,178 @@
+#!/usr/bin/env node
+/**
+ * Builds what Azure Functions runs, in dist/deploy (the directory azd uploads, see azure.yaml):
+ *
+ *   app/main.js          every function in functions/, bundled with its dependencies
+ *   app/chunks/*.js      code reached only through import(): the ARM and Kubernetes SDKs
+ *   package.json         type module, main app/main.js, no dependencies
+ *   host.json            copied
+ *   drover.config.yaml   the configuration at the repository root, checked (scripts/deploy-checks.mjs),
+ *                        with the kubeconfig and CA files it names by relative path
+ *
+ * Why a bundle: a cold start then reads a handful of files instead of several hundred from
+ * node_modules, and the package has no node_modules to install, so it holds no dev dependency
+ * and nothing is built on the server. `@azure/functions` is bundled too: the v4 model only
+ * needs its registrations to reach the worker's built-in `@azure/functions-core`, which stays
+ * external and is loaded through a real `require` (the worker hooks Module.prototype.require),
+ * and one bundled copy means one programming model. Not minified, so stack traces in
+ * Application Insights keep their names.
+ *
+ * Run after `tsc -p tsconfig.build.json` (npm run build does both): the configuration is
+ * validated with the compiled loader in dist/src/config.
+ *
+ * Usage: node scripts/build.mjs [--out DIR] [--meta FILE] [--config FILE] [--strict]
+ *   --strict  a configuration problem stops the build (the default under azd, which sets AZURE_ENV_NAME)
+ */
+import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import process from 'node:process';
+import console from 'node:console';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import * as esbuild from 'esbuild';
+import { checkDeployConfig } from './deploy-checks.mjs';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const DEPLOY_DIR = 'dist/deploy';
+/** The worker's built-in module: it exists only inside the Functions host. */
+const FUNCTIONS_CORE = '@azure/functions-core';
+
+/** Bundles every function file into `<outDir>/app`; returns esbuild's metafile. */
+export async function bundleFunctions(outDir) {
+  const functionFiles = (await readdir(path.join(ROOT, 'functions'))).filter((f) => f.endsWith('.ts')).sort();
+  if (functionFiles.length === 0) throw new Error(`no functions in ${path.join(ROOT, 'functions')}`);
+  const result = await esbuild.build({
+    absWorkingDir: ROOT,
+    stdin: {
+      contents: functionFiles.map((f) => `import './functions/${f.replace(/\.ts$/, '.js')}';`).join('\n'),
+      resolveDir: ROOT,
+      sourcefile: 'drover-functions.ts',
+      loader: 'ts',
+    },
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    outdir: path.join(outDir, 'app'),
+    entryNames: 'main',
+    chunkNames: 'chunks/[name]-[hash]',
+    external: [FUNCTIONS_CORE],
+    // Bundled CommonJS (@azure/functions among it) calls require(): give it Node's, so that
+    // require('@azure/functions-core') reaches the worker's hook.
+    banner: {
+      js: "import { createRequire as __droverCreateRequire } from 'node:module'; const require = __droverCreateRequire(import.meta.url);",
+    },
+    legalComments: 'external',
+    metafile: true,
+    logLevel: 'warning',
+  });
+  return result.metafile;
+}
+
+/** The package.json the Functions host reads: ESM, the bundle as main, nothing to install. */
+export function deployPackageJson(rootPackage) {
+  return {
+    name: rootPackage.name,
+    version: rootPackage.version,
+    description: rootPackage.description,
+    private: true,
+    type: 'module',
+    main: 'app/main.js',
+    engines: rootPackage.engines,
+  };
+}
+
+/**
+ * Loads, validates and checks the configuration (scripts/deploy-checks.mjs); returns the files to
+ * ship, relative to its directory. Strict (under azd, or --strict), a problem stops the build:
+ * a package that cannot work must not reach Azure. Otherwise problems are warnings, so that a
+ * local configuration for Azurite does not break `npm run build`.
+ */
+async function checkedConfigFiles(configFile, { loadConfig, env, strict }) {
+  const name = path.relative(ROOT, configFile);
+  const fail = (message) => {
+    if (strict) throw new Error(message);
+    console.warn(`note: ${message}`);
+    return [];
+  };
+  if (!existsSync(configFile)) {
+    return fail(`${name} not found, so ${DEPLOY_DIR} has no configuration; a deployed app needs one (docs/deploy.md)`);
+  }
+  let config;
+  try {
+    config = await loadConfig(configFile);
+  } catch (err) {
+    return fail(err instanceof Error ? err.message : String(err));
+  }
+  const configDir = path.dirname(configFile);
+  const report = checkDeployConfig(config, { env, exists: (file) => existsSync(path.resolve(configDir, file)) });
+  for (const warning of report.warnings) console.warn(`warning: ${warning}`);
+  if (report.errors.length > 0) {
+    return fail(`${name} cannot be deployed:\n${report.errors.map((e) => `  ${e}`).join('\n')}`);
+  }
+  return [path.basename(configFile), ...report.files];
+}
+
+/**
+ * Writes the whole deploy directory; returns the bundle's metafile. `loadConfig` is Drover's
+ * own loader (src/config/load.ts), so the package is checked against the real schema.
+ */
+export async function buildDeployPackage({ outDir, configFile, loadConfig, env = process.env, strict = Boolean(env.AZURE_ENV_NAME) }) {
+  const configFiles = await checkedConfigFiles(configFile, { loadConfig, env, strict });
+  await rm(outDir, { recursive: true, force: true });
+  await mkdir(outDir, { recursive: true });
+  const metafile = await bundleFunctions(outDir);
+  const rootPackage = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8'));
+  await writeFile(path.join(outDir, 'package.json'), `${JSON.stringify(deployPackageJson(rootPackage), null, 2)}\n`);
+  await cp(path.join(ROOT, 'host.json'), path.join(outDir, 'host.json'));
+  const configDir = path.dirname(configFile);
+  for (const file of configFiles) {
+    // The deployed DROVER_CONFIG is drover.config.yaml at the package root, whatever the source name.
+    const target = file === path.basename(configFile) ? 'drover.config.yaml' : file;
+    await mkdir(path.dirname(path.join(outDir, target)), { recursive: true });
+    await cp(path.join(configDir, file), path.join(outDir, target));
+  }
+  return metafile;
+}
+
+/** The loader tsc compiled into dist/, imported only when there is a configuration to check. */
+async function compiledConfigLoader(file) {
+  const loader = path.join(ROOT, 'dist/src/config/load.js');
+  if (!existsSync(loader)) throw new Error(`${loader} is missing: run tsc -p tsconfig.build.json first (npm run build does)`);
+  const { loadConfig } = await import(pathToFileURL(loader).href);
+  return loadConfig(file);
+}
+
+async function main() {
+  const { values } = parseArgs({
+    options: {
+      out: { type: 'string', default: DEPLOY_DIR },
+      meta: { type: 'string' },
+      config: { type: 'string', default: 'drover.config.yaml' },
+      strict: { type: 'boolean', default: false },
+    },
+  });
+  const outDir = path.resolve(ROOT, values.out);
+  const started = Date.now();
+  const metafile = await buildDeployPackage({
+    outDir,
+    configFile: path.resolve(ROOT, values.config),
+    loadConfig: compiledConfigLoader,
+    ...(values.strict ? { strict: true } : {}),
+  });
+  if (values.meta) await writeFile(path.resolve(ROOT, values.meta), JSON.stringify(metafile));
+  const outputs = Object.entries(metafile.outputs).filter(([file]) => file.endsWith('.js'));
+  const bytes = outputs.reduce((sum, [, o]) => sum + o.bytes, 0);
+  console.log(
+    `${path.relative(ROOT, outDir)}: ${outputs.length} files, ${(bytes / 1024 / 1024).toFixed(1)} MiB, in ${Date.now() - started} ms`,
+  );
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().catch((err) => {
+    console.error(err instanceof Error ? err.message : err);
+    process.exitCode = 1;
+  });
+}
