@@ -26,6 +26,11 @@ export const systemClock: Clock = {
     }),
 };
 
+/** Waits `ms`, or less when `signal` aborts first; never rejects (for loops that check the signal themselves). */
+export function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return systemClock.sleep(ms, signal).catch(() => undefined);
+}
+
 export function abortReason(signal: AbortSignal): Error {
   return signal.reason instanceof Error ? signal.reason : new Error('operation aborted');
 }

@@ -5,6 +5,7 @@
  * have failed `maxDequeueCount` times. Polling backs off to `maxPollingInterval` when idle.
  */
 import type { QueueClient, DequeuedMessageItem } from '@azure/storage-queue';
+import { pause } from '../clock.js';
 import { errorMessage, type Log } from '../log.js';
 import type { QueueHostSettings } from './host-settings.js';
 import { newInvocationContext, type AnyInvocationContext } from './invocation.js';
@@ -93,20 +94,7 @@ export async function runQueueWorker(opts: QueueWorkerOptions): Promise<void> {
       inFlight.add(p);
     }
     delay = received.length > 0 ? 0 : Math.min(settings.maxPollingIntervalMs, Math.max(MIN_POLL_MS, delay * 2));
-    if (delay > 0) await sleep(delay, signal);
+    if (delay > 0) await pause(delay, signal);
   }
   await Promise.allSettled(inFlight);
 }
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
-

@@ -5,6 +5,7 @@
  */
 import { CronExpressionParser } from 'cron-parser';
 import type { Timer } from '@azure/functions';
+import { pause } from '../clock.js';
 import { errorMessage, type Log } from '../log.js';
 import { newInvocationContext, type AnyInvocationContext } from './invocation.js';
 
@@ -43,15 +44,7 @@ export async function runTimer(options: {
   while (!signal.aborted) {
     const wait = due - Date.now();
     if (wait > 0) {
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(finish, wait);
-        function finish() {
-          clearTimeout(t);
-          signal.removeEventListener('abort', finish);
-          resolve();
-        }
-        signal.addEventListener('abort', finish, { once: true });
-      });
+      await pause(wait, signal);
       if (signal.aborted) break;
     }
     const now = Date.now();
