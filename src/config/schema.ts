@@ -159,6 +159,8 @@ const scaleTargetRef = z.unknown().transform((value, ctx) => {
   return parsed.data;
 });
 
+const targetPerReplica = z.number({ error: 'expected a number' }).positive({ error: 'expected a number > 0' });
+
 const loadSource = z.discriminatedUnion(
   'source',
   [
@@ -166,9 +168,10 @@ const loadSource = z.discriminatedUnion(
       .object({
         source: z.literal('http'),
         url: z.url({ error: 'expected a URL' }),
+        /** Dotted path into a JSON answer (`metrics.inflight`, `queues[0].depth`); none: the body is a number. */
         jsonPath: nonEmpty.optional(),
         timeout: duration('2s'),
-        targetPerReplica: z.number({ error: 'expected a number' }).positive({ error: 'expected a number > 0' }),
+        targetPerReplica,
       })
       .strict(),
     z
@@ -177,18 +180,33 @@ const loadSource = z.discriminatedUnion(
         queueName: nonEmpty,
         connection: nonEmpty.optional(),
         accountName: nonEmpty.optional(),
-        targetPerReplica: z.number({ error: 'expected a number' }).positive({ error: 'expected a number > 0' }),
+        targetPerReplica,
       })
       .strict(),
     z
       .object({
         source: z.literal('push'),
-        targetPerReplica: z.number({ error: 'expected a number' }).positive({ error: 'expected a number > 0' }),
+        targetPerReplica,
       })
       .strict(),
   ],
   { error: 'expected source "http", "queue" or "push"' },
 );
+
+/** A duration whose absence means something of its own (a default computed from other fields). */
+const optionalDuration = z
+  .unknown()
+  .transform((value, ctx) => {
+    const parsed = duration('0s').safeParse(value);
+    if (parsed.success) return parsed.data;
+    for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+    return z.NEVER;
+  })
+  .optional();
+
+/** Knative's rate limits: both must exceed 1 (a rate of 1 would forbid any change). */
+const scaleRate = (fallback: number) =>
+  z.number({ error: 'expected a number' }).gt(1, { error: 'expected a number > 1' }).default(fallback);
 
 const target = z
   .object({
@@ -199,6 +217,7 @@ const target = z
     scaleToZero: z
       .object({
         enabled: z.boolean({ error: 'expected true or false' }).default(true),
+        /** Also the window the load is averaged over. */
         stableWindow: duration('60s'),
         gracePeriod: duration('30s'),
       })
@@ -214,8 +233,41 @@ const target = z
       .strict()
       .optional(),
     load: loadSource.optional(),
+    /** At most this many times the ready replicas in one step up (Knative max-scale-up-rate). */
+    maxScaleUpRate: scaleRate(1000),
+    /** At most ready ÷ this in one step down (Knative max-scale-down-rate). */
+    maxScaleDownRate: scaleRate(2),
+    panic: z
+      .object({
+        enabled: z.boolean({ error: 'expected true or false' }).default(false),
+        /** Default: a tenth of the stable window, as Knative's panic-window-percentage 10. */
+        window: optionalDuration,
+        /** Panic when the panic window asks for this percentage of the ready replicas. */
+        threshold: z
+          .number({ error: 'expected a number' })
+          .min(110, { error: 'expected a percentage ≥ 110' })
+          .max(1000, { error: 'expected a percentage ≤ 1000' })
+          .default(200),
+      })
+      .strict()
+      .prefault({}),
+    /**
+     * How long the reconcile that wakes a target from zero waits for its first ready replica,
+     * to measure the activation latency closely. Default 5s for Kubernetes targets, 0s (poll on
+     * later reconciles only) for scale sets, whose VMs take minutes.
+     */
+    activationWatch: optionalDuration,
   })
-  .strict();
+  .strict()
+  .superRefine((t, ctx) => {
+    const window = t.panic.window;
+    if (window !== undefined && (window <= 0 || window > t.scaleToZero.stableWindow)) {
+      ctx.addIssue({ code: 'custom', path: ['panic', 'window'], message: 'expected a duration > 0 and no longer than scaleToZero.stableWindow' });
+    }
+    if (t.scaleToZero.stableWindow <= 0) {
+      ctx.addIssue({ code: 'custom', path: ['scaleToZero', 'stableWindow'], message: 'expected a duration > 0: load is averaged over it' });
+    }
+  });
 
 export const configSchema = z
   .object({
@@ -268,3 +320,4 @@ export type StorageConfig = NonNullable<DroverConfig['storage']>;
 export type AzureConfig = NonNullable<DroverConfig['azure']>;
 export type KubernetesConfig = NonNullable<DroverConfig['kubernetes']>;
 export type ScaleTargetRef = TargetConfig['scaleTargetRef'];
+export type LoadSourceConfig = NonNullable<TargetConfig['load']>;

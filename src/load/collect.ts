@@ -1,0 +1,75 @@
+/**
+ * One reconcile's look at a target's load: the value pushed with the reconcile message, or a
+ * reading of the configured source, added to the stored samples (which are pruned to the
+ * stable window). A target without a load source acts as a push source with
+ * targetPerReplica 1: it never changes scale on its own, only when a reconcile brings a
+ * value, which then is the replica count wanted.
+ */
+import type { QueueClient } from '@azure/storage-queue';
+import type { LoadSourceConfig } from '../config/schema.js';
+import { readHttpLoad, type LoadReading } from './http-source.js';
+import { readQueueLoad } from './queue-source.js';
+import { addSample, retainSamples, type Sample } from './samples.js';
+
+export const IMPLICIT_SOURCE: LoadSourceConfig = Object.freeze({ source: 'push', targetPerReplica: 1 });
+
+export interface LoadPorts {
+  readSamples(): Promise<Sample[]>;
+  writeSamples(samples: readonly Sample[]): Promise<void>;
+  /** The `queue` source's client, built only for a queue source. */
+  queueClient(): QueueClient;
+}
+
+export interface CollectedLoad {
+  samples: Sample[];
+  /** A push source is a gauge: its last value holds. */
+  gauge: boolean;
+  targetPerReplica: number;
+  /** What this reconcile learnt, for the decision log: "pushed 25", "http 3", "http: … answered 503". */
+  note: string;
+  /** Set when the source was read and gave no sample. */
+  error?: string;
+}
+
+export async function collectLoad(
+  source: LoadSourceConfig | undefined,
+  pushed: number | undefined,
+  ports: LoadPorts,
+  options: { now: number; keepMs: number; persist: boolean; signal?: AbortSignal },
+): Promise<CollectedLoad> {
+  const config = source ?? IMPLICIT_SOURCE;
+  const gauge = config.source === 'push';
+  const [stored, reading] = await Promise.all([ports.readSamples(), readSource(config, pushed, ports, options.signal)]);
+  let samples = stored;
+  let note: string;
+  let error: string | undefined;
+  if (reading === undefined) {
+    note = gauge ? 'no new push' : 'no reading';
+  } else if (reading.ok) {
+    samples = addSample(stored, { at: options.now, value: reading.value }, gauge && pushed !== undefined);
+    note = `${pushed !== undefined ? 'pushed' : config.source} ${reading.value}`;
+  } else {
+    error = reading.error;
+    note = `${config.source}: ${reading.error}`;
+  }
+  const retained = retainSamples(samples, options.now, options.keepMs);
+  if (options.persist && !sameSamples(stored, retained)) await ports.writeSamples(retained);
+  return { samples: retained, gauge, targetPerReplica: config.targetPerReplica, note, ...(error ? { error } : {}) };
+}
+
+/** A pushed value stands in for a reading; push sources are read from messages only. */
+function readSource(config: LoadSourceConfig, pushed: number | undefined, ports: LoadPorts, signal?: AbortSignal): Promise<LoadReading | undefined> {
+  if (pushed !== undefined) return Promise.resolve({ ok: true, value: pushed });
+  switch (config.source) {
+    case 'push':
+      return Promise.resolve(undefined);
+    case 'http':
+      return readHttpLoad(config, signal);
+    case 'queue':
+      return readQueueLoad(ports.queueClient(), signal);
+  }
+}
+
+function sameSamples(a: readonly Sample[], b: readonly Sample[]): boolean {
+  return a.length === b.length && a.every((s, i) => s.at === b[i]!.at && s.value === b[i]!.value);
+}

@@ -1,0 +1,61 @@
+/**
+ * The `http` load source: a GET of the configured URL answering a number, or JSON with the
+ * number at `jsonPath`. Anything else — no answer within the timeout, a status outside 2xx, a
+ * body that is not a finite number ≥ 0 — is no sample, reported with its reason.
+ */
+import { isJsonPathError, valueAtPath } from './json-path.js';
+
+export type LoadReading = { ok: true; value: number } | { ok: false; error: string };
+
+export interface HttpSourceConfig {
+  url: string;
+  jsonPath?: string;
+  /** ms. */
+  timeout: number;
+}
+
+export async function readHttpLoad(source: HttpSourceConfig, signal?: AbortSignal): Promise<LoadReading> {
+  const timeout = AbortSignal.timeout(source.timeout);
+  try {
+    const res = await fetch(source.url, {
+      headers: { accept: 'application/json, text/plain' },
+      redirect: 'manual',
+      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+    });
+    const body = await res.text();
+    if (res.status < 200 || res.status > 299) return { ok: false, error: `${source.url} answered ${res.status}` };
+    return parseLoad(body, source.jsonPath, source.url);
+  } catch (error) {
+    if (timeout.aborted) return { ok: false, error: `${source.url}: no answer within ${source.timeout} ms` };
+    return { ok: false, error: `${source.url}: ${describe(error)}` };
+  }
+}
+
+/** The load in an answer's body: a bare number, or the number at `jsonPath` in JSON. */
+export function parseLoad(body: string, jsonPath: string | undefined, from: string): LoadReading {
+  let value: unknown;
+  if (jsonPath === undefined) {
+    value = body.trim() === '' ? undefined : Number(body.trim());
+  } else {
+    try {
+      value = valueAtPath(JSON.parse(body) as unknown, jsonPath);
+    } catch (error) {
+      return { ok: false, error: `${from}: ${isJsonPathError(error) ? error.message : 'the answer is not JSON'}` };
+    }
+  }
+  if (typeof value === 'string' && value.trim() !== '') value = Number(value);
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    return { ok: false, error: `${from}: ${JSON.stringify(clip(jsonPath === undefined ? body : value))} is not a load (a number ≥ 0)` };
+  }
+  return { ok: true, value };
+}
+
+function clip(value: unknown): unknown {
+  return typeof value === 'string' && value.length > 60 ? `${value.slice(0, 60)}…` : value;
+}
+
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+  return `${error.message}${cause}`;
+}

@@ -1,0 +1,32 @@
+/**
+ * The `queue` load source: an Azure Storage queue's approximate message count, read with a
+ * connection string or, given an account name, with Drover's Azure identity. A failed read
+ * is no sample.
+ */
+import { QueueClient } from '@azure/storage-queue';
+import type { TokenCredential } from '@azure/core-auth';
+import { errorMessage } from '../log.js';
+import type { LoadReading } from './http-source.js';
+
+export interface QueueSourceConfig {
+  queueName: string;
+  connection?: string;
+  accountName?: string;
+}
+
+export function queueClientFor(source: QueueSourceConfig, credential: () => TokenCredential): QueueClient {
+  if (source.connection) return new QueueClient(source.connection, source.queueName);
+  if (source.accountName) return new QueueClient(`https://${source.accountName}.queue.core.windows.net/${source.queueName}`, credential());
+  throw new Error('a queue load source needs connection or accountName');
+}
+
+export async function readQueueLoad(client: QueueClient, signal?: AbortSignal): Promise<LoadReading> {
+  try {
+    const props = await client.getProperties({ abortSignal: signal });
+    const count = props.approximateMessagesCount;
+    if (count === undefined) return { ok: false, error: `queue ${client.name}: no approximate message count in the answer` };
+    return { ok: true, value: count };
+  } catch (error) {
+    return { ok: false, error: `queue ${client.name}: ${errorMessage(error)}` };
+  }
+}
