@@ -5,6 +5,9 @@ export const ROOT: string;
 /** Where `npm run build` writes the package azd uploads, relative to ROOT. */
 export const DEPLOY_DIR: string;
 
+/** The package-lock.json key of the package a file belongs to, if it is in node_modules. */
+export function lockKey(file: string): string | undefined;
+
 export function bundleFunctions(outDir: string): Promise<Metafile>;
 
 export function deployPackageJson(rootPackage: {

@@ -38,8 +38,42 @@ export const DEPLOY_DIR = 'dist/deploy';
 /** The worker's built-in module: it exists only inside the Functions host. */
 const FUNCTIONS_CORE = '@azure/functions-core';
 
+/** `…/node_modules/a/node_modules/@s/b/x.js` → `node_modules/a/node_modules/@s/b`: its package-lock key. */
+export function lockKey(file) {
+  return /(?:^|\/)(node_modules\/(?:.*\/node_modules\/)?(?:@[^/]+\/)?[^/]+)/.exec(file.replaceAll('\\', '/'))?.[1];
+}
+
+/**
+ * Bundles only what a production install would have: a package package-lock.json marks `dev`
+ * stays external, as if absent. Only optional requires reach one (debug tries supports-color,
+ * which a dev tool installed); Drover's own code importing one is a build error.
+ */
+function productionOnly(lockPackages) {
+  return {
+    name: 'production-only',
+    setup(build) {
+      build.onResolve({ filter: /^[^./]/ }, async (args) => {
+        if (args.pluginData === 'production-only') return undefined;
+        const resolved = await build.resolve(args.path, {
+          kind: args.kind,
+          importer: args.importer,
+          resolveDir: args.resolveDir,
+          pluginData: 'production-only',
+        });
+        const key = resolved.errors.length === 0 && !resolved.external ? lockKey(path.relative(ROOT, resolved.path)) : undefined;
+        if (key === undefined || !lockPackages[key]?.dev) return undefined;
+        if (!lockKey(args.importer)) {
+          return { errors: [{ text: `${path.relative(ROOT, args.importer)} imports "${args.path}", a dev dependency` }] };
+        }
+        return { path: args.path, external: true };
+      });
+    },
+  };
+}
+
 /** Bundles every function file into `<outDir>/app`; returns esbuild's metafile. */
 export async function bundleFunctions(outDir) {
+  const lock = JSON.parse(await readFile(path.join(ROOT, 'package-lock.json'), 'utf8'));
   const functionFiles = (await readdir(path.join(ROOT, 'functions'))).filter((f) => f.endsWith('.ts')).sort();
   if (functionFiles.length === 0) throw new Error(`no functions in ${path.join(ROOT, 'functions')}`);
   const result = await esbuild.build({
@@ -64,6 +98,7 @@ export async function bundleFunctions(outDir) {
     banner: {
       js: "import { createRequire as __droverCreateRequire } from 'node:module'; const require = __droverCreateRequire(import.meta.url);",
     },
+    plugins: [productionOnly(lock.packages)],
     legalComments: 'external',
     metafile: true,
     logLevel: 'warning',

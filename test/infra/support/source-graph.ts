@@ -97,3 +97,8 @@ export function bindingConnections(files: readonly string[]): Read[] {
 export function triggerKinds(files: readonly string[]): Read[] {
   return scan(files, /\bapp\.(\w+)\(/g, (m) => m[1]!);
 }
+
+/** The distinct names of some reads, sorted. */
+export function names(reads: readonly Read[]): string[] {
+  return [...new Set(reads.map((r) => r.name))].sort();
+}

@@ -1,0 +1,65 @@
+/**
+ * Runs Drover's benchmarks and prints their figures: `npm run bench [-- NAME…] [-- --json]`.
+ * `npm run bench` builds first, so every benchmark may rely on dist/ being current.
+ *
+ * A benchmark is a module whose default export is a `Benchmark`; adding one is adding its
+ * module to BENCHMARKS.
+ */
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+
+export interface Figure {
+  label: string;
+  value: number;
+  unit: string;
+}
+
+export interface Benchmark {
+  name: string;
+  description: string;
+  run(): Promise<Figure[]>;
+}
+
+const BENCHMARKS: readonly string[] = [
+  './cold-start.js',
+  './instance-cache.js',
+];
+
+export async function loadBenchmarks(modules: readonly string[] = BENCHMARKS): Promise<Benchmark[]> {
+  return Promise.all(modules.map(async (m) => ((await import(m)) as { default: Benchmark }).default));
+}
+
+export function formatFigures(benchmark: Benchmark, figures: readonly Figure[]): string {
+  const width = Math.max(...figures.map((f) => f.label.length));
+  const lines = figures.map((f) => `  ${f.label.padEnd(width)}  ${formatValue(f.value)} ${f.unit}`.trimEnd());
+  return [`${benchmark.name}: ${benchmark.description}`, ...lines].join('\n');
+}
+
+function formatValue(value: number): string {
+  if (Number.isInteger(value)) return String(value);
+  return value >= 100 ? value.toFixed(0) : value.toFixed(value >= 10 ? 1 : 2);
+}
+
+async function main(): Promise<void> {
+  const { values, positionals } = parseArgs({ options: { json: { type: 'boolean', default: false } }, allowPositionals: true });
+  const all = await loadBenchmarks();
+  const unknown = positionals.filter((name) => !all.some((b) => b.name === name));
+  if (unknown.length > 0) {
+    throw new Error(`unknown benchmark ${unknown.join(', ')}; known: ${all.map((b) => b.name).join(', ')}`);
+  }
+  const chosen = positionals.length > 0 ? all.filter((b) => positionals.includes(b.name)) : all;
+  const results: Record<string, Figure[]> = {};
+  for (const benchmark of chosen) {
+    const figures = await benchmark.run();
+    results[benchmark.name] = figures;
+    if (!values.json) console.log(`${formatFigures(benchmark, figures)}\n`);
+  }
+  if (values.json) console.log(JSON.stringify(results, null, 2));
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().catch((err: unknown) => {
+    console.error(err instanceof Error ? err.message : err);
+    process.exitCode = 1;
+  });
+}
