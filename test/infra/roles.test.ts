@@ -37,12 +37,8 @@ const PACKAGE_NEEDS: Record<string, RoleNeed[]> = {
   '@azure/monitor-opentelemetry-exporter': [{ role: 'monitoringMetricsPublisher', scope: 'Application Insights' }],
   '@azure/functions': [],
   '@azure/identity': [],
-  '@azure/core-auth': [],
-  '@azure/core-rest-pipeline': [],
-  '@azure/abort-controller': [],
   '@opentelemetry/api': [],
   '@opentelemetry/sdk-metrics': [],
-  '@opentelemetry/resources': [],
 };
 
 /** What the Functions host needs for each kind of trigger the app registers. */
