@@ -4,14 +4,26 @@
  * flight is recognised and ignored; each message is one attempt that either finishes the
  * probe (success, or the deadline passed) or sends the next attempt after the probe period.
  * Either end asks for a reconcile of the target a second later.
+ *
+ * Deliveries are at least once. An attempt is claimed in the row (ETag) before it probes, so
+ * a duplicate delivered at the same time backs off; one delivered after the attempt was
+ * recorded is stale. A claim expires, so the redelivery of an attempt whose invocation died
+ * takes over. Whether the activator answered is written to the target's row: the time it was
+ * first seen in front stands in for the seed's "SKS in proxy mode for".
  */
+import { randomUUID } from 'node:crypto';
 import type { TargetConfig } from '../config/schema.js';
 import type { Log } from '../log.js';
 import type { ProbeMessage } from '../queue/messages.js';
 import type { Runtime } from '../runtime/runtime.js';
+import { requeueInstant } from '../scaler/requeue.js';
+import { patchTargetRecord } from '../scaler/target-record.js';
 
 /** Delay before the reconcile that follows a finished probe (the seed's re-enqueue period). */
 export const AFTER_PROBE_REQUEUE_MS = 1_000;
+
+/** How long a claimed attempt is left to its claimant: a probe request takes at most seconds. */
+export const ATTEMPT_CLAIM_MS = 15_000;
 
 export type ProbeProps = {
   inFlight: boolean;
@@ -21,6 +33,9 @@ export type ProbeProps = {
   attempts: number;
   lastResult: string;
   finishedAt?: number;
+  /** The invocation running an attempt now, and until when its claim holds. */
+  claim?: string;
+  claimUntil?: number;
 };
 
 export type ProbeFn = (url: string, signal?: AbortSignal) => Promise<{ ok: boolean; error?: string }>;
@@ -53,7 +68,7 @@ export async function offerProbe(rt: Runtime, target: TargetConfig): Promise<boo
   return true;
 }
 
-export type AttemptOutcome = 'succeeded' | 'timed out' | 'retrying' | 'stale' | 'unknown target';
+export type AttemptOutcome = 'succeeded' | 'timed out' | 'retrying' | 'stale' | 'claimed elsewhere' | 'unknown target';
 
 /** Handles one probe message: one attempt, then the next message or the end of the probe. */
 export async function runProbeAttempt(rt: Runtime, message: ProbeMessage, probe: ProbeFn, log: Log): Promise<AttemptOutcome> {
@@ -62,34 +77,76 @@ export async function runProbeAttempt(rt: Runtime, message: ProbeMessage, probe:
     log.warn(`probe for ${message.target}: no such target with an activator in the configuration, dropping`);
     return 'unknown target';
   }
-  const state = await readProbe(rt, target.name);
-  if (!state?.inFlight || state.deadline !== message.deadline || state.attempts > message.attempt) {
-    log.info(`probe for ${target.name}: attempt ${message.attempt} is stale or already done, dropping`);
-    return 'stale';
+  const claim = await claimAttempt(rt, target.name, message);
+  if (claim.kind !== 'claimed') {
+    log.info(`probe for ${target.name}: attempt ${message.attempt} is ${claim.kind === 'stale' ? 'stale or already done' : 'being run by another invocation'}, dropping`);
+    return claim.kind;
   }
+  try {
+    return await attempt(rt, target.name, target.activator, message, probe, claim.token, log);
+  } catch (error) {
+    // Let the retry of this message run the attempt instead of finding it claimed.
+    await rt.table('probes').update<ProbeProps>(target.name, ROW, (row) =>
+      row?.props.claim === claim.token ? { ...row.props, claim: undefined, claimUntil: undefined } : undefined,
+    );
+    throw error;
+  }
+}
 
-  const result = await probe(target.activator.probeUrl);
+type Claim = { kind: 'claimed'; token: string } | { kind: 'stale' } | { kind: 'claimed elsewhere' };
+
+async function claimAttempt(rt: Runtime, target: string, message: ProbeMessage): Promise<Claim> {
+  const token = randomUUID();
   const now = rt.clock.now();
-  const nextAttemptAt = now + target.activator.probePeriod;
-  const finished = result.ok || nextAttemptAt > message.deadline;
+  let claim = { kind: 'stale' } as Claim;
+  await rt.table('probes').update<ProbeProps>(target, ROW, (row) => {
+    const p = row?.props;
+    if (!p?.inFlight || p.deadline !== message.deadline || p.attempts > message.attempt) {
+      claim = { kind: 'stale' };
+      return undefined;
+    }
+    if (p.claim !== undefined && (p.claimUntil ?? 0) > now) {
+      claim = { kind: 'claimed elsewhere' };
+      return undefined;
+    }
+    claim = { kind: 'claimed', token };
+    // A message ahead of the count follows an attempt that sent it and died before recording.
+    return { ...p, attempts: message.attempt, claim: token, claimUntil: now + ATTEMPT_CLAIM_MS };
+  });
+  return claim;
+}
 
-  // Send before recording: a crash in between re-runs this attempt, and the duplicate chain
-  // dies at the attempts check above; recording first could lose the chain altogether.
+type Activator = NonNullable<TargetConfig['activator']>;
+
+async function attempt(rt: Runtime, name: string, activator: Activator, message: ProbeMessage, probe: ProbeFn, token: string, log: Log): Promise<AttemptOutcome> {
+  const result = await probe(activator.probeUrl);
+  const now = rt.clock.now();
+  const finished = result.ok || now + activator.probePeriod > message.deadline;
+
+  // Send before recording: a crash in between leaves the claim to expire and the redelivered
+  // attempt to run again; the duplicate chain it starts dies at the stale check.
   if (finished) {
-    await rt.queues.reconcile({ kind: 'target', name: target.name, reason: result.ok ? 'activator probe succeeded' : 'activator probe timed out' }, AFTER_PROBE_REQUEUE_MS);
+    const reason = result.ok ? 'activator probe succeeded' : 'activator probe timed out';
+    await rt.queues.reconcile({ kind: 'target', name: name, reason }, requeueInstant(now + AFTER_PROBE_REQUEUE_MS, now) - rt.clock.now());
   } else {
-    await rt.queues.probe({ ...message, attempt: message.attempt + 1 }, target.activator.probePeriod);
+    await rt.queues.probe({ ...message, attempt: message.attempt + 1 }, activator.probePeriod);
   }
-  await rt.table('probes').update<ProbeProps>(target.name, ROW, (row) => {
-    if (!row || row.props.attempts !== message.attempt || row.props.deadline !== message.deadline) return undefined;
+  await patchTargetRecord(rt.table('targets'), name, (current) => {
+    if (!result.ok) return current?.activatorSeenSince === undefined ? undefined : { activatorSeenSince: undefined };
+    return current?.activatorSeenSince === undefined ? { activatorSeenSince: now } : undefined;
+  });
+  await rt.table('probes').update<ProbeProps>(name, ROW, (row) => {
+    if (row?.props.claim !== token) return undefined;
     return {
       ...row.props,
       attempts: message.attempt + 1,
       lastResult: result.ok ? 'activator' : (result.error ?? 'failed'),
+      claim: undefined,
+      claimUntil: undefined,
       ...(finished ? { inFlight: false, finishedAt: now } : {}),
     };
   });
   const outcome: AttemptOutcome = result.ok ? 'succeeded' : finished ? 'timed out' : 'retrying';
-  log.info(`probe for ${target.name}: attempt ${message.attempt} ${outcome}${result.error ? ` (${result.error})` : ''}`);
+  log.info(`probe for ${name}: attempt ${message.attempt} ${outcome}${result.error ? ` (${result.error})` : ''}`);
   return outcome;
 }

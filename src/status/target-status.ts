@@ -1,15 +1,51 @@
+/**
+ * A target as `drover status` shows it, from its row in the targets table: desired and actual
+ * scale, the Active condition with its reason and time, the activator's sighting, the last
+ * activation latency and any error of the last reconcile. Fields are only ever added.
+ */
 import type { TargetConfig } from '../config/schema.js';
 import type { Runtime } from '../runtime/runtime.js';
+import { readTargetRecord } from '../scaler/target-record.js';
+import { iso } from './time.js';
 
 export interface TargetStatus {
   name: string;
+  /** From the load, after rate limits; -1 while no sample is in the window; null before the first reconcile. */
   desiredScale: number | null;
+  /** Ready replicas (running instances of a scale set). */
   actualScale: number | null;
   active: 'True' | 'False' | 'Unknown';
   activeSince: string | null;
   reason: string | null;
+  /** The target's own scale (spec replicas, capacity) as last seen or set. */
+  requestedScale: number | null;
+  /** When the activator was first seen in front of the target; null when it is not. */
+  activatorSeenSince: string | null;
+  /** The last wake from zero: when its first replica was ready and how long it took. */
+  lastActivation: { at: string; latencyMs: number } | null;
+  /** A wake from zero still waiting for its first ready replica, since when. */
+  wakingSince: string | null;
+  panicSince: string | null;
+  lastError: string | null;
 }
 
-export async function targetStatus(_rt: Runtime, target: TargetConfig): Promise<TargetStatus> {
-  return { name: target.name, desiredScale: null, actualScale: null, active: 'Unknown', activeSince: null, reason: null };
+export async function targetStatus(rt: Runtime, target: TargetConfig): Promise<TargetStatus> {
+  const r = await readTargetRecord(rt.table('targets'), target.name);
+  return {
+    name: target.name,
+    desiredScale: r?.desiredScale ?? null,
+    actualScale: r?.actualScale ?? null,
+    active: r?.activeStatus ?? 'Unknown',
+    activeSince: iso(r?.activeSince),
+    reason: r?.activeReason ?? null,
+    requestedScale: r?.requestedScale ?? null,
+    activatorSeenSince: iso(r?.activatorSeenSince),
+    lastActivation:
+      r?.lastActivationAt !== undefined && r.lastActivationLatencyMs !== undefined
+        ? { at: iso(r.lastActivationAt)!, latencyMs: r.lastActivationLatencyMs }
+        : null,
+    wakingSince: iso(r?.wakeRequestedAt),
+    panicSince: iso(r?.panicStartedAt),
+    lastError: r?.lastError ?? null,
+  };
 }

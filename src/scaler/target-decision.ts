@@ -1,0 +1,149 @@
+/**
+ * What a target's reconcile reports and which re-enqueues it asks for, from plain data.
+ *
+ * Re-enqueues stand in for the informer events the seed was woken by: the SKS reconcile that
+ * follows marking a target inactive (a second later), readiness of a waking target (polled),
+ * the next step of a rate-limited change (on Knative's two-second tick), the moment a scale
+ * set's write budget allows the deferred write, and the plan's own waits.
+ */
+import type { CollectedLoad } from '../load/collect.js';
+import type { DesiredScale } from '../load/decider.js';
+import type { Decision } from '../reconcile/types.js';
+import type { WakeOutcome } from './activation.js';
+import type { TargetConditions } from './conditions.js';
+import { nextGridPoint } from './requeue.js';
+import type { ScalePlan, ScaleReason } from './scale-to-zero.js';
+import type { WriteResult } from './target-write.js';
+
+export type { WriteResult } from './target-write.js';
+
+/** The seed's re-enqueue period. */
+export const REENQUEUE_MS = 1_000;
+/** Knative's autoscaler tick: a rate-limited change takes its next step this often. */
+export const RATE_STEP_MS = 2_000;
+/**
+ * Polls of a target that has not settled (activating, or ready replicas not yet at the scale
+ * last written): briskly at first, then calmer; scale sets take minutes anyway. A target that
+ * has not settled this long after its last write is left to the timer.
+ */
+export const SETTLE_POLL = { kubernetesFirstMs: 1_000, kubernetesBriskForMs: 30_000, laterMs: 10_000, giveUpAfterMs: 5 * 60_000 };
+
+const REASONS: Record<ScaleReason, string> = {
+  'metrics-not-collected': 'no load sample in the stable window: scale left as it is',
+  'desired-nonzero': 'the desired scale applies',
+  'scale-to-zero-disabled': 'scale to zero is disabled: held at 1',
+  'activation-timed-out': 'the activation timed out: scaled to zero',
+  activating: 'activating: waiting for a ready replica',
+  'stable-window-elapsed': 'idle for the whole stable window: marked inactive',
+  'stable-window-pending': 'idle: held at 1 until the stable window has passed',
+  'grace-period-elapsed': 'inactive past the grace period with the activator in front: scaled to zero',
+  'activator-backed-for-grace-period': 'the activator has been in front for the grace period: scaled to zero',
+  'grace-period-pending': 'inactive with the activator in front: waiting out the grace period',
+  'activator-not-in-path': 'the activator is not in front yet: probing it asynchronously',
+};
+
+export interface FollowUpInput {
+  plan: ScalePlan;
+  desired: DesiredScale;
+  /** Conditions the plan was made on, and after this reconcile. */
+  before: TargetConditions;
+  after: TargetConditions;
+  write: WriteResult;
+  kind: 'kubernetes' | 'scaleSet';
+  activationTimeoutMs: number;
+  /** Ready replicas now, the target's own scale after this reconcile, and when it was last written. */
+  settle: { ready: number; requested: number; lastScaledAt: number | undefined };
+  now: number;
+}
+
+export interface FollowUp {
+  /** Epoch ms wanted (snapped by requeueInstant when sent). */
+  at: number;
+  why: string;
+}
+
+export function followUps(input: FollowUpInput): FollowUp[] {
+  const { plan, desired, write, now } = input;
+  const wants: FollowUp[] = plan.requeueAfterMs.map((ms) => ({
+    // The seed waits a whole timeout after every reconcile while activating; anchored to when
+    // the activation began, repeats collapse and the timeout is checked when it is due.
+    at: plan.reason === 'activating' ? (input.before.active?.lastTransitionTime ?? now) + input.activationTimeoutMs + 1 : now + ms,
+    why: REASONS[plan.reason],
+  }));
+  if (plan.reason === 'stable-window-elapsed') wants.push({ at: now + REENQUEUE_MS, why: 'marked inactive: look for the activator' });
+  if (desired.kind === 'known' && desired.limitedBy && (write.kind === 'written' || write.kind === 'unchanged')) {
+    wants.push({ at: nextGridPoint(now, RATE_STEP_MS), why: `${desired.limitedBy} allowed part of the step: take the next` });
+  }
+  const watchSince = settlingSince(input);
+  if (watchSince !== undefined) {
+    const brisk = input.kind === 'kubernetes' && now - watchSince < SETTLE_POLL.kubernetesBriskForMs;
+    const why = input.after.active?.status === 'Unknown' ? 'activating: look for a ready replica' : 'look again until the ready replicas match the scale';
+    wants.push({ at: nextGridPoint(now, brisk ? SETTLE_POLL.kubernetesFirstMs : SETTLE_POLL.laterMs), why });
+  }
+  if (write.kind === 'deferred') wants.push({ at: write.retryAt, why: 'scale set write budget: write the capacity wanted by then' });
+  return wants;
+}
+
+/** Since when the target has been settling, if it still is and is still worth watching. */
+function settlingSince({ after, settle, now }: FollowUpInput): number | undefined {
+  if (after.active?.status === 'Unknown') return after.active.lastTransitionTime;
+  const { ready, requested, lastScaledAt } = settle;
+  if (ready === requested || lastScaledAt === undefined || now - lastScaledAt >= SETTLE_POLL.giveUpAfterMs) return undefined;
+  return lastScaledAt;
+}
+
+export interface DescribeInput {
+  plan: ScalePlan;
+  desired: DesiredScale;
+  load: CollectedLoad;
+  write: WriteResult;
+  wake: WakeOutcome;
+  dryRun: boolean;
+  probe: { ok: boolean; error?: string } | undefined;
+  /** Why the reconcile ran: "timer", "forced", a re-enqueue's reason. */
+  trigger: string;
+}
+
+export function describeTargetDecision({ plan, desired, load, write, wake, dryRun, probe, trigger }: DescribeInput): Decision {
+  const parts = [REASONS[plan.reason], `load: ${load.note}`, describeDesired(desired)];
+  if (probe) parts.push(probe.ok ? 'activator answered' : `activator: ${probe.error ?? 'no answer'}`);
+  if (write.kind === 'written' && write.note) parts.push(write.note);
+  if (write.kind === 'deferred') parts.push(`4 capacity writes in the last minute: ${write.from} → ${write.to} waits until ${new Date(write.retryAt).toISOString()}`);
+  if (wake.kind === 'woke') parts.push(`woke from zero in ${wake.latencyMs} ms`);
+  if (wake.kind === 'abandoned') parts.push('the wake from zero was abandoned before a replica was ready');
+  const reason = `${parts.join('; ')} (${trigger})`;
+  switch (write.kind) {
+    case 'written':
+      return { decision: `scaled ${write.from} → ${write.to}`, reason };
+    case 'would':
+      return { decision: `would scale ${write.from} → ${write.to}`, reason };
+    case 'deferred':
+      return { decision: 'capacity write deferred', reason };
+    case 'failed':
+      return { decision: `scaling ${write.from} → ${write.to} failed`, reason, error: write.error, transient: true };
+    case 'missing':
+    case 'none':
+    case 'unchanged':
+      return { decision: steadyVerb(plan, write, dryRun), reason };
+  }
+}
+
+function steadyVerb(plan: ScalePlan, write: WriteResult, dryRun: boolean): string {
+  const would = dryRun ? 'would be ' : '';
+  if (plan.reason === 'stable-window-elapsed') return `${would}marked inactive`;
+  if (plan.reason === 'metrics-not-collected') return 'no metrics';
+  if (plan.reason === 'activating') return 'activating';
+  if (plan.reason === 'grace-period-pending' || plan.reason === 'activator-not-in-path') return 'waiting to scale to zero';
+  return write.kind === 'unchanged' ? `steady at ${write.current}` : 'unchanged';
+}
+
+function describeDesired(desired: DesiredScale): string {
+  if (desired.kind === 'unknown') return 'desired -1 (not yet collected)';
+  const limit = desired.limitedBy ? ` (${desired.fromLoad} from load, held by ${desired.limitedBy})` : '';
+  const panic = desired.panic ? ', panicking' : '';
+  return `desired ${desired.desired} from an average load of ${round(desired.average)}${limit}${panic}`;
+}
+
+function round(n: number): number {
+  return Math.round(n * 100) / 100;
+}

@@ -1,0 +1,102 @@
+/**
+ * Reading and setting a target's scale, whatever it is: a Kubernetes workload through its
+ * scale subresource, or a scale set through `sku.capacity`. The actual scale ("got") is the
+ * ready replicas of a workload and the running instances of a scale set, which come from the
+ * shared instance cache: listed again while the scale set is moving, served from the cache
+ * once it has settled.
+ */
+import type { TargetConfig } from '../config/schema.js';
+import type { Log } from '../log.js';
+import type { Runtime } from '../runtime/runtime.js';
+import type { ScaleSetApi, ScaleSetInfo } from '../azure/scale-set-api.js';
+import { isNotFoundError } from '../azure/errors.js';
+import { isTargetNotFoundError } from '../kubernetes/errors.js';
+import type { KubernetesScaleTargetRef } from '../kubernetes/scale-target-ref.js';
+import { describeRef } from '../kubernetes/scale-target-ref.js';
+import { ScaleSetCache, cacheKey } from '../cache/scale-set-cache.js';
+import type { CachedInstance } from '../cache/instance.js';
+import { isKnownPowerState, isRunningPowerState } from '../cache/power-state.js';
+
+export interface ObservedTarget {
+  /** Spec replicas or capacity; undefined when a workload sets none (it runs one). */
+  specReplicas?: number;
+  /** Ready replicas, running instances. */
+  ready: number;
+  /** The scale set's ETag, for the If-Match of the capacity write. */
+  etag?: string;
+}
+
+export interface TargetScale {
+  readonly kind: 'kubernetes' | 'scaleSet';
+  /** "Deployment default/web", "scale set rg/vmss". */
+  readonly description: string;
+  /** @param moving the target may be changing: do not answer from a cache. */
+  read(moving: boolean): Promise<ObservedTarget>;
+  /** Sets the scale; returns a note when the change was accepted but is still under way. */
+  write(replicas: number, observed: ObservedTarget, signal?: AbortSignal): Promise<string | undefined>;
+}
+
+/** How often a scale set target's instance list is refreshed while it is not moving. */
+export const SCALE_SET_TARGET_CACHE_MS = 60_000;
+
+/** The target is gone (or its resource type): reported, not retried. */
+export function isTargetMissing(error: unknown): boolean {
+  return isTargetNotFoundError(error) || isNotFoundError(error);
+}
+
+export async function targetScaleFor(rt: Runtime, target: TargetConfig, log: Log): Promise<TargetScale> {
+  const ref = target.scaleTargetRef;
+  if ('kind' in ref && ref.kind === 'VirtualMachineScaleSet') {
+    return scaleSetScale(rt, await rt.scaleSetApi(), { resourceGroup: ref.resourceGroup, name: ref.name }, log);
+  }
+  const kubeRef = ref as KubernetesScaleTargetRef;
+  const api = await rt.scaleTargets();
+  return {
+    kind: 'kubernetes',
+    description: describeRef(kubeRef),
+    async read() {
+      const { specReplicas, readyReplicas } = await api.readScale(kubeRef);
+      return specReplicas === undefined ? { ready: readyReplicas } : { specReplicas, ready: readyReplicas };
+    },
+    async write(replicas) {
+      await api.patchScale(kubeRef, replicas);
+      return undefined;
+    },
+  };
+}
+
+function scaleSetScale(rt: Runtime, api: ScaleSetApi, scaleSet: { resourceGroup: string; name: string }, log: Log): TargetScale {
+  const description = `scale set ${scaleSet.resourceGroup}/${scaleSet.name}`;
+  const cache = new ScaleSetCache(
+    { table: rt.table('instances'), api, clock: rt.clock, log, holder: rt.holder },
+    {
+      key: cacheKey(scaleSet),
+      ...scaleSet,
+      periodMs: SCALE_SET_TARGET_CACHE_MS,
+      jitterMs: 0,
+      // A target only counts running instances: both orchestration modes are fine.
+      flags: { enableFastDeleteOnFailedProvisioning: false, enableDetailedCSEMessage: false, enableVmssFlexNodes: true },
+    },
+  );
+  return {
+    kind: 'scaleSet',
+    description,
+    async read(moving) {
+      const info: ScaleSetInfo = await api.getScaleSet(scaleSet.resourceGroup, scaleSet.name);
+      // A capacity is never computed from an unknown size.
+      if (info.capacity === undefined) throw new Error(`${description}: ARM reported no sku.capacity`);
+      const view = moving ? await cache.forceUpdate(info) : await cache.validate(info);
+      if (!view.read.ok) throw view.read.error;
+      return { specReplicas: info.capacity, ready: view.read.instances.filter(isRunning).length, ...(info.etag ? { etag: info.etag } : {}) };
+    },
+    async write(replicas, observed, signal) {
+      if (!observed.etag) throw new Error(`${description}: no ETag to guard the capacity write with`);
+      const result = await api.setCapacity(scaleSet.resourceGroup, scaleSet.name, replicas, observed.etag, { abortSignal: signal });
+      return result.done ? undefined : `ARM accepted capacity ${replicas} and is still applying it`;
+    },
+  };
+}
+
+function isRunning(instance: CachedInstance): boolean {
+  return instance.state === 'Running' && isKnownPowerState(instance.powerState) && isRunningPowerState(instance.powerState);
+}

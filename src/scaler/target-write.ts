@@ -1,0 +1,59 @@
+/**
+ * Carrying out a plan's scale on the target: only when the plan applies one and it differs
+ * from the target's own (a missing replica count reads as 1); never in a dry run; for a scale
+ * set only within its capacity write budget, else deferred to when the budget allows.
+ */
+import { errorMessage } from '../log.js';
+import { checkWriteBudget, decodeWrites, encodeWrites, recordWrite } from './capacity-budget.js';
+import { decidePatch } from './scale.js';
+import type { ScalePlan } from './scale-to-zero.js';
+import type { TargetRecord } from './target-record.js';
+import { isTargetMissing, type ObservedTarget, type TargetScale } from './target-scale.js';
+
+export type WriteResult =
+  | { kind: 'none' }
+  | { kind: 'unchanged'; current: number }
+  | { kind: 'would'; from: number; to: number }
+  | { kind: 'deferred'; from: number; to: number; retryAt: number }
+  | { kind: 'written'; from: number; to: number; note?: string; capacityWrites?: string }
+  | { kind: 'failed'; from: number; to: number; error: string; capacityWrites?: string }
+  | { kind: 'missing'; error: unknown };
+
+export interface WriteContext {
+  dryRun?: boolean;
+  signal?: AbortSignal;
+  now: number;
+  /** The lease check that must precede every write. */
+  checkLease(): Promise<void>;
+}
+
+export async function applyScale(
+  ctx: WriteContext,
+  scale: TargetScale,
+  plan: ScalePlan,
+  observed: ObservedTarget,
+  record: TargetRecord | undefined,
+): Promise<WriteResult> {
+  if (!plan.apply) return { kind: 'none' };
+  const patch = decidePatch(plan.scale, observed.specReplicas);
+  if (!patch.patch) return { kind: 'unchanged', current: patch.current };
+  const { from, to } = patch;
+  if (ctx.dryRun) return { kind: 'would', from, to };
+
+  let capacityWrites: string | undefined;
+  if (scale.kind === 'scaleSet') {
+    const writes = decodeWrites(record?.capacityWrites);
+    const budget = checkWriteBudget(writes, ctx.now);
+    if (!budget.ok) return { kind: 'deferred', from, to, retryAt: budget.retryAt };
+    // Every attempt counts: ARM counts a refused update against the scale set too.
+    capacityWrites = encodeWrites(recordWrite(writes, ctx.now));
+  }
+  await ctx.checkLease();
+  try {
+    const note = await scale.write(to, observed, ctx.signal);
+    return { kind: 'written', from, to, ...(note ? { note } : {}), ...(capacityWrites ? { capacityWrites } : {}) };
+  } catch (error) {
+    if (isTargetMissing(error)) return { kind: 'missing', error };
+    return { kind: 'failed', from, to, error: errorMessage(error), ...(capacityWrites ? { capacityWrites } : {}) };
+  }
+}

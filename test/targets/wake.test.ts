@@ -1,0 +1,138 @@
+// Waking a target from zero: a forced reconcile with load brings it back within that one
+// reconcile, the activation latency is measured against the simulator's scripted readiness
+// and reported in the decision log, `drover status` and the metric; redelivered reconcile and
+// probe messages change nothing twice; dry runs write nothing; a vanished target is reported.
+import { metrics } from '@opentelemetry/api';
+import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader, type HistogramMetricData } from '@opentelemetry/sdk-metrics';
+import azureFunctions from '@azure/functions';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { probeQueue } from '../../functions/probeQueue.js';
+import { reconcileQueue } from '../../functions/reconcileQueue.js';
+import { silentLog } from '../../src/log.js';
+import { ACTIVATION_LATENCY_METRIC } from '../../src/metrics/activation-latency.js';
+import { offerProbe, readProbe } from '../../src/probe/async-probe.js';
+import { readSamples } from '../../src/load/sample-store.js';
+import { reconcileObject } from '../../src/reconcile/object.js';
+import { readTargetRecord } from '../../src/scaler/target-record.js';
+import { targetStatus } from '../../src/status/target-status.js';
+import { eventually, startTargetWorld, WEB, webTarget, type TargetWorld } from './support.js';
+
+const context = (name: string) => new azureFunctions.InvocationContext({ functionName: name, logHandler: () => undefined });
+const READY_DELAY_MS = 3_000;
+
+const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
+const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 3_600_000 });
+beforeAll(() => {
+  metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
+});
+
+let world: TargetWorld | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+describe('waking a target from zero', () => {
+  it('a forced reconcile with load 25 (target 10) brings it to 3 and times the wake within 10 % of the readiness delay', async () => {
+    world = await startTargetWorld((activator) => [webTarget(activator)], { readyDelayMs: READY_DELAY_MS });
+    const { kube, rt } = world;
+    kube.add(WEB, { replicas: 0 });
+    await world.startHost();
+    const asked = Date.now();
+    await rt.queues.reconcile({ kind: 'target', name: 'web', reason: 'forced', load: 25 });
+
+    expect(await eventually(() => kube.inspect(WEB)?.specReplicas === 3, 1_500)).toBe(true);
+    expect(await eventually(async () => (await targetStatus(rt, rt.config.targets[0]!)).lastActivation !== null, READY_DELAY_MS + 3_000)).toBe(true);
+    const status = await targetStatus(rt, rt.config.targets[0]!);
+    const latency = status.lastActivation!.latencyMs;
+    expect(Math.abs(latency - READY_DELAY_MS)).toBeLessThanOrEqual(READY_DELAY_MS / 10);
+    expect(latency).toBeLessThanOrEqual(Date.now() - asked);
+    expect(status).toMatchObject({ desiredScale: 3, actualScale: 3, active: 'True', wakingSince: null });
+
+    const decisions = await rt.decisions.recent(Date.now(), 20);
+    expect(decisions.some((d) => d.object === 'target/web' && d.reason.includes(`woke from zero in ${latency} ms`))).toBe(true);
+
+    await reader.forceFlush();
+    const histogram = exporter
+      .getMetrics()
+      .flatMap((m) => m.scopeMetrics.flatMap((s) => s.metrics))
+      .find((m) => m.descriptor.name === ACTIVATION_LATENCY_METRIC) as HistogramMetricData | undefined;
+    const point = histogram?.dataPoints.find((p) => p.attributes['drover.target'] === 'web');
+    expect(point?.value).toMatchObject({ count: 1, sum: latency });
+    expect(histogram?.descriptor.unit).toBe('ms');
+  });
+
+  it('a redelivered reconcile message changes nothing twice', async () => {
+    world = await startTargetWorld((activator) => [webTarget(activator)]);
+    const { kube, rt } = world;
+    kube.add(WEB, { replicas: 0 });
+    const message = { kind: 'target', name: 'web', reason: 'forced', load: 25 };
+
+    await reconcileQueue(message, context('reconcileQueue'));
+    expect(kube.inspect(WEB)?.specReplicas).toBe(3);
+    const first = await readTargetRecord(rt.table('targets'), 'web');
+    const samples = await readSamples(rt.table('samples'), 'web');
+
+    await reconcileQueue(message, context('reconcileQueue'));
+    expect(kube.count('patchScale')).toBe(1);
+    expect(await readSamples(rt.table('samples'), 'web')).toEqual(samples);
+    const second = await readTargetRecord(rt.table('targets'), 'web');
+    expect(second).toMatchObject({
+      activeStatus: first?.activeStatus,
+      activeSince: first?.activeSince,
+      lastActivationAt: first?.lastActivationAt,
+      lastActivationLatencyMs: first?.lastActivationLatencyMs,
+      lastScaledAt: first?.lastScaledAt,
+    });
+    const decisions = await rt.decisions.recent(Date.now(), 10);
+    expect(decisions.filter((d) => d.reason.includes('woke from zero'))).toHaveLength(1);
+  });
+
+  it('a redelivered probe message probes once and sends one next attempt, however it arrives', async () => {
+    world = await startTargetWorld((activator) => [webTarget(activator)]);
+    const { rt, activator } = world;
+    activator.setPresent(false);
+    expect(await offerProbe(rt, rt.config.targets[0]!)).toBe(true);
+    expect(await offerProbe(rt, rt.config.targets[0]!)).toBe(false);
+    const { deadline } = (await readProbe(rt, 'web'))!;
+    const probeQueueClient = rt.storage.queue('probe');
+    const queued = async () => (await probeQueueClient.getProperties()).approximateMessagesCount;
+    expect(await queued()).toBe(1);
+
+    const attempt0 = { target: 'web', attempt: 0, deadline };
+    await probeQueue(attempt0, context('probeQueue'));
+    await probeQueue(attempt0, context('probeQueue'));
+    expect(activator.probes).toBe(1);
+    expect(await readProbe(rt, 'web')).toMatchObject({ attempts: 1, inFlight: true });
+    expect(await queued()).toBe(2);
+
+    const attempt1 = { ...attempt0, attempt: 1 };
+    await Promise.all([probeQueue(attempt1, context('probeQueue')), probeQueue(attempt1, context('probeQueue'))]);
+    expect(activator.probes).toBe(2);
+    expect(await readProbe(rt, 'web')).toMatchObject({ attempts: 2 });
+    expect(await queued()).toBe(3);
+  });
+
+  it('a dry run decides and writes nothing', async () => {
+    world = await startTargetWorld((activator) => [webTarget(activator)]);
+    const { kube, rt } = world;
+    kube.add(WEB, { replicas: 0 });
+    const outcome = await reconcileObject(rt, { kind: 'target', name: 'web' }, { reason: 'dry run', load: 25, dryRun: true }, { log: silentLog });
+    expect(outcome).toMatchObject({ status: 'done', decision: { decision: 'would scale 0 → 3' } });
+    expect(kube.count('patchScale')).toBe(0);
+    expect(await readTargetRecord(rt.table('targets'), 'web')).toBeUndefined();
+    expect(await readSamples(rt.table('samples'), 'web')).toEqual([]);
+    expect((await rt.storage.queue('reconcile').getProperties()).approximateMessagesCount).toBe(0);
+  });
+
+  it('a target that does not exist is reported as an error and not retried', async () => {
+    world = await startTargetWorld((activator) => [webTarget(activator)]);
+    const { rt } = world;
+    const outcome = await reconcileObject(rt, { kind: 'target', name: 'web' }, { reason: 'timer' }, { log: silentLog });
+    expect(outcome).toMatchObject({ status: 'failed', decision: { decision: 'target missing', error: expect.stringMatching(/Deployment default\/web not found/) } });
+    expect(outcome.status === 'failed' && outcome.decision?.transient).toBeFalsy();
+    // The queue function returns normally: the message is done with, not retried into the poison queue.
+    await expect(reconcileQueue({ kind: 'target', name: 'web', reason: 'forced' }, context('reconcileQueue'))).resolves.toBeUndefined();
+    expect((await targetStatus(rt, rt.config.targets[0]!)).lastError).toMatch(/not found/);
+  });
+});
