@@ -36,10 +36,11 @@ export function createArmCredential(
         ? new DefaultAzureCredential({ managedIdentityClientId: clientId })
         : new DefaultAzureCredential();
     }
-    case 'managed-identity':
-      return settings.managedIdentityClientId
-        ? new ManagedIdentityCredential({ clientId: settings.managedIdentityClientId })
-        : new ManagedIdentityCredential();
+    case 'managed-identity': {
+      // A user-assigned identity (the deployment's) is named by AZURE_CLIENT_ID when the config does not.
+      const clientId = settings.managedIdentityClientId ?? env.AZURE_CLIENT_ID;
+      return clientId ? new ManagedIdentityCredential({ clientId }) : new ManagedIdentityCredential();
+    }
     case 'dev': {
       const host = hostOf(settings.resourceManagerEndpoint);
       if (!isLoopbackHost(host)) {

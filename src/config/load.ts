@@ -56,7 +56,20 @@ export function parseConfig(data: unknown, file = '(inline)'): DroverConfig {
     }));
     throw new ConfigError(file, problems);
   }
-  return deepFreeze(result.data);
+  return deepFreeze(file === '(inline)' ? result.data : resolveRelativeFiles(result.data, path.dirname(file)));
+}
+
+/**
+ * Files the config names (a kubeconfig, a CA) are relative to the config file, not to wherever
+ * the process happens to run: the deployed package carries them beside it.
+ */
+function resolveRelativeFiles(cfg: DroverConfig, dir: string): DroverConfig {
+  const resolve = (f: string | undefined) => (f === undefined || f.startsWith('~') || path.isAbsolute(f) ? f : path.resolve(dir, f));
+  return {
+    ...cfg,
+    ...(cfg.azure ? { azure: { ...cfg.azure, caFile: resolve(cfg.azure.caFile) } } : {}),
+    ...(cfg.kubernetes ? { kubernetes: { ...cfg.kubernetes, kubeconfig: resolve(cfg.kubernetes.kubeconfig) } } : {}),
+  };
 }
 
 /** Parses YAML or JSON text (JSON is YAML), reporting syntax errors with line and column. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli.js';
-import { parseConfigText } from '../../src/config/load.js';
+import path from 'node:path';
+import { loadConfig, parseConfigText } from '../../src/config/load.js';
 import { SUBSCRIPTION, writeConfig } from '../support/config.js';
 
 const azure = { subscriptionId: SUBSCRIPTION, credential: 'dev', resourceManagerEndpoint: 'https://127.0.0.1:1' };
@@ -92,5 +93,14 @@ describe('configuration errors', () => {
     });
     expect(cfg.azure?.resourceManagerEndpoint).toBe('https://127.0.0.1:1');
     expect(Object.isFrozen(cfg.pools[0])).toBe(true);
+  });
+
+  it('reads the files it names relative to the config file, not the working directory', async () => {
+    const file = writeConfig({ azure: { ...azure, caFile: 'certs/ca.pem' }, kubernetes: { kubeconfig: './aks.kubeconfig' } });
+    const cfg = await loadConfig(file);
+    expect(cfg.azure?.caFile).toBe(path.join(path.dirname(file), 'certs/ca.pem'));
+    expect(cfg.kubernetes?.kubeconfig).toBe(path.join(path.dirname(file), 'aks.kubeconfig'));
+    const absolute = await loadConfig(writeConfig({ kubernetes: { kubeconfig: '~/.kube/config' } }));
+    expect(absolute.kubernetes?.kubeconfig).toBe('~/.kube/config');
   });
 });
