@@ -142,7 +142,7 @@ async function checkedConfigFiles(configFile, { loadConfig, env, strict }) {
     return fail(err instanceof Error ? err.message : String(err));
   }
   const configDir = path.dirname(configFile);
-  const report = checkDeployConfig(config, { env, exists: (file) => existsSync(path.resolve(configDir, file)) });
+  const report = checkDeployConfig(config, { env, configDir, exists: (file) => existsSync(path.resolve(configDir, file)) });
   for (const warning of report.warnings) console.warn(`warning: ${warning}`);
   if (report.errors.length > 0) {
     return fail(`${name} cannot be deployed:\n${report.errors.map((e) => `  ${e}`).join('\n')}`);

@@ -11,5 +11,5 @@ export interface DeployCheckReport {
 
 export function checkDeployConfig(
   config: DroverConfig,
-  deps: { env: Record<string, string | undefined>; exists: (relativePath: string) => boolean },
+  deps: { env: Record<string, string | undefined>; exists: (relativePath: string) => boolean; configDir?: string },
 ): DeployCheckReport;

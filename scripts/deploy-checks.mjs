@@ -13,16 +13,19 @@ const DEFAULT_PREFIX = 'drover';
 
 /**
  * @param {import('../src/config/schema.js').DroverConfig} config
- * @param {{ env: Record<string, string | undefined>, exists: (relativePath: string) => boolean }} deps
+ * @param {{ env: Record<string, string | undefined>, exists: (relativePath: string) => boolean, configDir?: string }} deps
+ *   `configDir`: where the configuration file is; the loader resolves the files it names
+ *   against it, so they are taken relative to it again here.
  */
-export function checkDeployConfig(config, { env, exists }) {
+export function checkDeployConfig(config, { env, exists, configDir }) {
   const errors = [];
   const warnings = [];
   const files = [];
   const underAzd = Boolean(env.AZURE_ENV_NAME);
 
   /** A file the app opens at run time must travel with the package. */
-  const shipFile = (field, file) => {
+  const shipFile = (field, named) => {
+    const file = configDir && path.isAbsolute(named) ? path.relative(configDir, named) : named;
     const normal = path.posix.normalize(file.replaceAll('\\', '/'));
     if (path.isAbsolute(file) || file.startsWith('~') || normal.startsWith('../')) {
       errors.push(`${field}: "${file}" is outside the directory of the configuration, so it would not be deployed; give a path relative to it`);
