@@ -8,7 +8,7 @@
 import type { QueueClient } from '@azure/storage-queue';
 import type { LoadSourceConfig } from '../config/schema.js';
 import { readHttpLoad, type LoadReading } from './http-source.js';
-import { readQueueLoad } from './queue-source.js';
+import { readQueueLoad, type QueueSourceConfig } from './queue-source.js';
 import { addSample, retainSamples, type Sample } from './samples.js';
 
 export const IMPLICIT_SOURCE: LoadSourceConfig = Object.freeze({ source: 'push', targetPerReplica: 1 });
@@ -16,8 +16,8 @@ export const IMPLICIT_SOURCE: LoadSourceConfig = Object.freeze({ source: 'push',
 export interface LoadPorts {
   readSamples(): Promise<Sample[]>;
   writeSamples(samples: readonly Sample[]): Promise<void>;
-  /** The `queue` source's client, built only for a queue source. */
-  queueClient(): QueueClient;
+  /** A client for a `queue` source's queue. */
+  queueClient(source: QueueSourceConfig): QueueClient;
 }
 
 export interface CollectedLoad {
@@ -66,7 +66,7 @@ function readSource(config: LoadSourceConfig, pushed: number | undefined, ports:
     case 'http':
       return readHttpLoad(config, signal);
     case 'queue':
-      return readQueueLoad(ports.queueClient(), signal);
+      return readQueueLoad(ports.queueClient(config), signal);
   }
 }
 

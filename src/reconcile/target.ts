@@ -36,8 +36,11 @@ import { applyScale } from '../scaler/target-write.js';
 import { requeueInstant } from '../scaler/requeue.js';
 import type { Decision, ReconcileContext } from './types.js';
 
-/** How often a waking target is read while the reconcile that woke it watches for readiness. */
-export const WATCH_POLL_MS = 100;
+/**
+ * How often a waking target is read while the reconcile that woke it watches for readiness: a
+ * Kubernetes read is cheap, a scale set's means listing its VMs.
+ */
+export const WATCH_POLL_MS = { kubernetes: 100, scaleSet: 5_000 };
 
 export async function reconcileTarget(ctx: ReconcileContext, target: TargetConfig): Promise<Decision> {
   const { rt, log, signal } = ctx;
@@ -66,7 +69,7 @@ export async function reconcileTarget(ctx: ReconcileContext, target: TargetConfi
         await ctx.lease.check();
         await writeSamples(rt.table('samples'), target.name, samples, now);
       },
-      queueClient: () => queueClientFor(target.load as Parameters<typeof queueClientFor>[0], () => rt.azureCredential()),
+      queueClient: (source) => queueClientFor(source, () => rt.azureCredential()),
     },
     { now, keepMs: stableWindowMs, persist, signal },
   );
@@ -162,7 +165,7 @@ async function watchReadiness(ctx: ReconcileContext, target: TargetConfig, scale
   const until = rt.clock.now() + Math.min(watchMs, ctx.lease.remainingMs() / 2);
   let last: { ready: number; at: number } | undefined;
   while (rt.clock.now() < until && !signal.aborted) {
-    await rt.clock.sleep(Math.min(WATCH_POLL_MS, Math.max(0, until - rt.clock.now())), signal).catch(() => undefined);
+    await rt.clock.sleep(Math.min(WATCH_POLL_MS[scale.kind], Math.max(0, until - rt.clock.now())), signal).catch(() => undefined);
     const { ready } = await scale.read(true);
     last = { ready, at: rt.clock.now() };
     if (ready >= 1) break;
