@@ -9,15 +9,20 @@ export interface Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
+/** setTimeout fires at once for delays beyond this (a signed 32-bit count of ms, ~24.8 days). */
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
 export const systemClock: Clock = {
   now: () => Date.now(),
   sleep: (ms, signal) =>
     new Promise<void>((resolve, reject) => {
       if (signal?.aborted) return reject(abortReason(signal));
+      const step = Math.min(Math.max(0, ms), MAX_TIMEOUT_MS);
       const timer = setTimeout(() => {
         signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, Math.max(0, ms));
+        if (ms > step) systemClock.sleep(ms - step, signal).then(resolve, reject);
+        else resolve();
+      }, step);
       const onAbort = () => {
         clearTimeout(timer);
         reject(abortReason(signal!));

@@ -43,7 +43,12 @@ export function renderStatus(s: Status): string {
   }
   out.push(`TARGETS (${s.targets.length})`);
   for (const t of s.targets) {
-    out.push(`  ${t.name}: desired ${t.desiredScale ?? '?'}, actual ${t.actualScale ?? '?'}, active ${t.active}${t.reason ? ` (${t.reason})` : ''}${t.activeSince ? ` since ${t.activeSince}` : ''}`);
+    out.push(`  ${t.name}: desired ${t.desiredScale ?? '?'}, actual ${t.actualScale ?? '?'} (requested ${t.requestedScale ?? '?'}), active ${t.active}${t.reason ? ` (${t.reason})` : ''}${t.activeSince ? ` since ${t.activeSince}` : ''}`);
+    if (t.activatorSeenSince) out.push(`    activator in front since ${t.activatorSeenSince}`);
+    if (t.wakingSince) out.push(`    waking from zero since ${t.wakingSince}`);
+    if (t.lastActivation) out.push(`    last wake from zero took ${(t.lastActivation.latencyMs / 1000).toFixed(1)} s (ready at ${t.lastActivation.at})`);
+    if (t.panicSince) out.push(`    panic mode since ${t.panicSince}`);
+    if (t.lastError) out.push(`    last error: ${t.lastError}`);
   }
   if (s.probes.length) {
     out.push('PROBES');

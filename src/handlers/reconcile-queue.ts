@@ -1,6 +1,7 @@
 import type { InvocationContext } from '@azure/functions';
 import { invocationLog } from '../log.js';
 import { decodeMessage, reconcileMessageSchema } from '../queue/messages.js';
+import { markDelivered } from '../queue/sender.js';
 import { reconcileObject } from '../reconcile/object.js';
 import type { ObjectOutcome } from '../reconcile/types.js';
 import { getRuntime } from '../runtime/runtime.js';
@@ -22,6 +23,8 @@ export async function onReconcileMessage(message: unknown, context: InvocationCo
   }
   const { kind, name, reason, load } = decoded.message;
   const rt = await getRuntime();
+  // From here on a new request for this object and due second is a new message, not a repeat.
+  await markDelivered(rt.table('leases'), decoded.message);
   const outcome = await reconcileObject(rt, { kind, name }, { reason, load }, { log });
   if (outcome.status === 'busy') {
     // The holder may have read its inputs before this request arrived: look again shortly.

@@ -49,7 +49,12 @@ export function createQueueSender(deps: {
   };
 }
 
-/** Removes "already requested" markers whose due time has passed. */
+/** Marks a reconcile message as delivered, so a later request for the same due second is sent again. */
+export async function markDelivered(pending: EntityTable, message: Pick<ReconcileMessage, 'kind' | 'name' | 'dueAt'>): Promise<void> {
+  if (message.dueAt !== undefined) await pending.delete(PENDING_PARTITION, `${message.kind}/${message.name}@${message.dueAt}`);
+}
+
+/** Removes "already requested" markers whose due time has passed (their messages were lost or never consumed). */
 export async function prunePending(pending: EntityTable, now: number): Promise<number> {
   const rows = await pending.list<{ dueAt: number }>(PENDING_PARTITION);
   const old = rows.filter((r) => r.props.dueAt < now - 60_000);

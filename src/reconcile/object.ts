@@ -3,6 +3,7 @@
  * the outcome written to the decision log. The timer pass and both queue functions all come
  * through here, so an object behaves the same whatever woke it.
  */
+import { randomUUID } from 'node:crypto';
 import { errorMessage, type Log } from '../log.js';
 import { isLeaseExpired, withLease } from '../state/leases.js';
 import type { Runtime } from '../runtime/runtime.js';
@@ -30,7 +31,10 @@ export async function reconcileObject(
 
   let decision: Decision;
   try {
-    const leased = await withLease(rt.leases, rt.clock, objectKey(ref), rt.holder, LEASE_TTL_MS, async (lease) => {
+    // One holder per invocation: two invocations in one process (the timer and a queue
+    // message, or a batch of messages) must not share a lease.
+    const holder = `${rt.holder}:${randomUUID().slice(0, 8)}`;
+    const leased = await withLease(rt.leases, rt.clock, objectKey(ref), holder, LEASE_TTL_MS, async (lease) => {
       const ctx = { ...request, rt, ref, lease, log, signal };
       return pool ? reconcilePool(ctx, pool) : reconcileTarget(ctx, target!);
     });

@@ -5,6 +5,7 @@
  */
 import { errorMessage, type Log } from '../log.js';
 import type { Runtime } from '../runtime/runtime.js';
+import { prunePending } from '../queue/sender.js';
 import { reconcileObject } from './object.js';
 import { objectKey, type ObjectOutcome, type ObjectRef } from './types.js';
 
@@ -67,6 +68,9 @@ export async function runPass(rt: Runtime, options: PassOptions): Promise<PassRe
       );
     }
     if (deferred.length) log.warn(`pass budget of ${budgetMs} ms reached: ${deferred.length} object(s) handed to the reconcile queue`);
+  }
+  if (!options.dryRun) {
+    await prunePending(rt.table('leases'), rt.clock.now()).catch((err: unknown) => log.warn(`could not prune delivered re-enqueue markers: ${errorMessage(err)}`));
   }
   const errors = outcomes.filter((o) => o.status === 'failed').length;
   log.info(`pass finished: ${outcomes.length} reconciled, ${deferred.length} deferred, ${errors} failed`);

@@ -50,6 +50,14 @@ describe('the four functions, called as the host calls them', () => {
     if (got.acquired) await rt.leases.release(got.lease);
   });
 
+  it('gives each invocation its own lease holder, so two in one process never reconcile an object at once', async () => {
+    const rt = await getRuntime();
+    const { reconcileObject } = await import('../../src/reconcile/object.js');
+    const log = { info: () => undefined, warn: () => undefined, error: () => undefined };
+    const outcomes = await Promise.all([1, 2].map(() => reconcileObject(rt, { kind: 'pool', name: 'workers' }, { reason: 'race' }, { log })));
+    expect(outcomes.map((o) => o.status).sort()).toEqual(['busy', 'done']);
+  });
+
   it('reconcileQueue drops a message for an object that is not configured', async () => {
     logs.length = 0;
     await reconcileQueue({ kind: 'pool', name: 'ghost', reason: 'forced' }, context('reconcileQueue'));

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import { EntityTable } from '../../src/state/entity-table.js';
-import { createQueueSender } from '../../src/queue/sender.js';
+import { createQueueSender, markDelivered } from '../../src/queue/sender.js';
 import { freshStorage } from '../support/storage.js';
 import type { Storage } from '../../src/state/storage.js';
 
@@ -41,6 +41,15 @@ describe('delayed enqueue', () => {
     const s = sender();
     const results = await Promise.all([1, 2, 3].map(() => s.reconcile({ kind: 'pool', name: 'dup', reason: 'requeue' }, 60_000)));
     expect(results.filter((r) => r.sent)).toHaveLength(1);
+  });
+
+  it('sends a request again once the message for that due second was delivered', async () => {
+    const s = sender();
+    const first = await s.reconcile({ kind: 'pool', name: 'again', reason: 'requeue' }, 60_000);
+    expect((await s.reconcile({ kind: 'pool', name: 'again', reason: 'requeue' }, 60_000)).sent).toBe(false);
+    await markDelivered(new EntityTable(storage.table('leases')), { kind: 'pool', name: 'again', dueAt: first.dueAt });
+    const third = await s.reconcile({ kind: 'pool', name: 'again', reason: 'requeue' }, first.dueAt - Date.now());
+    expect(third).toEqual({ sent: true, dueAt: first.dueAt });
   });
 
   it('never collapses a message that carries pushed load', async () => {
