@@ -133,7 +133,7 @@ async function checkedConfigFiles(configFile, { loadConfig, env, strict }) {
     return [];
   };
   if (!existsSync(configFile)) {
-    return fail(`${name} not found, so ${DEPLOY_DIR} has no configuration; a deployed app needs one (docs/deploy.md)`);
+    return fail(`${name} not found, so ${DEPLOY_DIR} has no configuration; a deployed app needs one (README.md, "Deploy to Azure")`);
   }
   let config;
   try {
