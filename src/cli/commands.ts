@@ -5,6 +5,7 @@ import { createRuntime, type Runtime } from '../runtime/runtime.js';
 import { buildStatus } from '../status/status.js';
 import { renderStatus, renderPass } from './render.js';
 import { startLocalHost } from '../host/local-host.js';
+import { InventoryStore } from '../provisioner/inventory-store.js';
 
 export interface CliIO {
   stdout(text: string): void;
@@ -57,7 +58,7 @@ export const commands = {
   async forget(io: CliIO, configFile: string | undefined, pool: string, id: string): Promise<number> {
     const rt = await runtimeFor(io, configFile);
     if (!rt.config.pools.some((p) => p.name === pool)) throw new CliUsageError(`no pool named "${pool}" in ${rt.configFile}`);
-    const removed = await rt.table('machines').delete(pool, id);
+    const removed = await new InventoryStore(rt.table('machines'), pool, rt.clock).remove(id);
     if (!removed) {
       io.stderr(`pool ${pool} has no inventory row for ${id}\n`);
       return 1;

@@ -7,36 +7,25 @@ import { z } from 'zod';
 import { parseDuration } from './duration.js';
 import { parseRate } from './rate.js';
 
-const duration = (fallback: string) =>
-  z
-    .string({ error: 'expected a duration such as "90s", "5m" or "1h30m"' })
-    .transform((text, ctx) => {
-      try {
-        const ms = parseDuration(text);
-        if (ms < 0) {
-          ctx.addIssue({ code: 'custom', message: `expected a duration ≥ 0, got "${text}"` });
-          return z.NEVER;
-        }
-        return ms;
-      } catch (err) {
-        ctx.addIssue({ code: 'custom', message: (err as Error).message });
-        return z.NEVER;
-      }
-    })
-    .prefault(fallback);
+/** A string field parsed once by `parse`, whose error message becomes the field's problem. */
+const parsedString = <T>(expected: string, parse: (text: string) => T) =>
+  z.string({ error: expected }).transform((text, ctx) => {
+    try {
+      return parse(text);
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: (err as Error).message });
+      return z.NEVER;
+    }
+  });
 
-const rate = (fallback: string) =>
-  z
-    .string({ error: 'expected a rate "INTERVAL,BURST" such as "5s,1"' })
-    .transform((text, ctx) => {
-      try {
-        return parseRate(text);
-      } catch (err) {
-        ctx.addIssue({ code: 'custom', message: (err as Error).message });
-        return z.NEVER;
-      }
-    })
-    .prefault(fallback);
+const duration = (fallback: string) =>
+  parsedString('expected a duration such as "90s", "5m" or "1h30m"', (text) => {
+    const ms = parseDuration(text);
+    if (ms < 0) throw new Error(`expected a duration ≥ 0, got "${text}"`);
+    return ms;
+  }).prefault(fallback);
+
+const rate = (fallback: string) => parsedString('expected a rate "INTERVAL,BURST" such as "5s,1"', parseRate).prefault(fallback);
 
 const count = (min: number) =>
   z
