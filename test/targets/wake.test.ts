@@ -41,7 +41,8 @@ describe('waking a target from zero', () => {
     const asked = Date.now();
     await rt.queues.reconcile({ kind: 'target', name: 'web', reason: 'forced', load: 25 });
 
-    expect(await eventually(() => kube.inspect(WEB)?.specReplicas === 3, 1_500)).toBe(true);
+    // The queue worker may be in its idle back-off (up to maxPollingInterval, 2 s) when the message lands.
+    expect(await eventually(() => kube.inspect(WEB)?.specReplicas === 3, 6_000)).toBe(true);
     expect(await eventually(async () => (await targetStatus(rt, rt.config.targets[0]!)).lastActivation !== null, READY_DELAY_MS + 3_000)).toBe(true);
     const status = await targetStatus(rt, rt.config.targets[0]!);
     const latency = status.lastActivation!.latencyMs;
