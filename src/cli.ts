@@ -7,6 +7,7 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { isConfigError } from './config/load.js';
+import { StorageConfigError } from './state/storage.js';
 import { parseDuration } from './config/duration.js';
 import { errorMessage } from './log.js';
 import { commands, CliUsageError as UsageError, type CliIO } from './cli/commands.js';
@@ -104,6 +105,10 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     }
     if (isConfigError(err)) {
       io.stderr(`${err.message}\n`);
+      return EXIT.usage;
+    }
+    if (err instanceof StorageConfigError) {
+      io.stderr(`error: ${err.message}\n`);
       return EXIT.usage;
     }
     if (err instanceof UsageError) {

@@ -7,7 +7,7 @@
  * - `dev`: a fixed bearer token, for the local ARM simulator. Refused for any endpoint that is
  *   not on this machine, so a development config can never send a fake token to Azure.
  */
-import { isIP } from 'node:net';
+import { isLoopbackHost } from '../config/loopback.js';
 import type { AccessToken, TokenCredential } from '@azure/identity';
 import { DefaultAzureCredential, ManagedIdentityCredential } from '@azure/identity';
 import { CredentialConfigError } from './errors.js';
@@ -30,17 +30,9 @@ export function createArmCredential(
   env: NodeJS.ProcessEnv = process.env,
 ): TokenCredential {
   switch (settings.credential) {
-    case 'default': {
-      const clientId = settings.managedIdentityClientId ?? env.AZURE_CLIENT_ID;
-      return clientId
-        ? new DefaultAzureCredential({ managedIdentityClientId: clientId })
-        : new DefaultAzureCredential();
-    }
-    case 'managed-identity': {
-      // A user-assigned identity (the deployment's) is named by AZURE_CLIENT_ID when the config does not.
-      const clientId = settings.managedIdentityClientId ?? env.AZURE_CLIENT_ID;
-      return clientId ? new ManagedIdentityCredential({ clientId }) : new ManagedIdentityCredential();
-    }
+    case 'default':
+    case 'managed-identity':
+      return identityCredential(settings.credential, settings.managedIdentityClientId, env);
     case 'dev': {
       const host = hostOf(settings.resourceManagerEndpoint);
       if (!isLoopbackHost(host)) {
@@ -54,6 +46,21 @@ export function createArmCredential(
   }
 }
 
+/**
+ * Drover's own identity (ARM, storage, queue load sources): DefaultAzureCredential or
+ * ManagedIdentityCredential, for the user-assigned identity `clientId` names, else
+ * `AZURE_CLIENT_ID` (the deployment sets it), else the system-assigned one.
+ */
+export function identityCredential(
+  mode: 'default' | 'managed-identity',
+  clientId: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): TokenCredential {
+  const id = clientId ?? env.AZURE_CLIENT_ID;
+  if (mode === 'managed-identity') return id ? new ManagedIdentityCredential({ clientId: id }) : new ManagedIdentityCredential();
+  return id ? new DefaultAzureCredential({ managedIdentityClientId: id }) : new DefaultAzureCredential();
+}
+
 export function staticTokenCredential(token: string): TokenCredential {
   return {
     getToken: (): Promise<AccessToken> =>
@@ -61,14 +68,7 @@ export function staticTokenCredential(token: string): TokenCredential {
   };
 }
 
-/** `localhost`, 127.0.0.0/8 and ::1 (also IPv4-mapped). */
-export function isLoopbackHost(host: string): boolean {
-  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
-  if (bare === 'localhost' || bare.endsWith('.localhost')) return true;
-  if (isIP(bare) === 4) return bare.startsWith('127.');
-  if (isIP(bare) === 6) return bare === '::1' || /^::ffff:127\./.test(bare);
-  return false;
-}
+export { isLoopbackHost } from '../config/loopback.js';
 
 function hostOf(endpoint: string): string {
   try {

@@ -1,10 +1,10 @@
 /** What each `drover` verb does, once the command line is parsed. */
-import { consoleLog, type Log } from '../log.js';
+import { consoleLog, errorMessage, type Log } from '../log.js';
+import { DEFAULT_SCHEDULE, checkSchedule } from '../host/schedule.js';
 import { runPass, type PassReport } from '../reconcile/pass.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
 import { buildStatus } from '../status/status.js';
 import { renderStatus, renderPass } from './render.js';
-import { startLocalHost } from '../host/local-host.js';
 import { InventoryStore } from '../provisioner/inventory-store.js';
 
 export interface CliIO {
@@ -69,8 +69,15 @@ export const commands = {
   },
 
   async run(io: CliIO, configFile: string | undefined): Promise<number> {
+    try {
+      checkSchedule(io.env.DROVER_SCHEDULE ?? DEFAULT_SCHEDULE);
+    } catch (err) {
+      throw new CliUsageError(`DROVER_SCHEDULE: ${errorMessage(err)}`);
+    }
     const rt = await runtimeFor(io, configFile);
-    const host = await startLocalHost({ rt, log: consoleLog });
+    // Loaded only here: it brings in @azure/functions and the function modules.
+    const { startLocalHost } = await import('../host/local-host.js');
+    const host = await startLocalHost({ rt, log: consoleLog, schedule: io.env.DROVER_SCHEDULE ?? DEFAULT_SCHEDULE });
     await untilSignal();
     io.stderr('stopping…\n');
     await host.stop();

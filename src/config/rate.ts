@@ -3,7 +3,7 @@
  * every 5 s from a bucket of 1 that starts full. Parsing is as strict as the flag's: exactly two
  * comma-separated parts, no whitespace, a Go duration and an unsigned 31-bit count.
  */
-import { parseDuration, formatDuration } from './duration.js';
+import { parseDuration } from './duration.js';
 
 export interface Rate {
   /** Milliseconds per token; 0 means an infinite rate (never waits). */
@@ -35,8 +35,4 @@ export function parseRate(input: string): Rate {
     throw new RateSyntaxError(`invalid refill rate in ${JSON.stringify(input)}: want a count from 0 to ${MAX_BURST}`);
   }
   return { intervalMs, burst: Number(countText) };
-}
-
-export function formatRate(rate: Rate): string {
-  return `${formatDuration(rate.intervalMs)},${rate.burst}`;
 }

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { parseDuration } from './duration.js';
 import { parseRate } from './rate.js';
+import { isLoopbackHost } from './loopback.js';
 
 /** A string field parsed once by `parse`, whose error message becomes the field's problem. */
 const parsedString = <T>(expected: string, parse: (text: string) => T) =>
@@ -297,6 +298,13 @@ export const configSchema = z
         ctx.addIssue({ code: 'custom', path: ['targets', i, 'load'], message: 'a queue source needs connection or accountName' });
       }
     });
+    if (cfg.azure?.credential === 'dev' && !isLoopbackHost(new URL(cfg.azure.resourceManagerEndpoint).hostname)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['azure', 'credential'],
+        message: `"dev" sends a static token and is only allowed for a loopback resourceManagerEndpoint, not ${cfg.azure.resourceManagerEndpoint}`,
+      });
+    }
     if (cfg.pools.length > 0 && !cfg.azure) {
       ctx.addIssue({ code: 'custom', path: ['azure'], message: 'required when pools are configured' });
     }

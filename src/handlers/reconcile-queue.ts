@@ -25,7 +25,7 @@ export async function onReconcileMessage(message: unknown, context: InvocationCo
   const rt = await getRuntime();
   // From here on a new request for this object and due second is a new message, not a repeat.
   await markDelivered(rt.table('leases'), decoded.message);
-  const outcome = await reconcileObject(rt, { kind, name }, { reason, load }, { log });
+  const outcome = await reconcileObject(rt, { kind, name }, { reason, load }, { log, signal: rt.shutdown.signal });
   if (outcome.status === 'busy') {
     // The holder may have read its inputs before this request arrived: look again shortly.
     await rt.queues.reconcile({ kind, name, reason, load }, Math.min(BUSY_RETRY_MS, Math.max(0, outcome.until - rt.clock.now())));

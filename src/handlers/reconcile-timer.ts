@@ -8,5 +8,5 @@ export async function onReconcileTimer(timer: Timer, context: InvocationContext)
   const log = invocationLog(context);
   if (timer.isPastDue) log.warn('reconcileTimer is running late (past due)');
   const rt = await getRuntime();
-  return runPass(rt, { log, reason: 'timer' });
+  return runPass(rt, { log, reason: 'timer', signal: rt.shutdown.signal });
 }

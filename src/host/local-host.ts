@@ -9,10 +9,11 @@ import { reconcileTimer } from '../../functions/reconcileTimer.js';
 import { reconcileQueue } from '../../functions/reconcileQueue.js';
 import { probeQueue } from '../../functions/probeQueue.js';
 import type { Log } from '../log.js';
-import type { Runtime } from '../runtime/runtime.js';
+import { errorMessage } from '../log.js';
+import { provideRuntime, type Runtime } from '../runtime/runtime.js';
 import { readHostSettings, HOST_DEFAULTS, type QueueHostSettings } from './host-settings.js';
 import { runQueueWorker } from './queue-worker.js';
-import { DEFAULT_SCHEDULE, runTimer } from './timer.js';
+import { DEFAULT_SCHEDULE, checkSchedule, runTimer } from './timer.js';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', ...(import.meta.url.includes('/dist/') ? ['..'] : []));
 
@@ -33,18 +34,22 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
   const { rt, log } = options;
   const settings = await readHostSettings(options.hostJsonFile ?? path.join(PROJECT_ROOT, 'host.json')).catch(() => HOST_DEFAULTS);
   const schedule = options.schedule ?? rt.env.DROVER_SCHEDULE ?? DEFAULT_SCHEDULE;
+  checkSchedule(schedule);
   await rt.storage.ensure();
+  // The handlers look the runtime up by app setting, as in Azure: let them find this one.
+  provideRuntime(rt);
   const ac = new AbortController();
   const running = [
     runTimer({ functionName: 'reconcileTimer', schedule, handler: reconcileTimer, log, signal: ac.signal, runOnStartup: options.runOnStartup }),
     runQueueWorker({ functionName: 'reconcileQueue', queue: rt.storage.queue('reconcile'), poison: rt.storage.poisonQueue('reconcile'), handler: reconcileQueue, settings, log, signal: ac.signal }),
     runQueueWorker({ functionName: 'probeQueue', queue: rt.storage.queue('probe'), poison: rt.storage.poisonQueue('probe'), handler: probeQueue, settings, log, signal: ac.signal }),
-  ];
+  ].map((p) => p.catch((err: unknown) => log.error(`local host: ${errorMessage(err)}`)));
   log.info(`local host running: timer "${schedule}", queues ${rt.storage.names.queues.reconcile} and ${rt.storage.names.queues.probe} (batch ${settings.batchSize}, max dequeue ${settings.maxDequeueCount})`);
   return {
     settings,
     async stop() {
       ac.abort();
+      rt.shutdown.abort(new Error('the local host is stopping'));
       await Promise.allSettled(running);
     },
   };

@@ -3,31 +3,15 @@
  * overlapping itself: an invocation that overruns the next occurrence makes that one late
  * (`isPastDue`), as the Functions host's singleton timer does.
  */
-import { CronExpressionParser } from 'cron-parser';
 import type { Timer } from '@azure/functions';
 import { pause } from '../clock.js';
 import { errorMessage, type Log } from '../log.js';
 import { newInvocationContext, type AnyInvocationContext } from './invocation.js';
+import { checkSchedule, nextOccurrence } from './schedule.js';
 
-export const DEFAULT_SCHEDULE = '0 */1 * * * *';
+export { DEFAULT_SCHEDULE, checkSchedule, nextOccurrence } from './schedule.js';
 
 export type TimerHandler = (timer: Timer, context: AnyInvocationContext) => Promise<unknown>;
-
-export function nextOccurrence(schedule: string, after: number): number {
-  return CronExpressionParser.parse(schedule, { currentDate: new Date(after) }).next().getTime();
-}
-
-/** Throws a readable error for a schedule the host would refuse. */
-export function checkSchedule(schedule: string): void {
-  if (schedule.trim().split(/\s+/).length !== 6) {
-    throw new Error(`invalid schedule ${JSON.stringify(schedule)}: NCRONTAB needs six fields, "{second} {minute} {hour} {day} {month} {day-of-week}"`);
-  }
-  try {
-    nextOccurrence(schedule, Date.now());
-  } catch (err) {
-    throw new Error(`invalid schedule ${JSON.stringify(schedule)}: ${errorMessage(err)}`);
-  }
-}
 
 export async function runTimer(options: {
   functionName: string;
@@ -61,6 +45,7 @@ export async function runTimer(options: {
       log.error(`${options.functionName} failed: ${errorMessage(err)}`);
     }
     last = now;
-    due = nextOccurrence(schedule, Math.max(Date.now(), next - 1));
+    // An occurrence missed while this one ran still runs, late (isPastDue), as in Azure.
+    due = next;
   }
 }

@@ -16,7 +16,6 @@ import type { TargetConfig } from '../config/schema.js';
 import type { Log } from '../log.js';
 import type { ProbeMessage } from '../queue/messages.js';
 import type { Runtime } from '../runtime/runtime.js';
-import { requeueInstant } from '../scaler/requeue.js';
 import { patchTargetRecord } from '../scaler/target-record.js';
 
 /** Delay before the reconcile that follows a finished probe (the seed's re-enqueue period). */
@@ -127,7 +126,7 @@ async function attempt(rt: Runtime, name: string, activator: Activator, message:
   // attempt to run again; the duplicate chain it starts dies at the stale check.
   if (finished) {
     const reason = result.ok ? 'activator probe succeeded' : 'activator probe timed out';
-    await rt.queues.reconcile({ kind: 'target', name: name, reason }, requeueInstant(now + AFTER_PROBE_REQUEUE_MS, now) - rt.clock.now());
+    await rt.queues.reconcile({ kind: 'target', name, reason }, AFTER_PROBE_REQUEUE_MS);
   } else {
     await rt.queues.probe({ ...message, attempt: message.attempt + 1 }, activator.probePeriod);
   }

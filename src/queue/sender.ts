@@ -17,6 +17,11 @@ export interface QueueSender {
    * due second collapse into one message, so repeated re-enqueues do not pile up.
    */
   reconcile(message: Omit<ReconcileMessage, 'dueAt'>, delayMs?: number): Promise<{ sent: boolean; dueAt: number }>;
+  /**
+   * The same for an instant (epoch ms): callers that compute when from stored state (the end of
+   * a window) land on the same due second however many deliveries compute it.
+   */
+  reconcileAt(message: Omit<ReconcileMessage, 'dueAt'>, at: number): Promise<{ sent: boolean; dueAt: number }>;
   probe(message: ProbeMessage, delayMs?: number): Promise<void>;
 }
 
@@ -28,25 +33,37 @@ export function createQueueSender(deps: {
   clock: Clock;
 }): QueueSender {
   const send = async (queue: QueueClient, body: object, delayMs: number) => {
-    const seconds = Math.ceil(Math.min(Math.max(0, delayMs), MAX_DELAY_MS) / 1000);
-    await queue.sendMessage(encodeMessage(body), seconds > 0 ? { visibilityTimeout: seconds } : {});
+    const seconds = Math.ceil(clampDelay(delayMs) / 1000);
+    // A delayed message must not expire (7 days by default) before it becomes visible.
+    await queue.sendMessage(encodeMessage(body), seconds > 0 ? { visibilityTimeout: seconds, messageTimeToLive: -1 } : {});
+  };
+  const reconcileAt = async (message: Omit<ReconcileMessage, 'dueAt'>, at: number) => {
+    const now = deps.clock.now();
+    const dueAt = Math.ceil((now + clampDelay(at - now)) / 1000) * 1000;
+    const key = `${message.kind}/${message.name}@${dueAt}`;
+    // Pushed load must always arrive: only plain re-enqueues are collapsed.
+    const collapse = deps.pending !== undefined && message.load === undefined;
+    if (collapse && !(await deps.pending!.create(PENDING_PARTITION, key, { dueAt }))) return { sent: false, dueAt };
+    try {
+      await send(deps.reconcileQueue, { ...message, dueAt }, at - now);
+    } catch (err) {
+      // No message, no marker: a later request for this second must not be collapsed into nothing.
+      if (collapse) await deps.pending!.delete(PENDING_PARTITION, key).catch(() => undefined);
+      throw err;
+    }
+    return { sent: true, dueAt };
   };
   return {
-    async reconcile(message, delayMs = 0) {
-      const now = deps.clock.now();
-      const dueAt = Math.ceil((now + Math.max(0, delayMs)) / 1000) * 1000;
-      // Pushed load must always arrive: only plain re-enqueues are collapsed.
-      if (deps.pending && message.load === undefined) {
-        const marker = await deps.pending.create(PENDING_PARTITION, `${message.kind}/${message.name}@${dueAt}`, { dueAt });
-        if (!marker) return { sent: false, dueAt };
-      }
-      await send(deps.reconcileQueue, { ...message, dueAt }, delayMs);
-      return { sent: true, dueAt };
-    },
+    reconcile: (message, delayMs = 0) => reconcileAt(message, deps.clock.now() + Math.max(0, delayMs)),
+    reconcileAt,
     async probe(message, delayMs = 0) {
       await send(deps.probeQueue, message, delayMs);
     },
   };
+}
+
+function clampDelay(ms: number): number {
+  return Math.min(Math.max(0, ms), MAX_DELAY_MS);
 }
 
 /** Marks a reconcile message as delivered, so a later request for the same due second is sent again. */
@@ -57,7 +74,6 @@ export async function markDelivered(pending: EntityTable, message: Pick<Reconcil
 /** Removes "already requested" markers whose due time has passed (their messages were lost or never consumed). */
 export async function prunePending(pending: EntityTable, now: number): Promise<number> {
   const rows = await pending.list<{ dueAt: number }>(PENDING_PARTITION);
-  const old = rows.filter((r) => r.props.dueAt < now - 60_000);
-  await Promise.all(old.map((r) => pending.delete(PENDING_PARTITION, r.rowKey)));
-  return old.length;
+  const current = rows.filter((r) => r.props.dueAt >= now - 60_000);
+  return (await pending.writeChanged(PENDING_PARTITION, current, rows, { deleteMissing: true })).deleted;
 }

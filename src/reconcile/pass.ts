@@ -70,7 +70,10 @@ export async function runPass(rt: Runtime, options: PassOptions): Promise<PassRe
     if (deferred.length) log.warn(`pass budget of ${budgetMs} ms reached: ${deferred.length} object(s) handed to the reconcile queue`);
   }
   if (!options.dryRun) {
-    await prunePending(rt.table('leases'), rt.clock.now()).catch((err: unknown) => log.warn(`could not prune delivered re-enqueue markers: ${errorMessage(err)}`));
+    // Housekeeping that keeps the log and the re-enqueue markers bounded.
+    await Promise.all([prunePending(rt.table('leases'), rt.clock.now()), rt.decisions.prune(rt.clock.now())]).catch((err: unknown) =>
+      log.warn(`could not prune old decisions or re-enqueue markers: ${errorMessage(err)}`),
+    );
   }
   const errors = outcomes.filter((o) => o.status === 'failed').length;
   log.info(`pass finished: ${outcomes.length} reconciled, ${deferred.length} deferred, ${errors} failed`);

@@ -8,8 +8,8 @@
  *
  * Where the seed relied on informers to be woken up, Drover re-enqueues itself: right after a
  * target is marked inactive (the seed's SKS reconcile), while it waits for a ready replica, and
- * while a rate limit holds a step back. Every re-enqueue goes through `requeueInstant`, so a
- * redelivered message adds no second chain.
+ * while a rate limit holds a step back. Re-enqueues name an instant computed from stored
+ * state, so a redelivered message lands on the same due second and adds no second chain.
  *
  * A target that does not exist is reported as an error that is not retried: the timer pass
  * counts it (exit code 1), a queued reconcile of it is not retried into the poison queue, and
@@ -33,7 +33,6 @@ import { followUps, describeTargetDecision, type WriteResult } from '../scaler/t
 import { conditionFields, conditionsOf, panicFields, panicOf, patchTargetRecord, readTargetRecord, type TargetRecord, type TargetRecordPatch } from '../scaler/target-record.js';
 import { isTargetMissing, targetScaleFor, type ObservedTarget, type TargetScale } from '../scaler/target-scale.js';
 import { applyScale } from '../scaler/target-write.js';
-import { requeueInstant } from '../scaler/requeue.js';
 import type { Decision, ReconcileContext } from './types.js';
 
 /**
@@ -221,13 +220,9 @@ async function enqueueFollowUps(ctx: ReconcileContext, target: TargetConfig, wan
   if (wants.length === 0) return;
   const { rt } = ctx;
   await ctx.lease.check();
-  const sent = new Set<number>();
+  // Wants due in the same second collapse into one message in the sender.
   for (const want of wants.sort((a, b) => a.at - b.at)) {
-    const now = rt.clock.now();
-    const at = requeueInstant(want.at, now);
-    if (sent.has(at)) continue;
-    sent.add(at);
-    await rt.queues.reconcile({ kind: 'target', name: target.name, reason: want.why }, at - now);
+    await rt.queues.reconcileAt({ kind: 'target', name: target.name, reason: want.why }, want.at);
   }
 }
 

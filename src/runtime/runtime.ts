@@ -4,7 +4,7 @@
  * and reused by later invocations on a warm instance. Nothing here runs at import time.
  */
 import os from 'node:os';
-import { DefaultAzureCredential, ManagedIdentityCredential } from '@azure/identity';
+import { identityCredential } from '../azure/credential.js';
 import type { TokenCredential } from '@azure/core-auth';
 import { systemClock, type Clock } from '../clock.js';
 import { loadConfig, resolveConfigFile } from '../config/load.js';
@@ -36,6 +36,8 @@ export interface Runtime {
   azureCredential(): TokenCredential;
   /** Environment the runtime was built from (app settings). */
   readonly env: NodeJS.ProcessEnv;
+  /** Aborted when the host running this process shuts down: passes stop waiting and wind up. */
+  readonly shutdown: AbortController;
   /**
    * The ARM compute adapter, loaded on first use: @azure/arm-compute is only imported when a
    * pass needs it, which keeps cold starts of queue-only invocations light.
@@ -64,9 +66,16 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const configFile = resolveConfigFile(options.configFile, env);
   const config = options.config ?? (await loadConfig(configFile));
   const clock = options.clock ?? systemClock;
+  const location = resolveStorageLocation(config.storage, env);
   let credential: TokenCredential | undefined;
-  const azureCredential = () => (credential ??= buildCredential(config, env));
-  const storage = createStorage(resolveStorageLocation(config.storage, env), config.storage?.prefix ?? 'drover', azureCredential);
+  // Storage and queue load sources use the identity storage names, else the one ARM uses.
+  const azureCredential = () =>
+    (credential ??= identityCredential(
+      config.azure?.credential === 'managed-identity' ? 'managed-identity' : 'default',
+      (location.kind === 'identity' ? location.clientId : undefined) ?? config.azure?.managedIdentityClientId,
+      env,
+    ));
+  const storage = createStorage(location, config.storage?.prefix ?? 'drover', azureCredential);
   const tables = new Map<string, EntityTable>();
   const table = (name: Parameters<Storage['table']>[0]) => {
     let t = tables.get(name);
@@ -80,6 +89,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     clock,
     storage,
     env,
+    shutdown: new AbortController(),
     holder,
     table,
     leases: new Leases(table('leases'), clock),
@@ -122,15 +132,17 @@ function once<T>(make: () => Promise<T>): () => Promise<T> {
   };
 }
 
-function buildCredential(config: DroverConfig, env: NodeJS.ProcessEnv): TokenCredential {
-  const clientId = config.azure?.managedIdentityClientId ?? config.storage?.clientId ?? env.AZURE_CLIENT_ID;
-  if (config.azure?.credential === 'managed-identity') {
-    return clientId ? new ManagedIdentityCredential({ clientId }) : new ManagedIdentityCredential();
-  }
-  return clientId ? new DefaultAzureCredential({ managedIdentityClientId: clientId }) : new DefaultAzureCredential();
-}
-
 const cache = new Map<string, Promise<Runtime>>();
+
+/**
+ * Makes `getRuntime` answer with `rt` for its config file, and points the app setting at that
+ * file: a host that already built the runtime (the local host, the demo) shares it with the
+ * handlers it calls, instead of them loading the config again from `$DROVER_CONFIG`.
+ */
+export function provideRuntime(rt: Runtime): void {
+  process.env.DROVER_CONFIG = rt.configFile;
+  cache.set(rt.configFile, Promise.resolve(rt));
+}
 
 /**
  * The runtime for the current app settings, built once per config file and process. A failed

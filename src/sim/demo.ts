@@ -4,7 +4,7 @@
  * functions on it. A scripted story plays out: the pool fills up in chunks, a VM fails
  * provisioning and is deleted, load arrives at the web target and goes away again.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { tmpdir } from 'node:os';
 import { stringify } from 'yaml';
@@ -30,14 +30,29 @@ export interface DemoOptions {
 }
 
 export async function runDemo(io: CliIO, options: DemoOptions = {}): Promise<number> {
+  // Whatever started is stopped again, in reverse order, even when a later step fails.
+  const cleanups: (() => Promise<unknown> | void)[] = [];
+  const started = <T>(thing: T, stop: (t: T) => Promise<unknown> | void): T => {
+    cleanups.unshift(() => stop(thing));
+    return thing;
+  };
+  try {
+    return await demo(io, options, started);
+  } finally {
+    for (const cleanup of cleanups) await Promise.resolve(cleanup()).catch(() => undefined);
+  }
+}
+
+type Started = <T>(thing: T, stop: (t: T) => Promise<unknown> | void) => T;
+
+async function demo(io: CliIO, options: DemoOptions, started: Started): Promise<number> {
   const say = (text: string) => io.stdout(`${text}\n`);
   say('Starting the demo: Azurite, the ARM and Kubernetes simulators, an activator…');
-  const azurite = await startAzurite();
-  const arm = await startArmSim({ subscriptionId: SUBSCRIPTION, provisionDelayMs: 4_000, deleteDelayMs: 3_000 });
-  const kube = await startKubernetesSim({ readyDelayMs: 3_000 });
-  const activator = await startActivatorSim();
-  const dir = path.join(tmpdir(), `drover-sim-${process.pid}`);
-  mkdirSync(dir, { recursive: true });
+  const azurite = started(await startAzurite(), (a) => a.stop());
+  const arm = started(await startArmSim({ subscriptionId: SUBSCRIPTION, provisionDelayMs: 4_000, deleteDelayMs: 3_000 }), (a) => a.close());
+  const kube = started(await startKubernetesSim({ readyDelayMs: 3_000 }), (k) => k.close());
+  const activator = started(await startActivatorSim(), (a) => a.close());
+  const dir = started(mkdtempSync(path.join(tmpdir(), 'drover-sim-')), (d) => rmSync(d, { recursive: true, force: true }));
   const caFile = path.join(dir, 'arm-ca.pem');
   await arm.writeCaFile(caFile);
   const kubeconfig = path.join(dir, 'kubeconfig.yaml');
@@ -81,43 +96,38 @@ export async function runDemo(io: CliIO, options: DemoOptions = {}): Promise<num
     }),
   );
 
-  const env = { ...io.env, DROVER_CONFIG: configFile, DROVER_SCHEDULE: '*/5 * * * * *' };
-  Object.assign(process.env, { DROVER_CONFIG: configFile, DROVER_SCHEDULE: env.DROVER_SCHEDULE });
-  const rt = await createRuntime({ configFile, env });
+  const schedule = '*/5 * * * * *';
+  const rt = await createRuntime({ configFile, env: io.env });
   const log: Log = {
     info: (...a) => say(`  ${a.join(' ')}`),
     warn: (...a) => say(`  warning: ${a.join(' ')}`),
     error: (...a) => say(`  error: ${a.join(' ')}`),
   };
-  const host = await startLocalHost({ rt, log, schedule: env.DROVER_SCHEDULE, runOnStartup: true });
+  started(await startLocalHost({ rt, log, schedule, runOnStartup: true }), (h) => h.stop());
   say(`Drover is running on ${configFile}`);
   say(`In another terminal:  npx drover --config ${configFile} status`);
   say(`                      npx drover --config ${configFile} enqueue --target web --load 35`);
   say('Ctrl+C stops the demo.\n');
 
-  const timers: NodeJS.Timeout[] = [];
   const at = (ms: number, what: string, act: () => Promise<unknown> | void) =>
-    timers.push(
+    started(
       setTimeout(() => {
         say(`\n▶ ${what}`);
         Promise.resolve(act()).catch((err: unknown) => say(`  (demo step failed: ${errorMessage(err)})`));
       }, ms),
+      clearTimeout,
     );
   at(1_000, 'the next VM the scale set creates will fail provisioning (out of capacity)', () => workers.failNextCreations(1));
   at(8_000, 'load 25 arrives for web (10 per replica): it should scale to 3', () => rt.queues.reconcile({ kind: 'target', name: 'web', reason: 'demo load', load: 25 }));
   at(40_000, 'load drops to 0: web goes to 1, then to 0 behind the activator', () => rt.queues.reconcile({ kind: 'target', name: 'web', reason: 'demo load', load: 0 }));
   const statusEvery = options.statusEveryMs ?? 15_000;
-  const printer = setInterval(() => {
+  started(setInterval(() => {
     buildStatus(rt, { decisions: 8 })
       .then((s) => say(`\n${renderStatus(s)}`))
       .catch((err: unknown) => say(`  (status failed: ${errorMessage(err)})`));
-  }, statusEvery);
+  }, statusEvery), clearInterval);
 
   await (options.forMs !== undefined ? new Promise((r) => setTimeout(r, options.forMs)) : untilSignal());
   say('\nStopping the demo…');
-  clearInterval(printer);
-  for (const t of timers) clearTimeout(t);
-  await host.stop();
-  await Promise.allSettled([arm.close(), kube.close(), activator.close(), azurite.stop()]);
   return 0;
 }

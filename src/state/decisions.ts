@@ -5,7 +5,7 @@
  * not written again within the repeat interval, so a steady fleet does not fill the table.
  */
 import { randomBytes } from 'node:crypto';
-import type { EntityTable } from './entity-table.js';
+import type { EntityTable, Row } from './entity-table.js';
 import { escapeKey } from './keys.js';
 
 export interface DecisionRecord {
@@ -74,14 +74,14 @@ export class DecisionLog {
   /** Deletes whole days older than the retention (the `last` partition sorts after every date). */
   async prune(now: number): Promise<number> {
     const cutoff = dayOf(now - this.retentionDays() * 86_400_000);
-    let deleted = 0;
-    const iter = this.table.client.listEntities({
-      queryOptions: { filter: `PartitionKey lt '${cutoff}'`, select: ['PartitionKey', 'RowKey'] },
-    });
+    const old = new Map<string, Row[]>();
+    const iter = this.table.client.listEntities({ queryOptions: { filter: `PartitionKey lt '${cutoff}'`, select: ['PartitionKey', 'RowKey'] } });
     for await (const e of iter) {
-      await this.table.client.deleteEntity(e.partitionKey ?? '', e.rowKey ?? '').catch(() => undefined);
-      deleted++;
+      const day = e.partitionKey ?? '';
+      old.set(day, [...(old.get(day) ?? []), { partitionKey: day, rowKey: e.rowKey ?? '', etag: e.etag, props: {} }]);
     }
+    let deleted = 0;
+    for (const [day, rows] of old) deleted += (await this.table.writeChanged(day, [], rows, { deleteMissing: true })).deleted;
     return deleted;
   }
 

@@ -45,7 +45,7 @@ export class Leases {
     let row: Row<LeaseProps> | undefined;
     if (!current) {
       row = await this.table.create(PARTITION, key, props);
-    } else if (current.props.expiresAt > now && current.props.holder !== holder) {
+    } else if (current.props.expiresAt > now) {
       return { acquired: false, heldBy: current.props.holder, until: current.props.expiresAt };
     } else {
       row = await this.table.replaceIf(current, props);

@@ -55,4 +55,3 @@ export async function buildStatus(rt: Runtime, options: { decisions?: number } =
     decisions: decisions.map((d) => ({ ...d, at: iso(d.at)! })),
   };
 }
-export { iso } from './time.js';

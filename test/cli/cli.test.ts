@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { startWorld, type World } from '../support/world.js';
+import { writeConfig } from '../support/config.js';
 
 let file: string;
 let world: World;
@@ -83,5 +84,31 @@ describe('drover CLI', () => {
     const again = await drover('machines', 'forget', '--pool', 'workers', id);
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/no inventory row/);
+  });
+
+  it('reconcile exits 1 when an object fails, saying which', async () => {
+    const broken = world.configFile({
+      pools: [{ name: 'ghost', scaleSet: { resourceGroup: 'rg', name: 'no-such-vmss' }, reconcileRate: '0s,1' }],
+    });
+    let stdout = '';
+    const code = await runCli(['--config', broken, 'reconcile'], { stdout: (s) => (stdout += s), stderr: () => undefined, env: {} });
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/pool\/ghost\s+FAILED/);
+  });
+
+  it.each([
+    { name: 'an invalid DROVER_SCHEDULE', args: ['run'], env: { DROVER_SCHEDULE: 'every minute' }, why: /DROVER_SCHEDULE: invalid schedule/ },
+    { name: 'no storage anywhere', args: ['status'], env: {}, why: /no storage configured/, bare: true },
+    { name: 'a dev credential for a real endpoint', args: ['status'], env: {}, why: /azure\.credential: "dev" sends a static token/, dev: true },
+  ])('exits 2 for $name', async ({ args, env, why, bare, dev }) => {
+    const file = bare
+      ? writeConfig({ pools: [] })
+      : dev
+        ? writeConfig({ azure: { subscriptionId: '00000000-0000-0000-0000-000000000000', credential: 'dev', resourceManagerEndpoint: 'https://management.azure.com' } })
+        : world.configFile({});
+    let stderr = '';
+    const code = await runCli(['--config', file, ...args], { stdout: () => undefined, stderr: (s) => (stderr += s), env });
+    expect(code).toBe(2);
+    expect(stderr).toMatch(why);
   });
 });

@@ -21,7 +21,8 @@ describe('local host', () => {
     const world = await startWorld();
     world.arm.sim.addScaleSet({ resourceGroup: 'rg', name: 'vmss', capacity: 1 });
     const file = world.configFile({ pools: [{ name: 'workers', scaleSet: { resourceGroup: 'rg', name: 'vmss' }, maxCount: 1, reconcileRate: '0s,1' }] });
-    process.env.DROVER_CONFIG = file;
+    // The handlers must find this runtime without $DROVER_CONFIG, as with `drover --config FILE run`.
+    delete process.env.DROVER_CONFIG;
     const rt = await createRuntime({ configFile: file });
     const lines: string[] = [];
     const log = { info: (...a: unknown[]) => lines.push(a.join(' ')), warn: () => undefined, error: (...a: unknown[]) => lines.push(a.join(' ')) };

@@ -52,6 +52,27 @@ describe('delayed enqueue', () => {
     expect(third).toEqual({ sent: true, dueAt: first.dueAt });
   });
 
+  it('lands requests for one instant, computed at different times, on one message', async () => {
+    const s = sender();
+    const at = Math.ceil(Date.now() / 1000) * 1000 + 30_000;
+    const first = await s.reconcileAt({ kind: 'target', name: 'instant', reason: 'window ends' }, at);
+    await new Promise((r) => setTimeout(r, 20));
+    const second = await s.reconcileAt({ kind: 'target', name: 'instant', reason: 'window ends' }, at);
+    expect([first.sent, second.sent]).toEqual([true, false]);
+    expect(second.dueAt).toBe(first.dueAt);
+  });
+
+  it('leaves no marker behind when the send fails, so the next request is sent', async () => {
+    const failing = createQueueSender({
+      reconcileQueue: { sendMessage: () => Promise.reject(new Error('queue down')) } as never,
+      probeQueue: storage.queue('probe'),
+      pending: new EntityTable(storage.table('leases')),
+      clock: systemClock,
+    });
+    await expect(failing.reconcile({ kind: 'pool', name: 'down', reason: 'requeue' }, 60_000)).rejects.toThrow('queue down');
+    expect((await sender().reconcile({ kind: 'pool', name: 'down', reason: 'requeue' }, 60_000)).sent).toBe(true);
+  });
+
   it('never collapses a message that carries pushed load', async () => {
     const s = sender();
     const results = await Promise.all([5, 6].map((load) => s.reconcile({ kind: 'target', name: 'loaded', reason: 'push', load }, 60_000)));

@@ -3,7 +3,6 @@
 import { describe, expect, it } from 'vitest';
 import { trackWake, type WakeInput } from '../../src/scaler/activation.js';
 import { checkWriteBudget, decodeWrites, encodeWrites, recordWrite } from '../../src/scaler/capacity-budget.js';
-import { nextGridPoint, requeueInstant } from '../../src/scaler/requeue.js';
 
 const NOW = Date.UTC(2026, 10, 30, 10, 0, 0);
 
@@ -61,22 +60,3 @@ describe('capacity write budget', () => {
   });
 });
 
-describe('requeueInstant', () => {
-  it.each<{ name: string; wanted: number; now: number; want: number }>([
-    { name: 'a due time is snapped to 1 ms past its second', wanted: NOW + 5_400, now: NOW + 100, want: NOW + 6_001 },
-    { name: 'a due time on a whole second stays in it', wanted: NOW + 5_000, now: NOW + 100, want: NOW + 5_001 },
-    { name: 'nothing sooner than the second after the current one', wanted: NOW + 300, now: NOW + 200, want: NOW + 1_001 },
-    { name: 'a due time already past: the next second', wanted: NOW - 5_000, now: NOW + 10, want: NOW + 1_001 },
-  ])('$name', ({ wanted, now, want }) => {
-    expect(requeueInstant(wanted, now)).toBe(want);
-  });
-
-  it('two deliveries a little apart aim at the same instant', () => {
-    expect(requeueInstant(nextGridPoint(NOW + 300, 1_000), NOW + 300)).toBe(requeueInstant(nextGridPoint(NOW + 700, 1_000), NOW + 700));
-  });
-
-  it('ms of drift between computing and sending cannot move it to another second', () => {
-    const at = requeueInstant(NOW + 5_000, NOW);
-    for (const drift of [0, 1, 5, 500]) expect(Math.ceil((at + drift) / 1000) * 1000).toBe(NOW + 6_000);
-  });
-});

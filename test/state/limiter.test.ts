@@ -43,10 +43,9 @@ describe('SharedLimiter', () => {
       if (r.ok) grants.push(clock.now());
       return r;
     };
-    // Over 20 s, both clients ask every second.
+    // Over 20 s, both clients ask every second, at the same moment.
     for (let t = 0; t < 20; t++) {
-      await take(a);
-      await take(b);
+      await Promise.all([take(a), take(b)]);
       clock.advance(1_000);
     }
     expect(grants).toEqual([0, 5_000, 10_000, 15_000].map((d) => d + clock.now() - 20_000));

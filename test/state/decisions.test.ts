@@ -1,0 +1,35 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { EntityTable } from '../../src/state/entity-table.js';
+import { DecisionLog } from '../../src/state/decisions.js';
+import { freshStorage } from '../support/storage.js';
+import type { Storage } from '../../src/state/storage.js';
+
+let storage: Storage;
+beforeAll(async () => {
+  storage = await freshStorage();
+});
+
+const DAY = 86_400_000;
+const NOW = Date.UTC(2026, 10, 30, 12, 0, 0);
+
+describe('decision log', () => {
+  it('returns the newest decisions first and skips a repeat of the same decision within the hour', async () => {
+    const log = new DecisionLog(new EntityTable(storage.table('decisions')));
+    expect(await log.record({ at: NOW - 2_000, object: 'pool/a', decision: 'at limit', reason: 'r' })).toBe(true);
+    expect(await log.record({ at: NOW - 1_000, object: 'pool/a', decision: 'at limit', reason: 'r' })).toBe(false);
+    expect(await log.record({ at: NOW, object: 'pool/a', decision: 'brought up 1', reason: 'r' })).toBe(true);
+    expect((await log.recent(NOW)).map((d) => d.decision)).toEqual(['brought up 1', 'at limit']);
+  });
+
+  it('prunes days older than the retention and keeps the rest', async () => {
+    const log = new DecisionLog(new EntityTable(storage.table('decisions')), { retentionDays: 7 });
+    for (const [days, object] of [[10, 'pool/old'], [9, 'pool/old2'], [1, 'pool/new']] as const) {
+      await log.record({ at: NOW - days * DAY, object, decision: 'visited', reason: `${days} days ago` });
+    }
+    expect(await log.prune(NOW)).toBe(2);
+    const left = await log.recent(NOW, 100);
+    expect(left.map((d) => d.object)).toContain('pool/new');
+    expect(left.map((d) => d.object)).not.toContain('pool/old');
+    expect(await log.prune(NOW)).toBe(0);
+  });
+});
