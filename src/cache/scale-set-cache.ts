@@ -6,6 +6,7 @@
  * answer from what is stored. A 429 keeps the stored instances and pushes the next refresh
  * out to Retry-After; ARM's remaining budgets slow refreshes down before it refuses.
  */
+import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { errorMessage, type Log } from '../log.js';
 import type { EntityTable, Row } from '../state/entity-table.js';
@@ -46,8 +47,6 @@ export type MetaProps = {
   jitterSec: number;
   orchestrationMode?: string;
   capacity?: number;
-  scaleSetEtag?: string;
-  scaleSetId?: string;
   claimedBy?: string;
   claimUntil?: number;
   lastError?: string;
@@ -98,7 +97,9 @@ export class ScaleSetCache {
     const { meta, rows } = await this.load();
     const instances = rows.map(instanceFromRow);
     const now = this.deps.clock.now();
-    const capacityDrift = scaleSet?.capacity !== undefined && scaleSet.capacity !== instances.length && !this.throttled(meta.props, now);
+    // ARM lowers the capacity as soon as a delete is accepted, so VMs being deleted do not count.
+    const present = instances.filter((i) => i.state !== 'Deleting').length;
+    const capacityDrift = scaleSet?.capacity !== undefined && scaleSet.capacity !== present && !this.throttled(meta.props, now);
     if (!isExpired(this.refreshMeta(meta.props), now) && !capacityDrift) {
       return { read: { ok: true, instances }, meta: meta.props, listed: false };
     }
@@ -137,20 +138,33 @@ export class ScaleSetCache {
    * until the next refresh. Refresh errors are not surfaced: the mark goes on the stale row.
    */
   async setInstanceStatus(providerId: string, status: InstanceStatus): Promise<void> {
+    await this.setInstancesStatus([providerId], status);
+  }
+
+  /** `setInstanceStatus` for several instances: one validation, one batched write. */
+  async setInstancesStatus(providerIds: readonly string[], status: InstanceStatus): Promise<void> {
     const view = await this.validate();
-    const updated = setInstanceStatusByProviderId(view.read, providerId, status).find((i) => i.id === providerId);
-    if (!updated) return;
-    await this.deps.table.update<InstanceProps>(this.options.key, providerId, (row) => (row ? instanceToProps(updated) : undefined));
+    let instances: readonly CachedInstance[] = view.read.ok ? view.read.instances : view.read.stale;
+    for (const id of providerIds) instances = setInstanceStatusByProviderId({ ok: true, instances }, id, status);
+    const { rows } = await this.load();
+    const marked = new Set(providerIds);
+    await this.deps.table.writeChanged(
+      this.options.key,
+      instances.filter((i) => marked.has(i.id)).map((i) => ({ rowKey: i.id, props: instanceToProps(i) })),
+      rows,
+    );
   }
 
   private async refresh(meta: Row<MetaProps>, rows: Row<InstanceProps>[], stale: CachedInstance[], known?: ScaleSetInfo): Promise<CacheView> {
     const { table, api, clock, log, holder } = this.deps;
     const { key, resourceGroup, name, flags } = this.options;
     const now = clock.now();
-    if (meta.props.claimedBy && meta.props.claimedBy !== holder && (meta.props.claimUntil ?? 0) > now) {
+    if (meta.props.claimedBy && (meta.props.claimUntil ?? 0) > now) {
+      // Someone (maybe another invocation in this very process) is listing: use what is stored.
       return { read: { ok: true, instances: stale }, meta: meta.props, listed: false };
     }
-    const claimProps: MetaProps = { ...meta.props, claimedBy: holder, claimUntil: now + REFRESH_CLAIM_MS };
+    const token = `${holder}:${randomUUID().slice(0, 8)}`;
+    const claimProps: MetaProps = { ...meta.props, claimedBy: token, claimUntil: now + REFRESH_CLAIM_MS };
     const claimed = meta.etag ? await table.replaceIf(meta, claimProps) : await table.create(key, META, claimProps);
     if (!claimed) {
       // Another invocation won the claim and is listing: use what is stored.
@@ -174,13 +188,10 @@ export class ScaleSetCache {
       const slowdown = slowdownFromRateLimit(api.lastRateLimit(), clock.now());
       next = {
         ...base,
-        periodMs: this.options.periodMs,
-        jitterSec: Math.floor(this.options.jitterMs / 1000),
+        ...this.initialMeta(),
         lastRefresh: lastRefreshAfterSuccess(base, clock.now(), random, slowdown),
         orchestrationMode: scaleSet.orchestrationMode,
         capacity: scaleSet.capacity,
-        scaleSetEtag: scaleSet.etag,
-        scaleSetId: scaleSet.id,
         lastError: undefined,
         slowdown: slowdown.reason ?? undefined,
         refreshes: (meta.props.refreshes ?? 0) + 1,
@@ -200,8 +211,14 @@ export class ScaleSetCache {
       }
     }
     next = { ...next, claimedBy: undefined, claimUntil: undefined };
-    const stored = await table.replaceIf(claimed, next);
-    if (!stored) log.warn(`instance cache ${key}: meta row changed while listing; keeping the other writer's bookkeeping`);
+    if (!(await table.replaceIf(claimed, next))) {
+      // Someone wrote the meta row while we listed (an invalidate): keep their refresh time,
+      // which asks for a newer listing than ours, but give up the claim so they can list.
+      await table.update<MetaProps>(key, META, (row) =>
+        row?.props.claimedBy === token ? { ...next, lastRefresh: row.props.lastRefresh, claimedBy: undefined, claimUntil: undefined } : undefined,
+      );
+      log.info(`instance cache ${key}: invalidated while listing; the next call lists again`);
+    }
     return { read, meta: next, listed: true };
   }
 
@@ -210,14 +227,11 @@ export class ScaleSetCache {
   }
 
   private refreshMeta(props: MetaProps) {
-    return {
-      lastRefresh: props.lastRefresh ?? null,
-      periodMs: this.options.periodMs,
-      jitterSec: Math.floor(this.options.jitterMs / 1000),
-    };
+    return { ...this.initialMeta(), lastRefresh: props.lastRefresh ?? null };
   }
 
-  private initialMeta(): MetaProps {
+  /** The period and jitter in force (stored on the meta row for `drover status`). */
+  private initialMeta(): { periodMs: number; jitterSec: number } {
     return { periodMs: this.options.periodMs, jitterSec: Math.floor(this.options.jitterMs / 1000) };
   }
 

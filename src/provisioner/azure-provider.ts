@@ -11,7 +11,8 @@ import type { Log } from '../log.js';
 import type { ScaleSetApi, ScaleSetInfo } from '../azure/scale-set-api.js';
 import type { ScaleSetCache } from '../cache/scale-set-cache.js';
 import type { CachedInstance } from '../cache/instance.js';
-import { tryProviderIdFromResourceId } from '../cache/ids.js';
+import { AZURE_PREFIX, tryProviderIdFromResourceId } from '../cache/ids.js';
+import { isPreconditionFailedError } from '../azure/errors.js';
 import { isValidProviderId, type Machine, type ProviderId } from './machine.js';
 import type { Provider } from './ports.js';
 import { providerStatusOf, scaleSetMachines } from './azure-machines.js';
@@ -42,6 +43,7 @@ export class AzureProvider implements Provider {
   private scaleSet: ScaleSetInfo | undefined;
   private instances: CachedInstance[] = [];
   private reservedSlots = 0;
+  private created = 0;
 
   constructor(
     private readonly deps: AzureProviderDeps,
@@ -69,7 +71,18 @@ export class AzureProvider implements Provider {
     });
   }
 
+  /** Machines this pass adopted or reserved a slot for. */
+  get broughtUp(): number {
+    return this.created;
+  }
+
   async createMachine(machine: Machine): Promise<Machine> {
+    const brought = await this.bringUp(machine);
+    this.created++;
+    return brought;
+  }
+
+  private async bringUp(machine: Machine): Promise<Machine> {
     if (isValidProviderId(machine.id)) {
       const instance = this.instances.find((i) => i.id === machine.id);
       const adopted = await this.deps.inventory.adopt(machine.id, instance ? providerStatusOf(instance) : 'Unknown', instance?.name);
@@ -84,7 +97,7 @@ export class AzureProvider implements Provider {
   }
 
   parseProviderId(id: ProviderId): boolean {
-    return id.startsWith('azure:///subscriptions/') && tryProviderIdFromResourceId(id.slice('azure://'.length)) === id;
+    return id.startsWith(`${AZURE_PREFIX}/subscriptions/`) && tryProviderIdFromResourceId(id.slice(AZURE_PREFIX.length)) === id;
   }
 
   /** Slots reserved by this pass and not yet written to ARM. */
@@ -106,17 +119,17 @@ export class AzureProvider implements Provider {
     try {
       lro = await api.setCapacity(this.settings.resourceGroup, this.settings.name, to, scaleSet.etag, { abortSignal: signal });
     } catch (err) {
-      if ((err as Error).name === 'PreconditionFailedError') {
+      if (isPreconditionFailedError(err)) {
         return { kind: 'conflict', reason: `the scale set changed since it was read (ETag ${scaleSet.etag}); nothing written, the next pass decides again` };
       }
       throw err;
     }
     log.info(`pool ${inventory.pool}: raised ${scaleSet.name} capacity ${from} → ${to}${lro.done ? '' : ' (ARM still working)'}`);
-    await cache.invalidate();
-    const view = await cache.validate({ ...scaleSet, capacity: to });
+    const view = await cache.forceUpdate({ ...scaleSet, capacity: to });
     const listed = view.read.ok ? view.read.instances : [];
-    const rows = new Set((await inventory.rows()).map((r) => r.rowKey));
-    const fresh = listed.filter((i) => !known.has(i.id) && !rows.has(i.id) && i.state !== 'Deleting').slice(0, slots);
+    // New VMs are those the listing before the raise did not have; an adopt of one that already
+    // has a row (none should) simply reports false.
+    const fresh = listed.filter((i) => !known.has(i.id) && i.state !== 'Deleting').slice(0, slots);
     const adopted: ProviderId[] = [];
     for (const instance of fresh) {
       if (await inventory.adopt(instance.id, providerStatusOf(instance), instance.name)) adopted.push(instance.id);

@@ -23,6 +23,12 @@ export interface SafetySwitchState {
   since: number;
 }
 
+export interface InventorySnapshot {
+  rows: Row<MachineProps>[];
+  safety: SafetySwitchState | undefined;
+  backoff: BackoffState | undefined;
+}
+
 const SAFETY = '~safety';
 const BACKOFF = '~backoff';
 type JsonProps = { json: string };
@@ -34,8 +40,22 @@ export class InventoryStore implements Inventory {
     private readonly clock: Clock,
   ) {}
 
+  /** The whole partition in one read: the machines and the pool's bookkeeping. */
+  async snapshot(): Promise<InventorySnapshot> {
+    const all = await this.table.list<MachineProps & JsonProps>(this.pool);
+    const json = <T>(key: string) => {
+      const row = all.find((r) => r.rowKey === key);
+      return row ? (JSON.parse(row.props.json) as T) : undefined;
+    };
+    return {
+      rows: all.filter((r) => !r.rowKey.startsWith('~')) as Row<MachineProps>[],
+      safety: json<SafetySwitchState>(SAFETY),
+      backoff: json<BackoffState>(BACKOFF),
+    };
+  }
+
   async rows(): Promise<Row<MachineProps>[]> {
-    return (await this.table.list<MachineProps>(this.pool)).filter((r) => !r.rowKey.startsWith('~'));
+    return (await this.snapshot()).rows;
   }
 
   async list(): Promise<InventoryRow[]> {
@@ -74,34 +94,35 @@ export class InventoryStore implements Inventory {
     return this.table.delete(this.pool, id);
   }
 
-  async safetySwitch(): Promise<SafetySwitchState | undefined> {
-    return this.readJson<SafetySwitchState>(SAFETY);
+  /**
+   * Records the views' disagreement (keeping when it started) or clears it once they agree;
+   * `previous` is what the caller read, so an unchanged state costs no write.
+   */
+  async setSafetySwitch(state: Omit<SafetySwitchState, 'since'> | undefined, previous: SafetySwitchState | undefined): Promise<void> {
+    if (!state) {
+      if (previous) await this.table.delete(this.pool, SAFETY);
+      return;
+    }
+    const next = { ...state, since: previous?.since ?? this.clock.now() };
+    if (previous && JSON.stringify(previous) === JSON.stringify(next)) return;
+    await this.table.update<JsonProps>(this.pool, SAFETY, (row) => {
+      const since = row ? (JSON.parse(row.props.json) as SafetySwitchState).since : next.since;
+      return { json: JSON.stringify({ ...next, since }) };
+    });
   }
 
-  /** Records the views' disagreement (keeping when it started) or clears it once they agree. */
-  async setSafetySwitch(state: Omit<SafetySwitchState, 'since'> | undefined): Promise<SafetySwitchState | undefined> {
-    if (!state) {
-      await this.table.delete(this.pool, SAFETY);
-      return undefined;
-    }
-    const previous = await this.safetySwitch();
-    const next = { ...state, since: previous?.since ?? this.clock.now() };
-    await this.table.update<JsonProps>(this.pool, SAFETY, () => ({ json: JSON.stringify(next) }));
-    return next;
+  async safetySwitch(): Promise<SafetySwitchState | undefined> {
+    return (await this.snapshot()).safety;
   }
 
   async backoff(): Promise<BackoffState | undefined> {
-    return this.readJson<BackoffState>(BACKOFF);
+    return (await this.snapshot()).backoff;
   }
 
   async setBackoff(state: BackoffState): Promise<void> {
     await this.table.update<JsonProps>(this.pool, BACKOFF, () => ({ json: JSON.stringify(state) }));
   }
 
-  private async readJson<T>(key: string): Promise<T | undefined> {
-    const row = await this.table.get<JsonProps>(this.pool, key);
-    return row ? (JSON.parse(row.props.json) as T) : undefined;
-  }
 }
 
 export function toInventoryRow(row: Row<MachineProps>): InventoryRow {

@@ -15,7 +15,9 @@ import { decideProvisioning, isRefusal, type ProvisioningDecision } from '../pro
 import { instancesToFastDelete } from '../provisioner/fast-delete.js';
 import { InventoryStore } from '../provisioner/inventory-store.js';
 import { inventoryMachine } from '../provisioner/machine.js';
-import { runPoolPass } from '../provisioner/provisioner.js';
+import { runPoolPass, type PoolPassResult } from '../provisioner/provisioner.js';
+import type { BackoffState } from '../provisioner/backoff.js';
+import type { CachedInstance } from '../cache/instance.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { Decision, ReconcileContext } from './types.js';
 
@@ -47,7 +49,7 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
   const api = await rt.scaleSetApi();
   const cache = poolCache(rt, pool, api, log);
   const inventory = new InventoryStore(rt.table('machines'), pool.name, rt.clock);
-  const backoff = await inventory.backoff();
+  const { backoff, safety } = await inventory.snapshot();
   const backingOff = isBackingOff(backoff, rt.clock.now());
   const provider = new AzureProvider(
     { api, cache, inventory, log },
@@ -61,28 +63,22 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
     const shared = rt.limiter(`${pool.name}/${kind}`, kind === 'reconcile' ? pool.reconcileRate : pool.creationRate);
     return { wait: (s: AbortSignal) => shared.wait(s, MAX_LIMITER_WAIT_MS) };
   };
-  let decision: ProvisioningDecision;
-  let created = 0;
-  let failedCreations: string[] = [];
-  let flush: FlushResult = { kind: 'none' };
+  let pass: PoolPassResult | undefined;
   try {
-    const result = await runPoolPass(
+    pass = await runPoolPass(
       { provider, inventory, session: { check: () => ctx.lease.check() }, logger: log },
       { name: pool.name, maxCount: pool.maxCount, chunkSize: pool.chunkSize, reconcileLimiter: limiter('reconcile'), creationLimiter: limiter('creation') },
       signal,
     );
-    decision = result.decision;
-    created = result.created.length;
-    failedCreations = result.failed.map((f) => `${f.id}: ${f.error}`);
   } catch (err) {
-    if (isRateLimited(err) && provider.pendingSlots === 0) {
-      return { decision: 'rate limited', reason: `${err.message}; the next pass goes on` };
-    }
     if (!isRateLimited(err)) throw err;
-    // The creation limiter ran dry part-way: write what was reserved, leave the rest to the next pass.
-    decision = { kind: 'bringUp', machines: [], managed: 0, available: 0, needed: 0, reason: err.message };
+    // Before listing: the whole pass waits for the next one. Part-way through creating: what
+    // was adopted or reserved so far is carried through below, the rest waits.
+    if (provider.view.scaleSet === undefined) return { decision: 'rate limited', reason: `the pool's ${err.limiter} rate allows no pass yet; the next pass goes on` };
+    log.info(`pool ${pool.name}: ${err.message}; the rest of the chunk waits for the next pass`);
   }
 
+  let flush: FlushResult = { kind: 'none' };
   if (provider.pendingSlots > 0) {
     await ctx.lease.check();
     flush = await provider.flush(signal);
@@ -91,7 +87,7 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
     }
   }
 
-  const deleted = await fastDelete(ctx, pool, provider, cache, inventory);
+  const deleted = await fastDelete(ctx, pool, provider, cache, inventory, backoff);
   const rows = await inventory.rows();
   const byId = new Map(provider.view.instances.map((i) => [i.id, i]));
   await ctx.lease.check();
@@ -99,30 +95,60 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
     const i = byId.get(id);
     return i && providerStatusOf(i);
   });
-  await inventory.setSafetySwitch(decision.kind === 'safetySwitch' ? { providerOnly: decision.providerOnly, inventoryOnly: decision.inventoryOnly } : undefined);
-
-  return describeDecision(decision, { created, failedCreations, flush, deleted, backingOff, backoffUntil: backoff?.until });
+  const decision = pass?.decision;
+  if (decision) {
+    await inventory.setSafetySwitch(decision.kind === 'safetySwitch' ? { providerOnly: decision.providerOnly, inventoryOnly: decision.inventoryOnly } : undefined, safety);
+  }
+  return describeDecision(decision, {
+    created: pass ? pass.created.length : provider.broughtUp,
+    failedCreations: pass?.failed.map((f) => `${f.id}: ${f.error}`) ?? [],
+    flush,
+    deleted,
+    backingOff,
+    backoffUntil: backoff?.until,
+  });
 }
 
-async function fastDelete(ctx: ReconcileContext, pool: PoolConfig, provider: AzureProvider, cache: ScaleSetCache, inventory: InventoryStore): Promise<string[]> {
+async function fastDelete(
+  ctx: ReconcileContext,
+  pool: PoolConfig,
+  provider: AzureProvider,
+  cache: ScaleSetCache,
+  inventory: InventoryStore,
+  backoff: BackoffState | undefined,
+): Promise<string[]> {
   if (!pool.enableFastDeleteOnFailedProvisioning) return [];
   const doomed = instancesToFastDelete(provider.view.instances);
   if (doomed.length === 0) return [];
   const { rt, log } = ctx;
   const api = await rt.scaleSetApi();
   await ctx.lease.check();
+  // Rows first: a crash after the delete must not leave rows that trip the safety switch once
+  // the VMs are gone (and the delete is not repeated, as the VMs then read as Deleting).
+  await inventory.markFailed(doomed.map((i) => i.id), new Map(doomed.map((i) => [i.id, i.name])));
+  const next = backoffAfterFailure(backoff, rt.clock.now());
+  await inventory.setBackoff(next);
   // Flexible scale sets take VM names, Uniform ones instance ids.
   const ids = doomed.map((i) => (provider.view.scaleSet?.orchestrationMode === 'Flexible' ? i.name : instanceIdFromProviderId(i.id)));
   const lro = await api.deleteInstances(pool.scaleSet.resourceGroup, pool.scaleSet.name, ids, { abortSignal: ctx.signal });
   if (!lro.done) {
     await rt.queues.reconcile({ kind: 'pool', name: pool.name, reason: 'check on a delete ARM is still working on' }, ADOPTION_RECHECK_MS);
   }
-  for (const i of doomed) await cache.setInstanceStatus(i.id, { state: 'Deleting', errorInfo: i.errorInfo });
-  await inventory.markFailed(doomed.map((i) => i.id), new Map(doomed.map((i) => [i.id, i.name])));
-  const backoff = backoffAfterFailure(await inventory.backoff(), rt.clock.now());
-  await inventory.setBackoff(backoff);
-  log.warn(`pool ${pool.name}: deleted ${doomed.length} VM(s) that failed provisioning; no new capacity until ${new Date(backoff.until).toISOString()}`);
+  for (const group of groupByError(doomed)) await cache.setInstancesStatus(group.ids, { state: 'Deleting', errorInfo: group.errorInfo });
+  log.warn(`pool ${pool.name}: deleted ${doomed.length} VM(s) that failed provisioning; no new capacity until ${new Date(next.until).toISOString()}`);
   return doomed.map((i) => i.id);
+}
+
+/** Instances grouped by identical error info, so each group is one batched cache write. */
+function groupByError(instances: readonly CachedInstance[]): { ids: string[]; errorInfo: CachedInstance['errorInfo'] }[] {
+  const groups = new Map<string, { ids: string[]; errorInfo: CachedInstance['errorInfo'] }>();
+  for (const i of instances) {
+    const key = JSON.stringify(i.errorInfo);
+    const group = groups.get(key) ?? { ids: [], errorInfo: i.errorInfo };
+    group.ids.push(i.id);
+    groups.set(key, group);
+  }
+  return [...groups.values()];
 }
 
 async function dryRun(provider: AzureProvider, inventory: InventoryStore, pool: PoolConfig, signal: AbortSignal): Promise<Decision> {
@@ -134,10 +160,11 @@ async function dryRun(provider: AzureProvider, inventory: InventoryStore, pool: 
 }
 
 function describeDecision(
-  d: ProvisioningDecision,
+  d: ProvisioningDecision | undefined,
   r: { created: number; failedCreations: string[]; flush: FlushResult; deleted: string[]; backingOff: boolean; backoffUntil?: number; wouldDelete?: string[]; dryRun?: boolean },
 ): Decision {
-  const parts: string[] = [d.reason];
+  // No decision: the creation rate limit stopped the chunk part-way.
+  const parts: string[] = [d?.reason ?? `brought up ${r.created} before the creation rate limit ran dry; the rest waits for the next pass`];
   if (r.backingOff) parts.push(`creations backed off until ${new Date(r.backoffUntil ?? 0).toISOString()} after failed provisioning`);
   if (r.flush.kind === 'raised') parts.push(`capacity ${r.flush.from} → ${r.flush.to}, adopted ${r.flush.adopted.length}${r.flush.awaiting ? `, ${r.flush.awaiting} awaited` : ''}`);
   if (r.flush.kind === 'conflict') parts.push(r.flush.reason);
@@ -145,12 +172,11 @@ function describeDecision(
   if (r.wouldDelete?.length) parts.push(`would fast-delete ${r.wouldDelete.join(', ')}`);
   if (r.failedCreations.length) parts.push(`failed: ${r.failedCreations.join('; ')}`);
   const verb =
-    d.kind === 'safetySwitch' ? 'safety switch'
+    d === undefined || d.kind === 'bringUp' ? (r.dryRun && d ? `would bring up ${d.machines.length}` : `brought up ${r.created}`)
+    : d.kind === 'safetySwitch' ? 'safety switch'
     : d.kind === 'invalidAvailability' ? 'refused'
-    : d.kind === 'bringUp' ? (r.dryRun ? `would bring up ${d.machines.length}` : `brought up ${r.created}`)
     : d.kind === 'atLimit' ? 'at limit'
     : 'no capacity';
   const reason = parts.join('; ');
-  return isRefusal(d) ? { decision: verb, reason, error: d.reason } : { decision: verb, reason };
+  return d && isRefusal(d) ? { decision: verb, reason, error: d.reason } : { decision: verb, reason };
 }
-

@@ -67,14 +67,17 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const config = options.config ?? (await loadConfig(configFile));
   const clock = options.clock ?? systemClock;
   const location = resolveStorageLocation(config.storage, env);
-  let credential: TokenCredential | undefined;
+  // One credential (and token cache) per identity, shared by storage, ARM and queue sources.
+  const credentials = new Map<string, TokenCredential>();
+  const identity = (clientId: string | undefined) => {
+    const mode = config.azure?.credential === 'managed-identity' ? 'managed-identity' : 'default';
+    const key = `${mode}/${clientId ?? ''}`;
+    let credential = credentials.get(key);
+    if (!credential) credentials.set(key, (credential = identityCredential(mode, clientId, env)));
+    return credential;
+  };
   // Storage and queue load sources use the identity storage names, else the one ARM uses.
-  const azureCredential = () =>
-    (credential ??= identityCredential(
-      config.azure?.credential === 'managed-identity' ? 'managed-identity' : 'default',
-      (location.kind === 'identity' ? location.clientId : undefined) ?? config.azure?.managedIdentityClientId,
-      env,
-    ));
+  const azureCredential = () => identity((location.kind === 'identity' ? location.clientId : undefined) ?? config.azure?.managedIdentityClientId);
   const storage = createStorage(location, config.storage?.prefix ?? 'drover', azureCredential);
   const tables = new Map<string, EntityTable>();
   const table = (name: Parameters<Storage['table']>[0]) => {
@@ -106,7 +109,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       if (options.adapters?.scaleSetApi) return options.adapters.scaleSetApi;
       if (!config.azure) throw new Error('the configuration has no azure section');
       const { createComputeScaleSetApi } = await import('../azure/compute-adapter.js');
-      return createComputeScaleSetApi(config.azure, { clock, env });
+      const shared = config.azure.credential === 'dev' ? {} : { credential: identity(config.azure.managedIdentityClientId) };
+      return createComputeScaleSetApi(config.azure, { clock, env, ...shared });
     }),
     scaleTargets: once(async () => {
       if (options.adapters?.scaleTargets) return options.adapters.scaleTargets;

@@ -1,14 +1,14 @@
 import type { PoolConfig } from '../config/schema.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { cacheKey, peekCache } from '../cache/scale-set-cache.js';
-import { InventoryStore } from '../provisioner/inventory-store.js';
+import { InventoryStore, toInventoryRow } from '../provisioner/inventory-store.js';
+import { nextRefreshAt } from '../cache/refresh-policy.js';
+import type { InstanceStatus } from '../cache/instance.js';
 import { iso } from './time.js';
 
-export interface InstanceStatusView {
+export interface InstanceStatusView extends InstanceStatus {
   id: string;
-  state: 'Running' | 'Creating' | 'Deleting' | null;
   powerState: string | null;
-  errorInfo: { errorClass: 'OutOfResources' | 'Other'; errorCode: string; errorMessage: string } | null;
 }
 
 export interface PoolStatus {
@@ -23,12 +23,7 @@ export interface PoolStatus {
 
 export async function poolStatus(rt: Runtime, pool: PoolConfig): Promise<PoolStatus> {
   const inventory = new InventoryStore(rt.table('machines'), pool.name, rt.clock);
-  const [cache, rows, safety, backoff] = await Promise.all([
-    peekCache(rt.table('instances'), cacheKey(pool.scaleSet)),
-    inventory.list(),
-    inventory.safetySwitch(),
-    inventory.backoff(),
-  ]);
+  const [cache, { rows, safety, backoff }] = await Promise.all([peekCache(rt.table('instances'), cacheKey(pool.scaleSet)), inventory.snapshot()]);
   const meta = cache.meta;
   return {
     name: pool.name,
@@ -41,7 +36,7 @@ export async function poolStatus(rt: Runtime, pool: PoolConfig): Promise<PoolSta
     cache: meta
       ? {
           lastRefresh: iso(meta.lastRefresh),
-          nextRefresh: iso(meta.lastRefresh === undefined ? undefined : meta.lastRefresh + meta.periodMs),
+          nextRefresh: iso(nextRefreshAt({ lastRefresh: meta.lastRefresh ?? null, periodMs: meta.periodMs, jitterSec: meta.jitterSec })),
           size: cache.instances.length,
           refreshes: meta.refreshes ?? 0,
           lastError: meta.lastError ?? null,
@@ -49,7 +44,7 @@ export async function poolStatus(rt: Runtime, pool: PoolConfig): Promise<PoolSta
         }
       : null,
     instances: cache.instances.map((i) => ({ id: i.id, state: i.state, powerState: i.powerState || null, errorInfo: i.errorInfo })),
-    machines: rows.map((r) => ({ providerId: r.providerId, providerStatus: r.providerStatus, address: r.address, createdAt: iso(r.createdAt), updatedAt: iso(r.updatedAt) })),
+    machines: rows.map(toInventoryRow).map((r) => ({ providerId: r.providerId, providerStatus: r.providerStatus, address: r.address, createdAt: iso(r.createdAt), updatedAt: iso(r.updatedAt) })),
     safetySwitch: safety ? { providerOnly: safety.providerOnly, inventoryOnly: safety.inventoryOnly, since: iso(safety.since)! } : null,
     backoffUntil: backoff && backoff.until > rt.clock.now() ? iso(backoff.until) : null,
   };

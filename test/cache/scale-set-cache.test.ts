@@ -142,4 +142,53 @@ describe('the Table-backed instance cache against the ARM simulator', () => {
     const view = await on.cache.validate();
     expect(view.read.ok && view.read.instances.every((i) => i.id.includes('/resourcegroups/rg-cache/') || i.id.includes('/resourceGroups/rg-cache/'))).toBe(true);
   });
+
+  it('lets no one list while a listing is under way, not even another invocation of the same process', async () => {
+    const { api, cacheFor, clock, lists } = await setup();
+    await cacheFor().size();
+    clock.advance(PERIOD);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const slow: ScaleSetApi = {
+      getScaleSet: (...a) => api.getScaleSet(...a),
+      listVms: async (...a) => {
+        await gate;
+        return api.listVms(...a);
+      },
+      setCapacity: (...a) => api.setCapacity(...a),
+      deleteInstances: (...a) => api.deleteInstances(...a),
+      lastRateLimit: () => api.lastRateLimit(),
+    };
+    const before = lists();
+    const first = cacheFor(storage, slow, 'same-process').size();
+    await new Promise((r) => setTimeout(r, 300)); // the first holds the claim and waits in listVms
+    const late = await cacheFor(storage, api, 'same-process').size();
+    expect(late.size).toBe(3);
+    release();
+    await first;
+    expect(lists() - before).toBe(1);
+  });
+
+  it('does not chase a capacity change while ARM throttles it', async () => {
+    const { cache, clock, scaleSet, api, name, lists } = await setup();
+    await cache.size();
+    clock.advance(PERIOD);
+    world.sim.throttleNext(1, { retryAfter: 600, operations: ['listVms'] });
+    await cache.size();
+    scaleSet.addVm();
+    const info = await api.getScaleSet('RG-Cache', name);
+    const before = lists();
+    await cache.validate(info);
+    expect(lists()).toBe(before);
+  });
+
+  it('does not list again for VMs that are being deleted (ARM lowered the capacity already)', async () => {
+    const { cache, api, name, lists } = await setup();
+    const [victim] = (await cache.getInstancesByState('Running')).instances;
+    await cache.setInstancesStatus([victim!.id], { state: 'Deleting', errorInfo: null });
+    const info = { ...(await api.getScaleSet('RG-Cache', name)), capacity: 2 };
+    const before = lists();
+    await cache.validate(info);
+    expect(lists()).toBe(before);
+  });
 });

@@ -67,6 +67,29 @@ describe('provisioner against the ARM simulator', () => {
     expect(world.sim.counts.deleteInstances).toBe(deletesBefore);
   });
 
+  it('marks the rows of VMs it fast-deletes failed before asking ARM, so a failed delete trips no safety switch later', async () => {
+    const scaleSet = world.sim.addScaleSet({ resourceGroup: 'rg-pools', name: 'faildel', capacity: 0 });
+    const config = { pools: [pool('faildel', { maxCount: 2, chunkSize: 2, enableFastDeleteOnFailedProvisioning: true })] };
+    const healthy = await world.runtime(config);
+    scaleSet.failNextCreations(1);
+    await pass(healthy, 'faildel');
+    await settle();
+    const real = await healthy.scaleSetApi();
+    const broken = await world.runtime(config, {
+      adapters: {
+        scaleSetApi: {
+          getScaleSet: (...a) => real.getScaleSet(...a),
+          listVms: (...a) => real.listVms(...a),
+          setCapacity: (...a) => real.setCapacity(...a),
+          deleteInstances: () => Promise.reject(new Error('crash during delete')),
+          lastRateLimit: () => real.lastRateLimit(),
+        },
+      },
+    });
+    expect((await pass(broken, 'faildel')).status).toBe('failed');
+    expect((await rows(healthy, 'faildel')).filter((r) => r.providerStatus === 'ProvisioningFailedPermanent')).toHaveLength(1);
+  });
+
   it('trips the safety switch when a VM vanishes behind its back, and creates nothing until forget', async () => {
     const scaleSet = world.sim.addScaleSet({ resourceGroup: 'rg-pools', name: 'vanish', capacity: 2 });
     const rt = await world.runtime({ pools: [pool('vanish', { maxCount: 4, chunkSize: 4, instanceCache: { ttl: '0s' } })] });

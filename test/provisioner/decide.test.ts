@@ -20,6 +20,10 @@ describe('resolvePossiblyUsed', () => {
     expect(resolvePossiblyUsed({ id, availability }, inventory)).toBe(want);
   });
 
+  it('a machine with the invalid id is unused even if the inventory somehow holds that id', () => {
+    expect(resolvePossiblyUsed({ id: INVALID_PROVIDER_ID, availability: 'PossiblyUsed' }, new Set([INVALID_PROVIDER_ID]))).toBe('KnownUnused');
+  });
+
   it('the empty id in the inventory makes a possibly used machine used', () => {
     expect(resolvePossiblyUsed({ id: '', availability: 'PossiblyUsed' }, new Set(['']))).toBe('KnownUsed');
   });
