@@ -14,5 +14,5 @@ export async function onProbeMessage(message: unknown, context: InvocationContex
     return undefined;
   }
   const rt = await getRuntime();
-  return runProbeAttempt(rt, decoded.message, (url, signal) => probeActivator(url, { signal }), log);
+  return runProbeAttempt(rt, decoded.message, (url) => probeActivator(url, { signal: rt.shutdown.signal }), log);
 }

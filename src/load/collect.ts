@@ -11,7 +11,7 @@ import { readHttpLoad, type LoadReading } from './http-source.js';
 import { readQueueLoad, type QueueSourceConfig } from './queue-source.js';
 import { addSample, retainSamples, type Sample } from './samples.js';
 
-export const IMPLICIT_SOURCE: LoadSourceConfig = Object.freeze({ source: 'push', targetPerReplica: 1 });
+const IMPLICIT_SOURCE: LoadSourceConfig = Object.freeze({ source: 'push', targetPerReplica: 1 });
 
 export interface LoadPorts {
   readSamples(): Promise<Sample[]>;

@@ -14,10 +14,10 @@ export interface Sample {
 }
 
 /** Enough for one sample a second over a ten-minute window; older extras are dropped first. */
-export const MAX_SAMPLES = 600;
+const MAX_SAMPLES = 600;
 
 /** Samples in the window (now − windowMs, now]. */
-export function samplesInWindow(samples: readonly Sample[], now: number, windowMs: number): Sample[] {
+function samplesInWindow(samples: readonly Sample[], now: number, windowMs: number): Sample[] {
   return samples.filter((s) => s.at > now - windowMs && s.at <= now);
 }
 
@@ -37,7 +37,7 @@ export function windowAverage(
   return latestSample(samples.filter((s) => s.at <= now))?.value;
 }
 
-export function latestSample(samples: readonly Sample[]): Sample | undefined {
+function latestSample(samples: readonly Sample[]): Sample | undefined {
   let latest: Sample | undefined;
   for (const s of samples) if (!latest || s.at >= latest.at) latest = s;
   return latest;

@@ -11,7 +11,7 @@ import { abortReason } from '../clock.js';
 export const PROBE_USER_AGENT = 'Drover-Autoscaling-Probe';
 export const PROBE_HEADER = 'K-Network-Probe';
 export const ACTIVATOR_NAME = 'activator';
-export const DEFAULT_PROBE_TIMEOUT_MS = 1000;
+const DEFAULT_PROBE_TIMEOUT_MS = 1000;
 
 export interface ActivatorProbeOptions {
   /** Whole request, body included; default DEFAULT_PROBE_TIMEOUT_MS. */

@@ -37,7 +37,7 @@ export type ProbeProps = {
   claimUntil?: number;
 };
 
-export type ProbeFn = (url: string, signal?: AbortSignal) => Promise<{ ok: boolean; error?: string }>;
+export type ProbeFn = (url: string) => Promise<{ ok: boolean; error?: string }>;
 
 const ROW = 'probe';
 
@@ -63,7 +63,16 @@ export async function offerProbe(rt: Runtime, target: TargetConfig): Promise<boo
     return started;
   });
   if (!started) return false;
-  await rt.queues.probe({ target: target.name, attempt: 0, deadline: started.deadline });
+  const offered = started;
+  try {
+    await rt.queues.probe({ target: target.name, attempt: 0, deadline: offered.deadline });
+  } catch (err) {
+    // No message, no probe: the row must not claim one is in flight until its deadline.
+    await rt.table('probes').update<ProbeProps>(target.name, ROW, (row) =>
+      row?.props.inFlight && row.props.startedAt === offered.startedAt ? { ...row.props, inFlight: false, lastResult: 'offer failed' } : undefined,
+    );
+    throw err;
+  }
   return true;
 }
 

@@ -28,7 +28,7 @@ import { offerProbe } from '../probe/async-probe.js';
 import { computeActiveCondition } from '../scaler/active-condition.js';
 import { startsWake, trackWake, type WakeOutcome } from '../scaler/activation.js';
 import { initializeConditions, markInactive, type TargetConditions } from '../scaler/conditions.js';
-import { DEFAULT_REPLICAS, planScale, type ScaleInput } from '../scaler/scale.js';
+import { DEFAULT_REPLICAS, planWithProbe, type ScaleInput } from '../scaler/scale.js';
 import { followUps, describeTargetDecision, type WriteResult } from '../scaler/target-decision.js';
 import { conditionFields, conditionsOf, panicFields, panicOf, patchTargetRecord, readTargetRecord, type TargetRecord, type TargetRecordPatch } from '../scaler/target-record.js';
 import { isTargetMissing, targetScaleFor, type ObservedTarget, type TargetScale } from '../scaler/target-scale.js';
@@ -39,7 +39,7 @@ import type { Decision, ReconcileContext } from './types.js';
  * How often a waking target is read while the reconcile that woke it watches for readiness: a
  * Kubernetes read is cheap, a scale set's means listing its VMs.
  */
-export const WATCH_POLL_MS = { kubernetes: 100, scaleSet: 5_000 };
+const WATCH_POLL_MS = { kubernetes: 100, scaleSet: 5_000 };
 
 export async function reconcileTarget(ctx: ReconcileContext, target: TargetConfig): Promise<Decision> {
   const { rt, log, signal } = ctx;
@@ -100,19 +100,29 @@ export async function reconcileTarget(ctx: ReconcileContext, target: TargetConfi
       activationTimeoutMs: target.activationTimeout,
     },
     activatorSeenSince: record?.activatorSeenSince ?? null,
+    currentScale: observed.specReplicas ?? DEFAULT_REPLICAS,
     now,
   };
-  let step = planScale(input);
-  let probe: { ok: boolean; error?: string } | undefined;
-  if (step.kind === 'probe') {
-    probe = await probeActivator(target.activator?.probeUrl, { signal });
-    step = planScale({ ...input, probe });
-    if (step.kind === 'probe') throw new Error('the scale decision asked for a second probe');
-  }
-  const plan = step.plan;
+  const { plan, probe } = await planWithProbe(input, () => probeActivator(target.activator?.probeUrl, { signal }));
 
   const scaleBefore = observed.specReplicas ?? DEFAULT_REPLICAS;
-  const write = await applyScale({ dryRun: ctx.dryRun, signal, now, checkLease: () => ctx.lease.check() }, scale, plan, observed, record);
+  const write = await applyScale(
+    {
+      dryRun: ctx.dryRun,
+      signal,
+      now,
+      checkLease: () => ctx.lease.check(),
+      beforeWrite: async ({ from, to, capacityWrites }) => {
+        const wakes = startsWake(record?.wakeRequestedAt, from, to);
+        if (!capacityWrites && !wakes) return;
+        await patchTargetRecord(rt.table('targets'), target.name, () => ({ ...(capacityWrites ? { capacityWrites } : {}), ...(wakes ? { wakeRequestedAt: now } : {}) }));
+      },
+    },
+    scale,
+    plan,
+    observed,
+    record,
+  );
   if (write.kind === 'missing') return missing(ctx, target, scale, write.error);
 
   // The reconcile that wakes a target watches for its first ready replica, to time the wake.
@@ -165,7 +175,10 @@ async function watchReadiness(ctx: ReconcileContext, target: TargetConfig, scale
   let last: { ready: number; at: number } | undefined;
   while (rt.clock.now() < until && !signal.aborted) {
     await rt.clock.sleep(Math.min(WATCH_POLL_MS[scale.kind], Math.max(0, until - rt.clock.now())), signal).catch(() => undefined);
-    const { ready } = await scale.read(true);
+    // Watching is best effort: a failed read ends it, and the next reconcile sees the wake.
+    const read = await scale.read(true).catch(() => undefined);
+    if (!read) break;
+    const { ready } = read;
     last = { ready, at: rt.clock.now() };
     if (ready >= 1) break;
   }

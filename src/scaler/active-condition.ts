@@ -37,7 +37,7 @@ export interface ActiveConditionInput {
   bounds: ScaleBounds;
 }
 
-export function activeThreshold(bounds: ScaleBounds): number {
+function activeThreshold(bounds: ScaleBounds): number {
   return Math.max(effectiveMinScale(bounds), 1);
 }
 

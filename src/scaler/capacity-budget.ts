@@ -5,7 +5,7 @@
  * which then writes whatever capacity is wanted by then (changes coalesce).
  */
 
-export const SCALE_SET_WRITES_PER_MINUTE = 4;
+const SCALE_SET_WRITES_PER_MINUTE = 4;
 const MINUTE_MS = 60_000;
 
 export type WriteBudget = { ok: true } | { ok: false; retryAt: number };

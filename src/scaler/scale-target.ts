@@ -4,7 +4,7 @@
  * that differs from the target's own. Queueing is left to the caller: the outcome carries the
  * plan, whose re-enqueues and async probe offer hold even when the read or the patch failed.
  */
-import { decidePatch, planScale, type PatchDecision, type ScaleInput } from './scale.js';
+import { decidePatch, planWithProbe, type PatchDecision, type ScaleInput } from './scale.js';
 import type { ScalePlan, SyncProbeResult } from './scale-to-zero.js';
 
 export interface ScaleTargetPorts {
@@ -30,15 +30,9 @@ export async function scaleTarget(
   input: Omit<ScaleInput, 'probe'>,
   ports: ScaleTargetPorts,
 ): Promise<ScaleOutcome> {
-  let step = planScale(input);
-  let probed = false;
-  if (step.kind === 'probe') {
-    const probe = await ports.probeActivator();
-    probed = true;
-    step = planScale({ ...input, probe });
-    if (step.kind === 'probe') throw new Error('scale decision asked for a second probe');
-  }
-  const { plan } = step;
+  const planned = await planWithProbe(input, () => ports.probeActivator());
+  const { plan } = planned;
+  const probed = planned.probe !== undefined;
   if (!plan.apply) return { ok: true, plan, probed, patch: null };
   try {
     const { specReplicas } = await ports.readScale();

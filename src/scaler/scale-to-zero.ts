@@ -31,7 +31,7 @@ import {
 export const DEFAULT_ACTIVATION_TIMEOUT_MS = 610_000;
 
 /** Sentinel scale for "leave it alone": activating, and the desired scale is not known yet. */
-export const SCALE_UNKNOWN = -1;
+const SCALE_UNKNOWN = -1;
 
 export interface ScaleToZeroSettings {
   enableScaleToZero: boolean;
@@ -56,7 +56,8 @@ export type ScaleReason =
   | 'grace-period-elapsed'
   | 'activator-backed-for-grace-period'
   | 'grace-period-pending'
-  | 'activator-not-in-path';
+  | 'activator-not-in-path'
+  | 'already-at-zero';
 
 export interface ScalePlan {
   /** The scale to report (and to apply when `apply`); -1 while activating. */

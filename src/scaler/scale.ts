@@ -11,10 +11,11 @@
  * outage must never scale anything, least of all to zero.
  */
 import { applyBounds, type ScaleBounds } from './bounds.js';
-import { isActivating, type TargetConditions } from './conditions.js';
+import { isActivating, isInactive, type TargetConditions } from './conditions.js';
 import {
   decideScaleToZero,
   plan,
+  type ScalePlan,
   type ScaleStep,
   type ScaleToZeroSettings,
   type SyncProbeResult,
@@ -30,6 +31,12 @@ export interface ScaleInput {
   activatorSeenSince: number | null;
   /** Set on the second call, after a first call answered `{ kind: 'probe' }`. */
   probe?: SyncProbeResult;
+  /**
+   * The target's own scale when the shell has read it. An inactive target already at zero
+   * that should stay there needs no probe: probing would only start async probes that can
+   * change nothing, over and over while the activator is away.
+   */
+  currentScale?: number;
   now: number;
 }
 
@@ -37,7 +44,22 @@ export function planScale(input: ScaleInput): ScaleStep {
   if (input.desired < 0 && !isActivating(input.conditions)) {
     return plan(input.desired, false, 'metrics-not-collected');
   }
-  return decideScaleToZero({ ...input, desired: applyBounds(input.bounds, input.desired) });
+  const desired = applyBounds(input.bounds, input.desired);
+  if (desired === 0 && input.currentScale === 0 && isInactive(input.conditions)) return plan(0, false, 'already-at-zero');
+  return decideScaleToZero({ ...input, desired });
+}
+
+/**
+ * planScale with its synchronous probe carried out: the probe runs only when the decision asks
+ * for it, and the decision is taken again with its result.
+ */
+export async function planWithProbe<P extends SyncProbeResult>(input: Omit<ScaleInput, 'probe'>, probe: () => Promise<P>): Promise<{ plan: ScalePlan; probe?: P }> {
+  const first = planScale(input);
+  if (first.kind === 'plan') return { plan: first.plan };
+  const result = await probe();
+  const second = planScale({ ...input, probe: result });
+  if (second.kind === 'probe') throw new Error('the scale decision asked for a second probe');
+  return { plan: second.plan, probe: result };
 }
 
 /** A target that does not say how many replicas it wants runs one. */

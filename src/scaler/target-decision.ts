@@ -18,9 +18,9 @@ import type { WriteResult } from './target-write.js';
 export type { WriteResult } from './target-write.js';
 
 /** The seed's re-enqueue period. */
-export const REENQUEUE_MS = 1_000;
+const REENQUEUE_MS = 1_000;
 /** Knative's autoscaler tick: a rate-limited change takes its next step this often. */
-export const RATE_STEP_MS = 2_000;
+const RATE_STEP_MS = 2_000;
 /**
  * Polls of a target that has not settled (activating, or ready replicas not yet at the scale
  * last written): briskly at first, then calmer; scale sets take minutes anyway. A target that
@@ -30,6 +30,7 @@ export const SETTLE_POLL = { kubernetesFirstMs: 1_000, kubernetesBriskForMs: 30_
 
 const REASONS: Record<ScaleReason, string> = {
   'metrics-not-collected': 'no load sample in the stable window: scale left as it is',
+  'already-at-zero': 'inactive and at zero already: nothing to probe or write',
   'desired-nonzero': 'the desired scale applies',
   'scale-to-zero-disabled': 'scale to zero is disabled: held at 1',
   'activation-timed-out': 'the activation timed out: scaled to zero',

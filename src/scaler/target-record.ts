@@ -65,7 +65,7 @@ export async function patchTargetRecord(
   });
 }
 
-export function activeConditionOf(record: TargetRecord | undefined): Condition | undefined {
+function activeConditionOf(record: TargetRecord | undefined): Condition | undefined {
   if (!record?.activeStatus) return undefined;
   const condition: Condition = { status: record.activeStatus, lastTransitionTime: record.activeSince ?? 0 };
   return record.activeReason === undefined ? condition : { ...condition, reason: record.activeReason };

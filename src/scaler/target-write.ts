@@ -25,6 +25,11 @@ export interface WriteContext {
   now: number;
   /** The lease check that must precede every write. */
   checkLease(): Promise<void>;
+  /**
+   * Saves what must survive the write even if the reconcile dies right after it (the write
+   * budget, the start of a wake); called after the lease check, before the write.
+   */
+  beforeWrite?(write: { from: number; to: number; capacityWrites?: string }): Promise<void>;
 }
 
 export async function applyScale(
@@ -49,6 +54,7 @@ export async function applyScale(
     capacityWrites = encodeWrites(recordWrite(writes, ctx.now));
   }
   await ctx.checkLease();
+  await ctx.beforeWrite?.({ from, to, ...(capacityWrites ? { capacityWrites } : {}) });
   try {
     const note = await scale.write(to, observed, ctx.signal);
     return { kind: 'written', from, to, ...(note ? { note } : {}), ...(capacityWrites ? { capacityWrites } : {}) };

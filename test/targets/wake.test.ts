@@ -50,8 +50,9 @@ describe('waking a target from zero', () => {
     expect(latency).toBeLessThanOrEqual(Date.now() - asked);
     expect(status).toMatchObject({ desiredScale: 3, actualScale: 3, active: 'True', wakingSince: null });
 
-    const decisions = await rt.decisions.recent(Date.now(), 20);
-    expect(decisions.some((d) => d.object === 'target/web' && d.reason.includes(`woke from zero in ${latency} ms`))).toBe(true);
+    // The decision is written once the reconcile has let go of its lease, just after the status.
+    const logged = async () => (await rt.decisions.recent(Date.now(), 20)).some((d) => d.object === 'target/web' && d.reason.includes(`woke from zero in ${latency} ms`));
+    expect(await eventually(logged, 3_000)).toBe(true);
 
     await reader.forceFlush();
     const histogram = exporter
@@ -74,8 +75,12 @@ describe('waking a target from zero', () => {
     const first = await readTargetRecord(rt.table('targets'), 'web');
     const samples = await readSamples(rt.table('samples'), 'web');
 
+    const queued = async () => (await rt.storage.queue('reconcile').getProperties()).approximateMessagesCount;
+    const queuedAfterFirst = await queued();
     await reconcileQueue(message, context('reconcileQueue'));
     expect(kube.count('patchScale')).toBe(1);
+    // No second chain of follow-up reconciles either.
+    expect(await queued()).toBe(queuedAfterFirst);
     expect(await readSamples(rt.table('samples'), 'web')).toEqual(samples);
     const second = await readTargetRecord(rt.table('targets'), 'web');
     expect(second).toMatchObject({
