@@ -9,6 +9,7 @@ import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { isConfigError } from './config/load.js';
 import { StorageConfigError } from './state/storage.js';
 import { parseDuration } from './config/duration.js';
+import { MAX_DELAY_MS } from './queue/sender.js';
 import { errorMessage } from './log.js';
 import { commands, CliUsageError as UsageError, type CliIO } from './cli/commands.js';
 
@@ -19,6 +20,7 @@ const durationArg = (value: string) => {
   try {
     const ms = parseDuration(value);
     if (ms < 0) throw new Error('must not be negative');
+    if (ms > MAX_DELAY_MS) throw new Error('at most 7 days (the queue cannot hide a message longer)');
     return ms;
   } catch (err) {
     throw new InvalidArgumentError(errorMessage(err));

@@ -50,8 +50,13 @@ export const commands = {
     const name = (o.target ?? o.pool)!;
     const known = kind === 'target' ? rt.config.targets.some((t) => t.name === name) : rt.config.pools.some((p) => p.name === name);
     if (!known) throw new CliUsageError(`no ${kind} named "${name}" in ${rt.configFile}`);
-    const { dueAt } = await rt.queues.reconcile({ kind, name, reason: 'forced (drover enqueue)', ...(o.load !== undefined ? { load: o.load } : {}) }, o.delay ?? 0);
-    io.stdout(`enqueued a reconcile of ${kind}/${name} on ${rt.storage.names.queues.reconcile}, due ${new Date(dueAt).toISOString()}${o.load !== undefined ? ` with load ${o.load}` : ''}\n`);
+    const { sent, dueAt } = await rt.queues.reconcile({ kind, name, reason: 'forced (drover enqueue)', ...(o.load !== undefined ? { load: o.load } : {}) }, o.delay ?? 0);
+    const due = new Date(dueAt).toISOString();
+    io.stdout(
+      sent
+        ? `enqueued a reconcile of ${kind}/${name} on ${rt.storage.names.queues.reconcile}, due ${due}${o.load !== undefined ? ` with load ${o.load}` : ''}\n`
+        : `a reconcile of ${kind}/${name} due ${due} is already pending; nothing more enqueued\n`,
+    );
     return 0;
   },
 

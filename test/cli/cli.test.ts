@@ -65,6 +65,7 @@ describe('drover CLI', () => {
     { args: ['enqueue', '--target', 'web', '--pool', 'workers'], why: /exactly one of/ },
     { args: ['enqueue', '--pool', 'workers', '--load', '3'], why: /targets only/ },
     { args: ['enqueue', '--target', 'web', '--delay', '5 minutes'], why: /invalid duration/ },
+    { args: ['enqueue', '--target', 'web', '--delay', '200h'], why: /at most 7 days/ },
     { args: ['enqueue', '--target', 'web', '--load', 'lots'], why: /expected a number/ },
     { args: ['frobnicate'], why: /unknown command/ },
   ])('refuses $args with exit code 2', async ({ args, why }) => {
