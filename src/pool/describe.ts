@@ -30,7 +30,9 @@ export function describeOutcome(plan: PoolPlan, outcome: PoolOutcome): Decision 
   }
   if (outcome.rowFailures.length) parts.push(`not written: ${outcome.rowFailures.join('; ')}`);
   for (const id of plan.skipped) parts.push(`inventory row has unparseable provider ID ${JSON.stringify(id)}, skipped`);
-  return { decision: verbOf(plan, outcome), reason: parts.join('; ') };
+  const reason = parts.join('; ');
+  if (outcome.storeFailed) return { decision: verbOf(plan, outcome), reason, error: `inventory writes failed: ${outcome.rowFailures.join('; ')}`, transient: true };
+  return { decision: verbOf(plan, outcome), reason };
 }
 
 function verbOf(plan: PoolPlan, outcome: PoolOutcome): string {

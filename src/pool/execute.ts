@@ -58,6 +58,8 @@ export interface PoolOutcome {
   deleteDone: boolean;
   /** Rows that could not be written, with why: `id: reason`. */
   rowFailures: string[];
+  /** Whether any of them failed for another reason than the row itself (the store failed). */
+  storeFailed: boolean;
 }
 
 type Tagged = { write: RowWrite; then?: (r: RowResult) => void };
@@ -73,6 +75,7 @@ export async function executePlan(plan: PoolPlan, deps: PoolPassDeps): Promise<P
     deleted: [],
     deleteDone: true,
     rowFailures: [],
+    storeFailed: false,
   };
   const now = deps.now();
   const json = (value: unknown): Props => ({ json: JSON.stringify(value) });
@@ -147,7 +150,9 @@ async function writePhase(deps: PoolPassDeps, writes: Tagged[], outcome: PoolOut
   results.forEach((r, i) => {
     const w = writes[i]!;
     w.then?.(r);
-    if (!r.ok) outcome.rowFailures.push(`${w.write.key}: ${r.reason}`);
+    if (r.ok) return;
+    outcome.rowFailures.push(`${w.write.key}: ${r.reason}`);
+    if (r.unexpected) outcome.storeFailed = true;
   });
 }
 

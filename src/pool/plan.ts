@@ -104,7 +104,7 @@ export function planPool(snapshot: PoolSnapshot, settings: PoolSettings, now: nu
   const doomed = settings.fastDelete ? instancesToFastDelete(instances) : [];
   const backingOff = isBackingOff(inventory.backoff, now);
   const noSlots = backingOff || doomed.length > 0 || scaleSet.etag === undefined;
-  const machines = scaleSetMachines({ capacity: scaleSet.capacity, instanceLimit: settings.instanceLimit, instances, noSlots, maxSlots: settings.chunkSize });
+  const machines = scaleSetMachines({ capacity: scaleSet.capacity, instanceLimit: settings.instanceLimit, instances, noSlots, maxSlots: Number.POSITIVE_INFINITY });
   const adoptable = machines.filter((m) => m.availability === 'PossiblyUsed' && !rowById.has(m.id)).length;
   const decision = decideProvisioning(machines, kept.map(toInventoryRow).map(inventoryMachine), {
     maxCount: settings.maxCount,

@@ -19,7 +19,8 @@ export type RowWrite =
    */
   | { op: 'delete'; key: string; etag: string };
 
-export type RowResult = { ok: true } | { ok: false; reason: string };
+/** `unexpected`: not a row-level refusal (exists, 412) but a failure of the store; the pass reports an error. */
+export type RowResult = { ok: true } | { ok: false; reason: string; unexpected?: boolean };
 
 /** The narrow port the executor writes inventory rows through (one pool's partition). */
 export interface RowWriter {
@@ -52,7 +53,7 @@ export function tableRowWriter(table: EntityTable, partition: string): RowWriter
           return (await table.delete(partition, w.key, w.etag)) ? { ok: true } : { ok: false, reason: 'changed or gone since it was read' };
       }
     } catch (err) {
-      return { ok: false, reason: errorMessage(err) };
+      return { ok: false, reason: errorMessage(err), unexpected: true };
     }
   };
   return {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { backoffAfterFailure, isBackingOff, BACKOFF_RESET_MS } from '../../src/provisioner/backoff.js';
-import { instancesToFastDelete } from '../../src/provisioner/fast-delete.js';
+import { instancesToFastDelete } from '../../src/pool/fast-delete.js';
 import type { CachedInstance } from '../../src/cache/instance.js';
 
 const MIN = 60_000;
