@@ -178,7 +178,6 @@ const short = (id: ProviderId) => id.replace(PREFIX, '');
 function snapshotOf(r: Row): PoolSnapshot {
   const inventory = r.inventory ?? [];
   const listed = r.provider.filter((m) => m.availability !== 'KnownUnused' && m.id !== 'invalid');
-  const slots = r.provider.length - listed.length;
   const instances: CachedInstance[] = listed.map((m) => ({
     id: az(m.id),
     name: m.id,
