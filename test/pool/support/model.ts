@@ -14,7 +14,7 @@ import type { PoolSnapshot } from '../../../src/pool/snapshot.js';
 
 export const vmId = (n: number) => `azure:///subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/virtualMachineScaleSets/ss/virtualMachines/${n}`;
 
-export type WriteKind = 'row' | 'setCapacity' | 'deleteInstances' | 'lease';
+export type WriteKind = 'read' | 'row' | 'setCapacity' | 'deleteInstances' | 'lease';
 
 export class CrashError extends Error {
   override name = 'CrashError';
@@ -42,8 +42,9 @@ export class PoolModel {
   fault: (kind: WriteKind) => void = () => undefined;
   /** Every capacity Drover wrote, for the "never above maxCount" check. */
   readonly capacityWrites: number[] = [];
-  /** Writes of any kind while the model's view was incomplete, other than the safety record. */
+  /** Writes other than the safety record by a pass whose snapshot held a disagreement (see `disagrees`). */
   readonly writesWhileIncomplete: string[] = [];
+  private snapshotDisagreed = false;
   now = 1_000_000;
 
   /** New VMs: `broken` for the next `brokenNext` creations. */
@@ -76,8 +77,16 @@ export class PoolModel {
     this.vms = this.vms.filter((v) => v.state !== 'Deleting');
   }
 
-  get incomplete(): boolean {
-    return this.hidden.size > 0;
+  /** A VM the list leaves out that the inventory manages and has not marked failed: the switch must hold. */
+  disagrees(): boolean {
+    return [...this.hidden].some((id) => {
+      const row = this.rows.get(id);
+      return row !== undefined && row.props.providerStatus !== 'ProvisioningFailedPermanent';
+    });
+  }
+
+  private get incomplete(): boolean {
+    return this.snapshotDisagreed;
   }
 
   listed(): CachedInstance[] {
@@ -97,6 +106,8 @@ export class PoolModel {
   }
 
   snapshot(): PoolSnapshot {
+    this.fault('read');
+    this.snapshotDisagreed = this.disagrees();
     const previous = this.cache;
     this.cache = this.listed();
     const all: Row<Record<string, string | number | undefined>>[] = [...this.rows].map(([rowKey, r]) => ({ partitionKey: 'pool', rowKey, etag: String(r.etag), props: r.props }));
