@@ -92,9 +92,12 @@ export function isAzureProviderId(id: string): boolean {
 export function planPool(snapshot: PoolSnapshot, settings: PoolSettings, now: number): PoolPlan {
   const { scaleSet, instances, inventory } = snapshot;
   const lines: string[] = [];
-  const skipped = inventory.rows.filter((r) => !isAzureProviderId(r.rowKey)).map((r) => r.rowKey);
+  // An id the cache listed was normalised by it: only the others need the (costly) parse.
+  const listedIds = new Set(instances.map((i) => i.id));
+  const parseable = (id: string) => listedIds.has(id) || isAzureProviderId(id);
+  const skipped = inventory.rows.filter((r) => !parseable(r.rowKey)).map((r) => r.rowKey);
   for (const id of skipped) lines.push(`inventory row has unparseable provider ID ${JSON.stringify(id)}, skipping it`);
-  const usable = inventory.rows.filter((r) => isAzureProviderId(r.rowKey));
+  const usable = skipped.length === 0 ? inventory.rows : inventory.rows.filter((r) => parseable(r.rowKey));
 
   const retire = retirements(usable, { capacity: scaleSet.capacity, instances, previous: snapshot.previous });
   const retired = new Set(retire.map((r) => r.id));

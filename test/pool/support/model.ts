@@ -77,15 +77,27 @@ export class PoolModel {
     this.vms = this.vms.filter((v) => v.state !== 'Deleting');
   }
 
-  /** A VM the list leaves out that the inventory manages and has not marked failed: the switch must hold. */
-  disagrees(): boolean {
-    return [...this.hidden].some((id) => {
-      const row = this.rows.get(id);
-      return row !== undefined && row.props.providerStatus !== 'ProvisioningFailedPermanent';
-    });
+  /**
+   * The views disagree: the list leaves out a VM the capacity counts (an incomplete view), and
+   * the inventory holds a machine, not failed, that the list does not show and that was not
+   * seen Deleting: nothing proves it gone, so the switch must hold.
+   */
+  disagrees(previous: readonly CachedInstance[] = this.cache): boolean {
+    const incomplete = this.vms.some((v) => this.hidden.has(v.id));
+    if (!incomplete) return false;
+    const listed = new Set(this.listed().map((i) => i.id));
+    const seenDeleting = new Set(previous.filter((i) => i.state === 'Deleting').map((i) => i.id));
+    return [...this.rows].some(
+      ([id, row]) => !id.startsWith('~') && !listed.has(id) && !seenDeleting.has(id) && row.props.providerStatus !== 'ProvisioningFailedPermanent' && row.props.providerStatus !== 'Missing',
+    );
   }
 
   private get incomplete(): boolean {
+    return this.snapshotDisagreed;
+  }
+
+  /** Whether the views disagreed at the last snapshot: the switch must hold after that pass. */
+  get switchExpected(): boolean {
     return this.snapshotDisagreed;
   }
 
@@ -107,8 +119,8 @@ export class PoolModel {
 
   snapshot(): PoolSnapshot {
     this.fault('read');
-    this.snapshotDisagreed = this.disagrees();
     const previous = this.cache;
+    this.snapshotDisagreed = this.disagrees(previous);
     this.cache = this.listed();
     const all: Row<Record<string, string | number | undefined>>[] = [...this.rows].map(([rowKey, r]) => ({ partitionKey: 'pool', rowKey, etag: String(r.etag), props: r.props }));
     return {
