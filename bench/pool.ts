@@ -24,6 +24,8 @@ const SUBSCRIPTION = '00000000-0000-0000-0000-0000000be4c5';
 interface Reply {
   counts: { listVms: number };
   tableRequests: number;
+  /** Requests by verb and table (or `$batch`), for finding where they go. */
+  byKind: Record<string, number>;
   proxyPort?: number;
 }
 
@@ -82,12 +84,18 @@ async function run(): Promise<Figure[]> {
       await rt.scaleSetApi();
 
       const measure = async () => {
-        const before = (await sim.request({})).tableRequests;
+        const start = await sim.request({});
+        const before = start.tableRequests;
         const cpu0 = process.cpuUsage();
         const report = await runPass(rt, { log: silentLog, budgetMs: Infinity, concurrency: 4 });
         const cpu = cpuUs(process.cpuUsage(cpu0));
         if (report.errors > 0) throw new Error(`pool bench ${label}: ${report.errors} pool(s) failed: ${JSON.stringify(report.outcomes.find((o) => o.status === 'failed'))}`);
-        return { requests: ((await sim.request({})).tableRequests - before) / scaleSets, cpu };
+        const end = await sim.request({});
+        if (process.env.DROVER_BENCH_POOL_BREAKDOWN) {
+          const diff = Object.entries(end.byKind).map(([k, v]) => `${k}: ${((v - (start.byKind[k] ?? 0)) / scaleSets).toFixed(2)}`);
+          console.error(`${label}: ${diff.join(', ')}`);
+        }
+        return { requests: (end.tableRequests - before) / scaleSets, cpu };
       };
       const cold = await measure();
       clock.advance(61_000);

@@ -8,11 +8,11 @@ import { errorMessage, type Log } from '../log.js';
 import { isLeaseExpired, withLease } from '../state/leases.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { reconcilePool } from './pool.js';
+import { LEASE_TTL_MS } from './lease-ttl.js';
 import { reconcileTarget } from './target.js';
 import { objectKey, type Decision, type ObjectOutcome, type ObjectRef, type ReconcileContext, type ReconcileRequest } from './types.js';
 
-/** Long enough for one object's pass; renewed on every lease check, so long passes keep it. */
-export const LEASE_TTL_MS = 60_000;
+export { LEASE_TTL_MS };
 
 export async function reconcileObject(
   rt: Runtime,
