@@ -7,12 +7,13 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import azureFunctions from '@azure/functions';
+import fc from 'fast-check';
 import { reconcileQueue } from '../../functions/reconcileQueue.js';
 import { status } from '../../functions/status.js';
 import { getRuntime } from '../../src/runtime/runtime.js';
 import { consoleLog, errorMessage } from '../../src/log.js';
 import { decodeMessage, reconcileMessageSchema } from '../../src/queue/messages.js';
-import { redact } from '../../src/redact.js';
+import { PRINTABLE, redact } from '../../src/redact.js';
 import { describeLoadError, loadKubeConfig } from '../../src/kubernetes/kubeconfig.js';
 import { startKubernetesSim, type KubernetesSim } from '../../src/sim/kubernetes/server.js';
 import { azuriteStorage, tempDir, writeConfig } from '../support/config.js';
@@ -193,6 +194,16 @@ describe('redact', () => {
     { text: 'status code: 429 after 3 tries', want: 'status code: 429 after 3 tries' },
   ])('$text', ({ text, want }) => {
     expect(redact(text)).toBe(want);
+  });
+
+  it('whatever the text, the result has no control character and no query string value', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), fc.webUrl({ withQueryParameters: true }), fc.stringMatching(/^[A-Za-z0-9%]{8,20}$/), (text, url, value) => {
+        const out = redact(`${text} ${url}${url.includes('?') ? '&' : '?'}sig=${value} ${text}`);
+        expect(PRINTABLE.test(out)).toBe(true);
+        expect(out).not.toContain(`sig=${value}`);
+      }),
+    );
   });
 
   it('a non-YAML load failure keeps its first line only', () => {
