@@ -19,4 +19,4 @@ export interface RbacDocument {
 
 export function kubernetesRbac(config: Pick<DroverConfig, 'targets'>, options: { principalId: string; only?: 'all' | 'custom' }): RbacDocument[];
 export function toYaml(docs: RbacDocument[]): string;
-export function loadDroverConfig(file: string): Promise<DroverConfig>;
+export function readTargets(file: string): Pick<DroverConfig, 'targets'>;

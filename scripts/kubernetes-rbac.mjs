@@ -10,13 +10,13 @@
  * Usage: node scripts/kubernetes-rbac.mjs --principal-id <object id> [--config drover.config.yaml] [--only custom]
  *   prints the YAML for `kubectl apply -f -`. `--only custom` leaves out Deployments and
  *   StatefulSets, for a cluster where the Azure RBAC custom role covers them.
- * Needs the compiled loader (npm run build, or tsc -p tsconfig.build.json).
  */
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import process from 'node:process';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { stringify } from 'yaml';
+import { parse as parseYaml, stringify } from 'yaml';
 
 export const ROLE_NAME = 'drover-scaler';
 const WORKLOADS = { Deployment: 'deployments', StatefulSet: 'statefulsets' };
@@ -34,8 +34,11 @@ export function kubernetesRbac(config, { principalId, only = 'all' }) {
     const ref = target.scaleTargetRef;
     if (ref.kind === 'VirtualMachineScaleSet') continue;
     const namespace = ref.namespace ?? 'default';
-    const workload = WORKLOADS[ref.kind];
+    const workload = Object.hasOwn(WORKLOADS, ref.kind) ? WORKLOADS[ref.kind] : undefined;
     if (workload && only === 'custom') continue;
+    if (!workload && (typeof ref.group !== 'string' || typeof ref.plural !== 'string')) {
+      throw new Error(`targets: ${JSON.stringify(ref.name ?? '?')} names neither a Deployment, a StatefulSet nor a group and plural; run npm run build to validate the configuration`);
+    }
     const group = workload ? 'apps' : ref.group;
     const groups = byNamespace.get(namespace) ?? new Map();
     byNamespace.set(namespace, groups);
@@ -70,19 +73,18 @@ export function toYaml(docs) {
   return docs.map((d) => stringify(d)).join('---\n');
 }
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-
-/** Drover's own loader, compiled into dist/ by tsc. */
-export async function loadDroverConfig(file) {
-  const loader = pathToFileURL(path.join(ROOT, 'dist/src/config/load.js')).href;
-  const { loadConfig } = await import(loader).catch(() => {
-    throw new Error('the compiled configuration loader is missing: run `npx tsc -p tsconfig.build.json` (or npm run build) first');
-  });
-  return loadConfig(file);
+/**
+ * The targets of a configuration file, read as YAML (JSON is YAML): only scaleTargetRef matters
+ * here, and `npm run build` validates the whole file with Drover's own loader before deploying.
+ */
+export function readTargets(file) {
+  const doc = parseYaml(readFileSync(file, 'utf8'));
+  const targets = Array.isArray(doc?.targets) ? doc.targets : [];
+  return { targets: targets.filter((t) => t && typeof t.scaleTargetRef === 'object' && t.scaleTargetRef !== null) };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const { values } = parseArgs({ options: { config: { type: 'string', default: 'drover.config.yaml' }, 'principal-id': { type: 'string' }, only: { type: 'string', default: 'all' } } });
-  const config = await loadDroverConfig(path.resolve(values.config));
+  const config = readTargets(path.resolve(values.config));
   process.stdout.write(toYaml(kubernetesRbac(config, { principalId: values['principal-id'], only: values.only })));
 }

@@ -16,7 +16,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import process from 'node:process';
 import { linkedScopes } from '../linked-resources.mjs';
-import { kubernetesRbac, loadDroverConfig, toYaml } from '../kubernetes-rbac.mjs';
+import { kubernetesRbac, readTargets, toYaml } from '../kubernetes-rbac.mjs';
 import { az, say, scaleSetSubscription, scaleSetsOf } from './az.mjs';
 
 const env = process.env;
@@ -40,7 +40,7 @@ for (const { resourceGroup, name } of scaleSetsOf()) {
 // 2. AKS.
 const cluster = env.DROVER_AKS_CLUSTER_ID;
 if (cluster) {
-  const config = await loadDroverConfig(path.resolve(env.DROVER_CONFIG_FILE ?? 'drover.config.yaml'));
+  const config = readTargets(path.resolve('drover.config.yaml'));
   const azureRbac = az(['aks', 'show', '--ids', cluster, '--query', 'aadProfile.enableAzureRbac']) === true;
   if (azureRbac) {
     const namespaces = new Set(
