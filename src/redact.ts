@@ -1,8 +1,9 @@
 /**
  * What may leave Drover as text: every log line, decision and `lastError` passes through here.
  * URLs lose their query string and userinfo (SAS signatures, function keys and tokens ride
- * there), control characters are escaped so that no value can forge a log line, and text that
- * came from outside (a queue message's `reason`) is also capped in length.
+ * there), credential values in text are blanked, and control characters are escaped so that no
+ * value can forge a log line. Text from outside is also refused at the door: a queue message's
+ * `reason` must be printable (src/queue/messages.ts).
  */
 
 /** `scheme://…` up to the first character a URL cannot hold unescaped in text. */
