@@ -6,12 +6,8 @@ import { createRuntime, type Runtime } from '../runtime/runtime.js';
 import { buildStatus } from '../status/status.js';
 import { renderStatus, renderPass } from './render.js';
 import { InventoryStore } from '../provisioner/inventory-store.js';
+import { untilSignal, type CliIO } from './io.js';
 
-export interface CliIO {
-  stdout(text: string): void;
-  stderr(text: string): void;
-  env: NodeJS.ProcessEnv;
-}
 
 export class CliUsageError extends Error {
   override name = 'UsageError';
@@ -90,19 +86,29 @@ export const commands = {
   },
 
   async sim(io: CliIO, opts: { forMs?: number; statusEveryMs?: number }): Promise<number> {
-    const { runDemo } = await import('../sim/demo.js');
-    return runDemo(io, opts);
+    const demo = await importDemo();
+    if (demo === undefined) {
+      throw new CliUsageError('drover sim runs from a checkout of the repository (the simulators in sim/ are not part of the package): run `npm start` there');
+    }
+    return demo.runDemo(io, opts);
   },
 };
 
-export function untilSignal(): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      process.off('SIGINT', done);
-      process.off('SIGTERM', done);
-      resolve();
-    };
-    process.once('SIGINT', done);
-    process.once('SIGTERM', done);
-  });
+interface DemoModule {
+  runDemo(io: CliIO, opts: { forMs?: number; statusEveryMs?: number }): Promise<number>;
+}
+
+/**
+ * The demo lives in the top-level sim/ directory, next to src/ in a checkout (and in dist/ after
+ * tsc). The specifier is computed so that neither tsc nor a bundler follows it: sim/ stays out of
+ * the `drover` bin's import graph and out of the function app.
+ */
+async function importDemo(): Promise<DemoModule | undefined> {
+  const demoUrl = new URL(['..', '..', 'sim', 'demo.js'].join('/'), import.meta.url);
+  try {
+    return (await import(demoUrl.href)) as DemoModule;
+  } catch (err) {
+    if (err instanceof Error && (err as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' && err.message.includes(demoUrl.pathname)) return undefined;
+    throw err;
+  }
 }

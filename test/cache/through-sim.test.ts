@@ -11,7 +11,7 @@ import { listingModeFor } from '../../src/cache/orchestration.js';
 import { isExpired, lastRefreshAfterThrottle } from '../../src/cache/refresh-policy.js';
 import { throttleOf } from '../../src/azure/throttle.js';
 import { ManualClock } from '../../src/clock.js';
-import type { SimVmSpec } from '../../src/sim/arm/index.js';
+import type { SimVmSpec } from '../../sim/arm/index.js';
 import type { SimHarness } from '../sim/arm/harness.js';
 import { startSimHarness } from '../sim/arm/harness.js';
 import { FAILED_AFTER_INCREASE, FAILED_VM_MATRIX } from './fixtures.js';

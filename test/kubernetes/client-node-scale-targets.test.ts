@@ -9,7 +9,7 @@ import {
   isTargetNotFoundError,
 } from '../../src/kubernetes/errors.js';
 import type { KubernetesScaleTargetRef } from '../../src/kubernetes/scale-target-ref.js';
-import { startKubernetesSim, type KubernetesSim } from '../../src/sim/kubernetes/server.js';
+import { startKubernetesSim, type KubernetesSim } from '../../sim/kubernetes/server.js';
 
 const deployment: KubernetesScaleTargetRef = { kind: 'Deployment', namespace: 'default', name: 'web' };
 const statefulSet: KubernetesScaleTargetRef = { kind: 'StatefulSet', apiVersion: 'apps/v1', namespace: 'jobs', name: 'db' };

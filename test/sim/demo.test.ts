@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { runDemo } from '../../src/sim/demo.js';
+import { runDemo } from '../../sim/demo.js';
 
 it('drover sim starts Azurite, the simulators and the local host, runs passes and stops cleanly', async () => {
   let out = '';

@@ -7,8 +7,8 @@ import { getRuntime, type Runtime } from '../../src/runtime/runtime.js';
 import { startLocalHost, type LocalHost } from '../../src/host/local-host.js';
 import { silentLog } from '../../src/log.js';
 import type { KubernetesScaleTargetRef } from '../../src/kubernetes/scale-target-ref.js';
-import { startActivatorSim, type ActivatorSim } from '../../src/sim/activator/server.js';
-import { startKubernetesSim, type KubernetesSim } from '../../src/sim/kubernetes/server.js';
+import { startActivatorSim, type ActivatorSim } from '../../sim/activator/server.js';
+import { startKubernetesSim, type KubernetesSim } from '../../sim/kubernetes/server.js';
 import { azuriteStorage, tempDir, writeConfig } from '../support/config.js';
 
 export const WEB: KubernetesScaleTargetRef = { kind: 'Deployment', namespace: 'default', name: 'web' };
