@@ -76,7 +76,7 @@ export const commands = {
       throw new CliUsageError(`DROVER_SCHEDULE: ${errorMessage(err)}`);
     }
     const rt = await runtimeFor(io, configFile);
-    // Loaded only here: it brings in @azure/functions and the function modules.
+    // Loaded only here: it brings in @azure/functions (for InvocationContext) and every handler.
     const { startLocalHost } = await import('../host/local-host.js');
     const host = await startLocalHost({ rt, log: consoleLog, schedule: io.env.DROVER_SCHEDULE ?? DEFAULT_SCHEDULE });
     await untilSignal();
