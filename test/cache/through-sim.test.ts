@@ -40,7 +40,7 @@ async function cached(
   previous: readonly CachedInstance[] = [],
   resourceGroup = RG,
 ): Promise<CachedInstance[]> {
-  const vms = await h.api.listVms(resourceGroup, name, mode);
+  const { vms } = await h.api.listVms(resourceGroup, name, mode);
   const { instances, skipped } = buildInstances(vms, previous, statusFlags);
   expect(skipped).toEqual([]);
   return instances;
