@@ -103,12 +103,20 @@ interface DemoModule {
  * tsc). The specifier is computed so that neither tsc nor a bundler follows it: sim/ stays out of
  * the `drover` bin's import graph and out of the function app.
  */
-async function importDemo(): Promise<DemoModule | undefined> {
-  const demoUrl = new URL(['..', '..', 'sim', 'demo.js'].join('/'), import.meta.url);
+const DEMO_URL = new URL(['..', '..', 'sim', 'demo.js'].join('/'), import.meta.url);
+
+/** The demo module, or `undefined` when there is none at `demoUrl` (an installed package). */
+export async function importDemo(demoUrl: URL = DEMO_URL): Promise<DemoModule | undefined> {
   try {
     return (await import(demoUrl.href)) as DemoModule;
   } catch (err) {
-    if (err instanceof Error && (err as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' && err.message.includes(demoUrl.pathname)) return undefined;
+    if (isMissingModule(err, demoUrl)) return undefined;
     throw err;
   }
+}
+
+/** Node says ERR_MODULE_NOT_FOUND; a test runner's loader may say it in words. */
+function isMissingModule(err: unknown, url: URL): boolean {
+  if (!(err instanceof Error) || !err.message.includes(url.pathname)) return false;
+  return (err as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' || /cannot find|failed to load|does not exist/i.test(err.message);
 }
