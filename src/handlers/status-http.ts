@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
 import { errorMessage, invocationLog } from '../log.js';
-import { getRuntime } from '../runtime/runtime.js';
+import type { Runtime } from '../runtime/runtime.js';
 import { buildStatus } from '../status/status.js';
 
-export async function onStatusRequest(request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> {
+export async function onStatusRequest(rt: Runtime, request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> {
   try {
-    const rt = await getRuntime();
-    const limit = Number(request.query.get('decisions') ?? 50);
+      const limit = Number(request.query.get('decisions') ?? 50);
     return { status: 200, jsonBody: await buildStatus(rt, { decisions: Number.isFinite(limit) ? Math.min(500, Math.max(0, limit)) : 50 }) };
   } catch (err) {
     // The body is for whoever holds the function key; the details (a config or kubeconfig

@@ -8,14 +8,13 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import azureFunctions from '@azure/functions';
 import fc from 'fast-check';
-import { reconcileQueue } from '../../functions/reconcileQueue.js';
-import { status } from '../../functions/status.js';
-import { getRuntime } from '../../src/runtime/runtime.js';
+import { reconcileQueue, status } from '../../src/handlers/registrations.js';
+import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
 import { consoleLog, errorMessage } from '../../src/log.js';
 import { decodeMessage, reconcileMessageSchema } from '../../src/queue/messages.js';
 import { PRINTABLE, redact } from '../../src/redact.js';
 import { describeLoadError, loadKubeConfig } from '../../src/kubernetes/kubeconfig.js';
-import { startKubernetesSim, type KubernetesSim } from '../../src/sim/kubernetes/server.js';
+import { startKubernetesSim, type KubernetesSim } from '../../sim/kubernetes/server.js';
 import { azuriteStorage, tempDir, writeConfig } from '../support/config.js';
 
 const TOKEN = 'eyJhbGciOiJSUzI1NiJ9.s3cr3t-kube-token';
@@ -50,21 +49,29 @@ function expectNoSecret(text: string): void {
   for (const secret of SECRETS) expect(text).not.toContain(secret);
 }
 
+async function runtimeFor(configFile: string): Promise<Runtime> {
+  const rt = await createRuntime({ configFile, env: {} });
+  await rt.storage.ensure();
+  return rt;
+}
+
+const statusRequest = () => new azureFunctions.HttpRequest({ method: 'GET', url: 'http://localhost/api/status' });
+
 /** What an operator or a function-key holder can read after a pass. */
-async function everythingVisible(): Promise<string> {
-  const rt = await getRuntime();
+async function everythingVisible(rt: Runtime): Promise<string> {
   const decisions = await rt.decisions.recent(rt.clock.now());
   const targetRows = await rt.table('targets').list('web');
-  const body = await status(new azureFunctions.HttpRequest({ method: 'GET', url: 'http://localhost/api/status' }), context('status'));
+  const body = await status.handler(rt, statusRequest(), context('status'));
   return [logs.join('\n'), JSON.stringify(decisions), JSON.stringify(targetRows.map((r) => r.props)), JSON.stringify(body.jsonBody)].join('\n');
 }
 
 describe('a kubeconfig with a token on a broken line', () => {
   let dir: string;
-  beforeAll(() => {
+  let rt: Runtime;
+  beforeAll(async () => {
     dir = tempDir();
     writeFileSync(path.join(dir, 'kubeconfig.yaml'), BROKEN_KUBECONFIG);
-    process.env.DROVER_CONFIG = writeConfig(
+    const configFile = writeConfig(
       {
         storage: azuriteStorage(),
         kubernetes: { kubeconfig: './kubeconfig.yaml' },
@@ -72,6 +79,7 @@ describe('a kubeconfig with a token on a broken line', () => {
       },
       dir,
     );
+    rt = await runtimeFor(configFile);
   });
 
   it('is reported by line and column, without the text around the error', () => {
@@ -90,11 +98,11 @@ describe('a kubeconfig with a token on a broken line', () => {
 
   it('leaves no token text in logs, decisions, the target row or the status body', async () => {
     logs.length = 0;
-    await reconcileQueue({ kind: 'target', name: 'web', reason: 'forced' }, context('reconcileQueue')).catch((error: unknown) => {
+    await reconcileQueue.handler(rt, { kind: 'target', name: 'web', reason: 'forced' }, context('reconcileQueue')).catch((error: unknown) => {
       // The host logs what the handler throws: that text must be clean too.
       logs.push(`thrown: ${errorMessage(error)}`);
     });
-    const visible = await everythingVisible();
+    const visible = await everythingVisible(rt);
     expect(visible).toMatch(/not valid YAML at line 11/);
     expectNoSecret(visible);
   });
@@ -102,12 +110,13 @@ describe('a kubeconfig with a token on a broken line', () => {
 
 describe('queue message reasons and URLs', () => {
   let kube: KubernetesSim;
+  let rt: Runtime;
   beforeAll(async () => {
     kube = await startKubernetesSim({ readyDelayMs: 0 });
     kube.add({ kind: 'Deployment', namespace: 'default', name: 'web' }, { replicas: 1 });
     const dir = tempDir();
     writeFileSync(path.join(dir, 'kubeconfig.yaml'), kube.kubeconfigYaml());
-    process.env.DROVER_CONFIG = writeConfig({
+    const configFile = writeConfig({
       storage: azuriteStorage(),
       targets: [
         {
@@ -119,6 +128,7 @@ describe('queue message reasons and URLs', () => {
       ],
       kubernetes: { kubeconfig: './kubeconfig.yaml' },
     }, dir);
+    rt = await runtimeFor(configFile);
   });
   afterAll(async () => {
     await kube.close();
@@ -133,18 +143,17 @@ describe('queue message reasons and URLs', () => {
   it('a reason with control characters never reaches a log line as is', async () => {
     logs.length = 0;
     const forged = 'x\r\ninfo: target/web: scaled to 0';
-    await reconcileQueue(JSON.stringify({ kind: 'target', name: 'web', reason: forged }), context('reconcileQueue'));
+    await reconcileQueue.handler(rt, JSON.stringify({ kind: 'target', name: 'web', reason: forged }), context('reconcileQueue'));
     expect(logs.length).toBeGreaterThan(0);
     for (const line of logs) expect(/[\r\n]/.test(line), line).toBe(false);
   });
 
   it('a URL with ?sig= in a reason, a load URL or an error never reaches a log line, a decision or lastError as is', async () => {
     logs.length = 0;
-    await reconcileQueue(
-      { kind: 'target', name: 'web', reason: `asked by https://hooks.example/run?${SIGNATURE}` },
-      context('reconcileQueue'),
-    ).catch((error: unknown) => logs.push(`thrown: ${errorMessage(error)}`));
-    const visible = await everythingVisible();
+    await reconcileQueue
+      .handler(rt, { kind: 'target', name: 'web', reason: `asked by https://hooks.example/run?${SIGNATURE}` }, context('reconcileQueue'))
+      .catch((error: unknown) => logs.push(`thrown: ${errorMessage(error)}`));
+    const visible = await everythingVisible(rt);
     expect(visible).toContain('http://127.0.0.1:9/load?[redacted]');
     expectNoSecret(visible);
     expect(visible).not.toMatch(/sig=(?!\[redacted\])/);
@@ -164,22 +173,22 @@ describe('queue message reasons and URLs', () => {
 });
 
 describe('the status function when it cannot answer', () => {
-  beforeAll(() => {
-    process.env.DROVER_CONFIG = writeConfig({
-      storage: { connection: `DefaultEndpointsProtocol=https;AccountName=x;AccountKey=${KEY_DATA};` },
-      targets: 'not a list',
-    });
+  /** A runtime whose every part fails the way a storage call with a key in its text would. */
+  const broken = new Proxy({} as Runtime, {
+    get() {
+      throw new Error(`cannot reach https://st.table.core.windows.net/droverleases?${SIGNATURE} (AccountKey=${KEY_DATA};)`);
+    },
   });
 
   it('returns a generic body with an id, and logs the details under that id', async () => {
     logs.length = 0;
-    const res = await status(new azureFunctions.HttpRequest({ method: 'GET', url: 'http://localhost/api/status' }), context('status'));
+    const res = await status.handler(broken, statusRequest(), context('status'));
     expect(res.status).toBe(500);
     const body = res.jsonBody as { error: string; errorId: string };
     expect(Object.keys(body).sort()).toEqual(['error', 'errorId']);
-    expect(body.error).not.toMatch(/targets|storage|config/);
+    expect(body.error).not.toMatch(/st\.table|droverleases|AccountKey/);
     expect(logs.join('\n')).toContain(body.errorId);
-    expect(logs.join('\n')).toMatch(/targets/);
+    expect(logs.join('\n')).toContain('https://st.table.core.windows.net/droverleases?[redacted]');
     expectNoSecret(logs.join('\n'));
   });
 });
