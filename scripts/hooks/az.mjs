@@ -3,8 +3,16 @@ import { execFileSync } from 'node:child_process';
 import process from 'node:process';
 import console from 'node:console';
 
+export class AzError extends Error {}
+
+/** Runs `az` and parses its JSON; a failure throws an AzError carrying what az printed on stderr. */
 export function az(args) {
-  const out = execFileSync('az', [...args, '--only-show-errors', '-o', 'json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  let out;
+  try {
+    out = execFileSync('az', [...args, '--only-show-errors', '-o', 'json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (error) {
+    throw new AzError(`az ${args.slice(0, 3).join(' ')} failed: ${String(error.stderr ?? error.message).trim()}`, { cause: error });
+  }
   return out.trim() ? JSON.parse(out) : undefined;
 }
 

@@ -17,15 +17,21 @@ import path from 'node:path';
 import process from 'node:process';
 import { linkedScopes } from '../linked-resources.mjs';
 import { kubernetesRbac, readTargets, toYaml } from '../kubernetes-rbac.mjs';
-import { az, say, scaleSetSubscription, scaleSetsOf } from './az.mjs';
+import { AzError, az, say, scaleSetSubscription, scaleSetsOf } from './az.mjs';
 
 const env = process.env;
 const principal = env.DROVER_IDENTITY_PRINCIPAL_ID;
 if (!principal) throw new Error('DROVER_IDENTITY_PRINCIPAL_ID is not set: run azd provision first');
 
+/** Idempotent: a re-run of `azd provision` finds the assignments it made before. */
 const assign = (role, scope, why) => {
   say(`assigning ${role.split('/').pop()} on ${scope} (${why})`);
-  az(['role', 'assignment', 'create', '--assignee-object-id', principal, '--assignee-principal-type', 'ServicePrincipal', '--role', role, '--scope', scope]);
+  try {
+    az(['role', 'assignment', 'create', '--assignee-object-id', principal, '--assignee-principal-type', 'ServicePrincipal', '--role', role, '--scope', scope]);
+  } catch (error) {
+    if (!(error instanceof AzError && /RoleAssignmentExists|already exists/i.test(error.message))) throw error;
+    say('  already assigned');
+  }
 };
 
 // 1. Linked resources of the scale set models.

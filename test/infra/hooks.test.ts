@@ -54,8 +54,16 @@ ${answer}
     'az',
     `const models = ${JSON.stringify(models)};
 const at = (flag) => args[args.indexOf(flag) + 1];
-if (args[0] === 'vmss' && args[1] === 'show') process.stdout.write(JSON.stringify(models[at('--resource-group') + '/' + at('--name')]));
+const model = models[at('--resource-group') + '/' + at('--name')];
+if (args[0] === 'vmss' && args[1] === 'show' && !model) {
+  process.stderr.write('(ResourceNotFound) The Resource was not found.');
+  process.exit(3);
+} else if (args[0] === 'vmss' && args[1] === 'show') process.stdout.write(JSON.stringify(model));
 else if (args[0] === 'aks' && args[1] === 'show') process.stdout.write(${JSON.stringify(String(options.azureRbac))});
+else if (args[0] === 'role' && args.includes(${JSON.stringify(`${SUB}/resourceGroups/rg-id/providers/Microsoft.ManagedIdentity/userAssignedIdentities/app`)})) {
+  process.stderr.write('(RoleAssignmentExists) The role assignment already exists.');
+  process.exit(1);
+}
 else process.stdout.write('{}');`,
   );
   tool('azd', '');
@@ -93,7 +101,7 @@ describe('preprovision', () => {
 });
 
 describe('postprovision', () => {
-  it('assigns the linked resource role on each resource the models reference, and nothing else without AKS', async () => {
+  it('assigns the linked resource role on each resource the models reference (an existing assignment is fine), and nothing else without AKS', async () => {
     const tools = fakeTools({ azureRbac: true });
     await hook('postprovision', tools.bin, tempDir(), { DROVER_IDENTITY_PRINCIPAL_ID: 'p-1', DROVER_LINKED_ROLE_ID: LINKED_ROLE });
     expect(assignments(tools.calls())).toEqual([
@@ -124,6 +132,13 @@ targets:
     expect(rbac).toContain('namespace: batch');
     expect(rbac).not.toContain('namespace: shop');
     expect(tools.calls().some((c) => c.tool === 'kubectl')).toBe(false);
+  });
+
+  it('fails on any other az error', async () => {
+    const tools = fakeTools({ azureRbac: true });
+    await expect(
+      hook('postprovision', tools.bin, tempDir(), { DROVER_SCALE_SETS: 'rg-a/missing', DROVER_IDENTITY_PRINCIPAL_ID: 'p-1', DROVER_LINKED_ROLE_ID: LINKED_ROLE }),
+    ).rejects.toThrow(/az vmss show failed: \(ResourceNotFound\)/);
   });
 
   it('refuses to run before provisioning gave it the identity', async () => {
