@@ -11,7 +11,7 @@ export function az(args) {
   try {
     out = execFileSync('az', [...args, '--only-show-errors', '-o', 'json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   } catch (error) {
-    throw new AzError(`az ${args.slice(0, 3).join(' ')} failed: ${String(error.stderr ?? error.message).trim()}`, { cause: error });
+    throw new AzError(`az ${args.slice(0, 2).join(' ')} failed: ${String(error.stderr ?? error.message).trim()}`, { cause: error });
   }
   return out.trim() ? JSON.parse(out) : undefined;
 }

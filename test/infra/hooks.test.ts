@@ -138,7 +138,7 @@ targets:
     const tools = fakeTools({ azureRbac: true });
     await expect(
       hook('postprovision', tools.bin, tempDir(), { DROVER_SCALE_SETS: 'rg-a/missing', DROVER_IDENTITY_PRINCIPAL_ID: 'p-1', DROVER_LINKED_ROLE_ID: LINKED_ROLE }),
-    ).rejects.toThrow(/az vmss show failed: \(ResourceNotFound\)/);
+    ).rejects.toMatchObject({ stderr: expect.stringMatching(/az vmss show failed: \(ResourceNotFound\)/) });
   });
 
   it('refuses to run before provisioning gave it the identity', async () => {
