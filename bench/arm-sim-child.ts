@@ -6,7 +6,7 @@
  */
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startArmSim, type SimScaleSetSpec } from '../src/sim/arm/index.js';
+import { startArmSim, type SimScaleSetSpec } from '../sim/arm/index.js';
 
 const sim = await startArmSim({ subscriptionId: process.argv[2], pageSize: 1000 });
 let proxied = 0;

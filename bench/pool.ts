@@ -16,7 +16,7 @@ import { parseConfig } from '../src/config/load.js';
 import { silentLog } from '../src/log.js';
 import { runPass } from '../src/reconcile/pass.js';
 import { createRuntime } from '../src/runtime/runtime.js';
-import { startAzurite } from '../src/sim/azurite.js';
+import { startAzurite } from '../sim/azurite.js';
 import type { Benchmark, Figure } from './index.js';
 
 const SUBSCRIPTION = '00000000-0000-0000-0000-0000000be4c5';

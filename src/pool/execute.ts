@@ -13,7 +13,7 @@
  * ETag it was read with (inserts by the row's absence).
  */
 import type { LroResult } from '../azure/scale-set-api.js';
-import { isPreconditionFailedError } from '../azure/errors.js';
+import { ArmPreconditionFailedError } from '../azure/errors.js';
 import type { CachedInstance } from '../cache/instance.js';
 import type { Props } from '../state/entity-table.js';
 import { BACKOFF_KEY, SAFETY_KEY, type MachineProps } from './inventory.js';
@@ -166,7 +166,7 @@ async function raiseCapacity(plan: PoolPlan, raise: NonNullable<PoolPlan['raise'
   try {
     lro = await deps.arm.setCapacity(to, raise.etag);
   } catch (err) {
-    if (isPreconditionFailedError(err)) return { kind: 'lostRace', from: raise.from, to };
+    if (err instanceof ArmPreconditionFailedError) return { kind: 'lostRace', from: raise.from, to };
     throw err;
   }
   // New VMs are those the snapshot did not list; adopting one that already has a row fails alone.

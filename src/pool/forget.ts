@@ -64,5 +64,5 @@ async function listScaleSet(rt: Runtime, pool: PoolConfig): Promise<CachedInstan
   const mode = listingModeFor(name, scaleSet.orchestrationMode, pool.enableVmssFlexNodes);
   if (!mode.ok) throw mode.error;
   const flags = { enableFastDeleteOnFailedProvisioning: pool.enableFastDeleteOnFailedProvisioning, enableDetailedCSEMessage: pool.enableDetailedCSEMessage };
-  return buildInstances(await api.listVms(resourceGroup, name, mode.mode), [], flags).instances;
+  return buildInstances((await api.listVms(resourceGroup, name, mode.mode)).vms, [], flags).instances;
 }

@@ -8,7 +8,7 @@ import type { ScaleSetApi } from '../azure/scale-set-api.js';
 import { ScaleSetCache, cacheKey } from '../cache/scale-set-cache.js';
 import type { CachedInstance } from '../cache/instance.js';
 import { instanceIdFromProviderId } from '../cache/ids.js';
-import { isRateLimited } from '../state/limiter.js';
+import { RateLimitedError } from '../errors/rate-limited.js';
 import { readSnapshot } from '../pool/snapshot.js';
 import { planPool, type Deletion } from '../pool/plan.js';
 import { executePlan, type PoolPassDeps } from '../pool/execute.js';
@@ -48,7 +48,7 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
     try {
       await rt.limiter(`${pool.name}/reconcile`, pool.reconcileRate).wait(signal, MAX_LIMITER_WAIT_MS);
     } catch (err) {
-      if (!isRateLimited(err)) throw err;
+      if (!(err instanceof RateLimitedError)) throw err;
       return { decision: 'rate limited', reason: `the pool's reconcile rate allows no pass yet (next token in ${err.retryAfterMs} ms); a later pass goes on` };
     }
   }

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { executePlan } from '../../src/pool/execute.js';
 import { planPool, type PoolSettings } from '../../src/pool/plan.js';
 import { CrashError, PoolModel, throttled, type WriteKind } from './support/model.js';
+import { RateLimitedError } from '../../src/errors/rate-limited.js';
 
 type Fault = { at: number; kind: 'crash' | 'throttle' } | { kind: 'race' } | undefined;
 type Step =
@@ -51,7 +52,7 @@ async function survive(run: () => Promise<unknown>): Promise<void> {
   try {
     await run();
   } catch (err) {
-    if (!(err instanceof CrashError) && !(err instanceof Error && err.name === 'ThrottledError')) throw err;
+    if (!(err instanceof CrashError) && !(err instanceof RateLimitedError)) throw err;
   }
 }
 

@@ -3,7 +3,8 @@
  * driving planPool and the executor without a network: the smoke test and the property test.
  * Faults (a crash, a 412, a throttle) are injected before any write through `fault`.
  */
-import { PreconditionFailedError, ThrottledError } from '../../../src/azure/errors.js';
+import { ArmPreconditionFailedError } from '../../../src/azure/errors.js';
+import { RateLimitedError } from '../../../src/errors/rate-limited.js';
 import type { CachedInstance } from '../../../src/cache/instance.js';
 import type { Row } from '../../../src/state/entity-table.js';
 import { executePlan, type PoolOutcome, type PoolPassDeps } from '../../../src/pool/execute.js';
@@ -161,7 +162,7 @@ export class PoolModel {
         setCapacity: async (capacity, etag) => {
           this.fault('setCapacity');
           if (this.incomplete) this.writesWhileIncomplete.push(`setCapacity ${capacity}`);
-          if (etag !== String(this.etag)) throw new PreconditionFailedError('setCapacity', 'ss', etag);
+          if (etag !== String(this.etag)) throw new ArmPreconditionFailedError('setCapacity', 'ss', etag);
           this.capacityWrites.push(capacity);
           while (this.vms.filter((v) => v.state !== 'Deleting').length < capacity) {
             this.vms.push(this.newVm(this.brokenNext > 0));
@@ -207,4 +208,4 @@ export class PoolModel {
   }
 }
 
-export const throttled = () => new ThrottledError('model', 1000);
+export const throttled = () => new RateLimitedError('arm', 'model', 1000);

@@ -2,11 +2,11 @@
  * A token bucket living in this process only, with golang.org/x/time/rate's semantics: the bucket
  * starts full, refills one token per interval (fractionally, between calls), and a wait reserves a
  * token ahead of time, so waiters are served in order. For tests and single-process runs; the
- * shared, Table-backed buckets implement the same Limiter port.
+ * shared, Table-backed buckets (src/state/limiter.ts) are the production ones.
  */
 import { abortReason } from '../../../src/clock.js';
 import type { Clock } from '../../../src/clock.js';
-
+import { LimiterBurstError } from '../../../src/errors/rate-limited.js';
 
 export interface TokenBucketRate {
   /** Milliseconds per token; 0 is an infinite rate: waits never block, whatever the burst. */
@@ -15,13 +15,7 @@ export interface TokenBucketRate {
   burst: number;
 }
 
-/** The rate can never grant a token: burst 0 with a finite rate. */
-export class LimiterBurstError extends Error {
-  override name = 'LimiterBurstError';
-  constructor(burst: number) {
-    super(`rate: Wait(n=1) exceeds limiter's burst ${burst}`);
-  }
-}
+export { LimiterBurstError };
 
 export function isLimiterBurstError(err: unknown): err is LimiterBurstError {
   return err instanceof LimiterBurstError;
