@@ -15,6 +15,9 @@ import type { ReplaySchedule } from './schedule.js';
 import { Timeline } from './timeline.js';
 import { Workload } from './workload.js';
 
+/** As the reconcile queue's handler: a reconcile that found its target busy is sent again this much later. */
+const BUSY_RETRY_MS = 5_000;
+
 export interface ReplayOptions {
   readyDelayMs: number;
   /** Default: the target's minScale. */
@@ -49,6 +52,10 @@ export class TargetReplay {
   private readonly workload: Workload;
   private readonly timeline = new Timeline();
   private readonly requeues: number[] = [];
+  /** Pushed values that found the target busy, with when they are delivered again. */
+  private readonly retries: { at: number; load: number }[] = [];
+  /** Until when the reconcile that woke the target is still watching it (its lease held). */
+  private busyUntil = -Infinity;
   private readonly targetPerReplica: number;
   private readonly push: boolean;
   private readonly watch: { watchMs: number; pollMs: number };
@@ -82,7 +89,8 @@ export class TargetReplay {
     this.runDue(at, false);
     this.advance(at);
     this.load = load;
-    if (this.push) this.reconcile(at, load);
+    if (this.push && at < this.busyUntil) this.retryLater(at, load);
+    else if (this.push) this.reconcile(at, load);
     else this.record();
   }
 
@@ -96,18 +104,39 @@ export class TargetReplay {
     return { name: this.target.name, targetPerReplica: this.targetPerReplica, summary: s, timeline: this.timeline };
   }
 
-  /** Runs the timer occurrences and re-enqueues due before `t` (or at it, when inclusive). */
+  /**
+   * Runs the timer occurrences, re-enqueues and retried pushes due before `t` (or at it, when
+   * inclusive). While a waking reconcile still holds the target, a queued reconcile finds it
+   * busy and is sent again BUSY_RETRY_MS later, and the timer's pass skips it.
+   */
   private runDue(t: number, inclusive: boolean): void {
     for (;;) {
       const requeue = this.requeues[0] ?? Infinity;
-      const next = Math.min(requeue, this.nextTimer);
+      const retry = this.retries[0]?.at ?? Infinity;
+      const next = Math.min(requeue, retry, this.nextTimer);
       if (inclusive ? next > t : next >= t) return;
-      if (requeue === next) this.requeues.shift();
-      // A timer occurrence and a re-enqueue in the same instant are two reconciles.
-      else this.nextTimer = this.options.schedule.next(next);
       this.advance(next);
-      this.reconcile(next, undefined);
+      if (retry === next) {
+        const { load } = this.retries.shift()!;
+        if (next < this.busyUntil) this.retryLater(next, load);
+        else this.reconcile(next, load);
+      } else if (requeue === next) {
+        this.requeues.shift();
+        if (next < this.busyUntil) this.requeue(next, next + BUSY_RETRY_MS);
+        else this.reconcile(next, undefined);
+      } else {
+        // A timer occurrence and a re-enqueue in the same instant are two reconciles.
+        this.nextTimer = this.options.schedule.next(next);
+        if (next >= this.busyUntil) this.reconcile(next, undefined);
+      }
     }
+  }
+
+  private retryLater(now: number, load: number): void {
+    const at = Math.ceil((now + BUSY_RETRY_MS) / 1000) * 1000;
+    let i = this.retries.length;
+    while (i > 0 && this.retries[i - 1]!.at > at) i--;
+    this.retries.splice(i, 0, { at, load });
   }
 
   private reconcile(now: number, pushed: number | undefined): void {
@@ -142,6 +171,12 @@ export class TargetReplay {
    * are all ready one ready delay after the write.
    */
   private watchAfterWake(writtenAt: number, to: number): { ready: number; at: number } | undefined {
+    const seen = this.watchOutcome(writtenAt, to);
+    if (seen) this.busyUntil = seen.at;
+    return seen;
+  }
+
+  private watchOutcome(writtenAt: number, to: number): { ready: number; at: number } | undefined {
     const { watchMs, pollMs } = this.watch;
     if (watchMs <= 0) return undefined;
     const readyAt = writtenAt + this.options.readyDelayMs;
