@@ -4,7 +4,8 @@
  * day and quicker to compute.
  */
 import { parseDuration } from '../config/duration.js';
-import { DEFAULT_SCHEDULE, checkSchedule, nextOccurrence } from '../host/schedule.js';
+import { CronExpressionParser, type CronExpression } from 'cron-parser';
+import { DEFAULT_SCHEDULE, checkSchedule } from '../host/schedule.js';
 
 export interface ReplaySchedule {
   readonly description: string;
@@ -22,7 +23,24 @@ export function parseReplaySchedule(text: string): ReplaySchedule {
     return { description: `every ${text}`, next: (after) => (Math.floor(after / period) + 1) * period };
   }
   checkSchedule(text);
-  return { description: text, next: (after) => nextOccurrence(text, after) };
+  return cronSchedule(text);
+}
+
+/**
+ * Parsing NCRONTAB is the costly part, and a replay asks for occurrence after occurrence: one
+ * parsed expression is stepped on while each question starts at the previous answer.
+ */
+function cronSchedule(text: string): ReplaySchedule {
+  let iterator: CronExpression | undefined;
+  let last: number | undefined;
+  return {
+    description: text,
+    next(after) {
+      if (iterator === undefined || last !== after) iterator = CronExpressionParser.parse(text, { currentDate: new Date(after) });
+      last = iterator.next().getTime();
+      return last;
+    },
+  };
 }
 
 function asDuration(text: string): number | undefined {
