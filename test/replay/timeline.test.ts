@@ -1,0 +1,46 @@
+// The replay's timeline: a row per change, and the HTML's downsampling that keeps spikes.
+import { describe, expect, it } from 'vitest';
+import { downsample } from '../../src/replay/html.js';
+import { Timeline } from '../../src/replay/timeline.js';
+
+describe('Timeline', () => {
+  it('records a row only when something changed; a change in the same instant replaces the row', () => {
+    const t = new Timeline(2);
+    t.record(0, 10, undefined, 0, 0);
+    t.record(0, 10, 1, 1, 0);
+    t.record(1_000, 10, 1, 1, 0);
+    t.record(2_000, 10, 1, 1, 1);
+    t.record(3_000, 12, 1, 1, 1);
+    expect([...t.rows()]).toEqual([
+      { at: 0, load: 10, desired: 1, scale: 1, ready: 0 },
+      { at: 2_000, load: 10, desired: 1, scale: 1, ready: 1 },
+      { at: 3_000, load: 12, desired: 1, scale: 1, ready: 1 },
+    ]);
+  });
+
+  it('a change undone within its instant leaves no row', () => {
+    const t = new Timeline();
+    t.record(0, 1, 1, 1, 1);
+    t.record(5, 2, 1, 1, 1);
+    t.record(5, 1, 1, 1, 1);
+    expect(t.length).toBe(1);
+  });
+});
+
+describe('downsample', () => {
+  it('keeps the highest value of each interval (a one-second spike survives), the lowest when asked', () => {
+    const t = new Timeline();
+    t.record(0, 1, 1, 1, 1);
+    t.record(4_000, 90, 9, 9, 0);
+    t.record(5_000, 1, 1, 1, 1);
+    const grid = [0, 10_000, 20_000];
+    expect(downsample(t, 'load', grid)).toEqual([90, 1, 1]);
+    expect(downsample(t, 'ready', grid, 'min')).toEqual([0, 1, 1]);
+  });
+
+  it('nothing before the first row', () => {
+    const t = new Timeline();
+    t.record(10_000, 3, 1, 1, 1);
+    expect(downsample(t, 'load', [0, 5_000, 10_000])).toEqual([null, null, 3]);
+  });
+});
