@@ -16,7 +16,7 @@ import { createRuntime } from '../runtime/runtime.js';
 import { resolveStorageLocation } from '../state/storage.js';
 import { readHistoryTrace } from './history-source.js';
 import { renderHtmlReport } from './html.js';
-import { replayTrace, ReplayInputError } from './replay.js';
+import { replayTrace, ReplayInputError, type TraceSource } from './replay.js';
 import { renderSummaries, replayJson, type ReplayRunResult } from './report.js';
 import { DEFAULT_REPLAY_SCHEDULE, parseReplaySchedule, type ReplaySchedule } from './schedule.js';
 import { readTraceFile, TraceError, type TraceRow } from './trace.js';
@@ -82,7 +82,7 @@ export async function replayCommand(io: CliIO, configFileArg: string | undefined
   const other = o.compare ? await loadConfig(resolveConfigFile(o.compare)) : undefined;
   const history = o.fromHistory !== undefined ? await historyRows(io, configFileArg, config, o.target, o.fromHistory) : undefined;
   // A file is streamed once per configuration; history rows are already in memory.
-  const rows = (): AsyncIterable<TraceRow> | TraceRow[] => history ?? readTraceFile(o.trace!);
+  const rows = (): TraceSource => history ?? readTraceFile(o.trace!);
   try {
     const options = { readyDelayMs: o.readyDelay, ...(o.initialScale !== undefined ? { initialScale: o.initialScale } : {}) };
     const run = { ...(o.target ? { target: o.target } : {}) };

@@ -18,18 +18,18 @@ type Pick = 'max' | 'min';
 
 /** The column's step function over `grid` intervals: its highest (or lowest) value in each. */
 export function downsample(timeline: Timeline, column: 'load' | 'desired' | 'ready' | 'scale', grid: readonly number[], pick: Pick = 'max'): (number | null)[] {
-  const at = timeline.column('at');
-  const values = timeline.column(column);
+  const n = timeline.length;
+  const at = (k: number) => timeline.get('at', k);
+  const value = (k: number) => timeline.get(column, k);
   const out: (number | null)[] = [];
   let i = 0;
   for (let g = 0; g < grid.length; g++) {
     const from = grid[g]!;
     const to = g + 1 < grid.length ? grid[g + 1]! : from + 1;
     // The row in force at `from`, then every row starting inside [from, to).
-    while (i + 1 < at.length && at[i + 1]! <= from) i++;
-    let best = at.length > 0 && at[i]! <= from ? values[i]! : Number.NaN;
-    let j = i + 1;
-    for (; j < at.length && at[j]! < to; j++) best = Number.isNaN(best) ? values[j]! : pick === 'max' ? Math.max(best, values[j]!) : Math.min(best, values[j]!);
+    while (i + 1 < n && at(i + 1) <= from) i++;
+    let best = n > 0 && at(i) <= from ? value(i) : Number.NaN;
+    for (let j = i + 1; j < n && at(j) < to; j++) best = Number.isNaN(best) ? value(j) : pick === 'max' ? Math.max(best, value(j)) : Math.min(best, value(j));
     out.push(Number.isNaN(best) ? null : best);
   }
   return out;

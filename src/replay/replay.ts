@@ -16,25 +16,35 @@ export interface ReplayRun {
   target?: string;
 }
 
-export async function replayTrace(config: DroverConfig, rows: AsyncIterable<TraceRow> | Iterable<TraceRow>, options: ReplayOptions, run: ReplayRun = {}): Promise<TargetReplayResult[]> {
+/** Rows in memory, or batches of rows as a file is read. */
+export type TraceSource = Iterable<TraceRow> | AsyncIterable<readonly TraceRow[]>;
+
+async function* batches(source: TraceSource): AsyncGenerator<readonly TraceRow[]> {
+  if (Symbol.asyncIterator in source) yield* source;
+  else yield [...source];
+}
+
+export async function replayTrace(config: DroverConfig, source: TraceSource, options: ReplayOptions, run: ReplayRun = {}): Promise<TargetReplayResult[]> {
   const targets = new Map(config.targets.map((t) => [t.name, t]));
   if (run.target !== undefined && !targets.has(run.target)) throw new ReplayInputError(`no target named "${run.target}" in the configuration`);
   const only = run.target ?? (config.targets.length === 1 ? config.targets[0]!.name : undefined);
   const replays = new Map<string, TargetReplay>();
   let end: number | undefined;
-  for await (const row of rows) {
-    const name = row.target ?? only;
-    if (name === undefined) throw new ReplayInputError(`trace line ${row.line}: target: the configuration has ${config.targets.length} targets, so each row must name one (or give --target)`);
-    if (run.target !== undefined && name !== run.target) continue;
-    let replay = replays.get(name);
-    if (!replay) {
-      const target: TargetConfig | undefined = targets.get(name);
-      if (!target) throw new ReplayInputError(`trace line ${row.line}: target: no target named "${name}" in the configuration`);
-      replay = new TargetReplay(target, options, row.at);
-      replays.set(name, replay);
+  for await (const rows of batches(source)) {
+    for (const row of rows) {
+      const name = row.target ?? only;
+      if (name === undefined) throw new ReplayInputError(`trace line ${row.line}: target: the configuration has ${config.targets.length} targets, so each row must name one (or give --target)`);
+      if (run.target !== undefined && name !== run.target) continue;
+      let replay = replays.get(name);
+      if (!replay) {
+        const target: TargetConfig | undefined = targets.get(name);
+        if (!target) throw new ReplayInputError(`trace line ${row.line}: target: no target named "${name}" in the configuration`);
+        replay = new TargetReplay(target, options, row.at);
+        replays.set(name, replay);
+      }
+      replay.feed(row.at, row.load);
+      end = row.at;
     }
-    replay.feed(row.at, row.load);
-    end = row.at;
   }
   if (end === undefined) throw new ReplayInputError(run.target ? `the trace has no rows for target "${run.target}"` : 'the trace has no rows');
   return [...replays.values()].map((r) => r.finish(end));

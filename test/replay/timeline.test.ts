@@ -5,7 +5,7 @@ import { Timeline } from '../../src/replay/timeline.js';
 
 describe('Timeline', () => {
   it('records a row only when something changed; a change in the same instant replaces the row', () => {
-    const t = new Timeline(2);
+    const t = new Timeline();
     t.record(0, 10, undefined, 0, 0);
     t.record(0, 10, 1, 1, 0);
     t.record(1_000, 10, 1, 1, 0);
@@ -16,6 +16,13 @@ describe('Timeline', () => {
       { at: 2_000, load: 10, desired: 1, scale: 1, ready: 1 },
       { at: 3_000, load: 12, desired: 1, scale: 1, ready: 1 },
     ]);
+  });
+
+  it('holds hundreds of thousands of rows, each as recorded', () => {
+    const t = new Timeline();
+    for (let i = 0; i < 100_000; i++) t.record(i * 1_000, i % 7, i % 2 === 0 ? undefined : i % 3, i % 5, i);
+    expect(t.length).toBe(100_000);
+    for (const i of [0, 1, 16_383, 16_384, 65_537, 99_999]) expect(t.row(i)).toEqual({ at: i * 1_000, load: i % 7, desired: i % 2 === 0 ? undefined : i % 3, scale: i % 5, ready: i });
   });
 
   it('a change undone within its instant leaves no row', () => {
