@@ -60,4 +60,30 @@ describe('replay through the scaler', () => {
     expect(backToZero?.[0]).toBeLessThanOrEqual(62_000);
     expect(web!.summary.activationLatenciesMs).toEqual([]);
   });
+
+  it('an http source is read at the reconcile instants only: the timer sees the last row at or before it', async () => {
+    const config = parseConfig({
+      kubernetes: {},
+      targets: [
+        {
+          name: 'web',
+          scaleTargetRef: { kind: 'Deployment', name: 'web' },
+          activator: { probeUrl: 'http://127.0.0.1:1/healthz' },
+          load: { source: 'http', url: 'http://127.0.0.1:1/load', targetPerReplica: 10 },
+        },
+      ],
+    });
+    const trace: TraceRow[] = [
+      { at: 0, target: undefined, load: 0, line: 2 },
+      { at: 30_000, target: undefined, load: 45, line: 3 },
+      { at: 90_000, target: undefined, load: 45, line: 4 },
+    ];
+    const [web] = await replayTrace(config, trace, { readyDelayMs: 0, schedule });
+    // Every minute: 0 at 0 s, then 45 at 60 s alone in the window (0 s is on its edge, outside): 5.
+    const firstScaled = [...web!.timeline.rows()].find((r) => r.scale > 0);
+    expect(firstScaled).toMatchObject({ at: 60_000, scale: 5 });
+    const [every30s] = await replayTrace(config, trace, { readyDelayMs: 0, schedule: parseReplaySchedule('30s') });
+    // Every 30 s the window holds both readings, 0 at 0 s and 45 at 30 s: ceil(22.5 ÷ 10) = 3.
+    expect([...every30s!.timeline.rows()].find((r) => r.scale > 0)).toMatchObject({ at: 30_000, scale: 3 });
+  });
 });
