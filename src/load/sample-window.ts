@@ -7,7 +7,11 @@
  * It reads exactly as the array functions in `samples.ts` do (a property test holds them
  * together): same window bounds, same gauge rule, same retention.
  */
-import type { Sample } from './samples.js';
+export interface Sample {
+  /** Epoch ms. */
+  at: number;
+  value: number;
+}
 
 /** Enough for one sample a second over a ten-minute window; older extras are dropped first. */
 export const MAX_SAMPLES = 600;

@@ -6,13 +6,9 @@
  * instead of letting it fall. A `push` source is a gauge: its last value holds until the next
  * one, so when no push falls in a window the newest push (however old) stands for it.
  */
-import { SampleWindow } from './sample-window.js';
+import { SampleWindow, type Sample } from './sample-window.js';
 
-export interface Sample {
-  /** Epoch ms. */
-  at: number;
-  value: number;
-}
+export type { Sample } from './sample-window.js';
 
 /**
  * The average over the window (now − windowMs, now], or undefined when the window holds no

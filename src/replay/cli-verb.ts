@@ -7,7 +7,8 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { InvalidArgumentError, type Command } from 'commander';
-import { CliUsageError, type CliIO } from '../cli/commands.js';
+import { CliUsageError } from '../cli/commands.js';
+import type { CliIO } from '../cli/io.js';
 import { parseDuration } from '../config/duration.js';
 import { loadConfig, resolveConfigFile } from '../config/load.js';
 import type { DroverConfig } from '../config/schema.js';

@@ -14,8 +14,8 @@ import { replayTrace } from '../../src/replay/replay.js';
 import { parseReplaySchedule } from '../../src/replay/schedule.js';
 import type { TraceRow } from '../../src/replay/trace.js';
 import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
-import { startActivatorSim, type ActivatorSim } from '../../src/sim/activator/server.js';
-import { startKubernetesSim, type KubernetesSim } from '../../src/sim/kubernetes/server.js';
+import { startActivatorSim, type ActivatorSim } from '../../sim/activator/server.js';
+import { startKubernetesSim, type KubernetesSim } from '../../sim/kubernetes/server.js';
 import { azuriteStorage, tempDir, writeConfig } from '../support/config.js';
 
 const WEB = { kind: 'Deployment' as const, namespace: 'default', name: 'web' };
