@@ -34,11 +34,11 @@ export async function replayTrace(config: DroverConfig, source: TraceSource, opt
     for (const row of rows) {
       const name = row.target ?? only;
       if (name === undefined) throw new ReplayInputError(`trace line ${row.line}: target: the configuration has ${config.targets.length} targets, so each row must name one (or give --target)`);
+      const target: TargetConfig | undefined = targets.get(name);
+      if (!target) throw new ReplayInputError(`trace line ${row.line}: target: no target named "${name}" in the configuration`);
       if (run.target !== undefined && name !== run.target) continue;
       let replay = replays.get(name);
       if (!replay) {
-        const target: TargetConfig | undefined = targets.get(name);
-        if (!target) throw new ReplayInputError(`trace line ${row.line}: target: no target named "${name}" in the configuration`);
         replay = new TargetReplay(target, options, row.at);
         replays.set(name, replay);
       }

@@ -114,6 +114,15 @@ describe('drover replay', () => {
     expect(r.stdout).toBe('');
   });
 
+  it('with --target, rows of the other configured targets are skipped, and a row naming an unknown one still exits 2', async () => {
+    const file = traceFile('mixed.csv', 'time,target,load\n0,web,45\n0,api,5\n10,web,45\n');
+    const report = JSON.parse((await drover('--config', two, 'replay', '--trace', file, '--target', 'api', '--json')).stdout) as JsonReport;
+    expect(report.targets.map((t) => t.name)).toEqual(['api']);
+    const unknown = await drover('--config', two, 'replay', '--trace', traceFile('unknown.csv', 'time,target,load\n0,api,5\n10,shop,4\n'), '--target', 'api');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/trace line 3: target: no target named "shop"/);
+  });
+
   it('exit 2 for --target naming no configured target, and for a trace file that is not there', async () => {
     const unknown = await drover('--config', tenPer, 'replay', '--trace', handCsv(), '--target', 'shop');
     expect(unknown.code).toBe(2);
