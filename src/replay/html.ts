@@ -29,7 +29,11 @@ export function downsample(timeline: Timeline, column: 'load' | 'desired' | 'rea
     // The row in force at `from`, then every row starting inside [from, to).
     while (i + 1 < n && at(i + 1) <= from) i++;
     let best = n > 0 && at(i) <= from ? value(i) : Number.NaN;
-    for (let j = i + 1; j < n && at(j) < to; j++) best = Number.isNaN(best) ? value(j) : pick === 'max' ? Math.max(best, value(j)) : Math.min(best, value(j));
+    for (let j = i + 1; j < n && at(j) < to; j++) {
+      // An unknown value (a desired scale before any sample) is a gap, not a value.
+      const v = value(j);
+      if (!Number.isNaN(v)) best = Number.isNaN(best) ? v : pick === 'max' ? Math.max(best, v) : Math.min(best, v);
+    }
     out.push(Number.isNaN(best) ? null : best);
   }
   return out;

@@ -45,6 +45,13 @@ describe('downsample', () => {
     expect(downsample(t, 'ready', grid, 'min')).toEqual([0, 1, 1]);
   });
 
+  it('an unknown desired scale inside an interval does not hide the known ones', () => {
+    const t = new Timeline();
+    t.record(0, 1, 4, 4, 4);
+    t.record(2_000, 1, undefined, 4, 4);
+    expect(downsample(t, 'desired', [0, 10_000])).toEqual([4, null]);
+  });
+
   it('nothing before the first row', () => {
     const t = new Timeline();
     t.record(10_000, 3, 1, 1, 1);
