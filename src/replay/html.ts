@@ -93,6 +93,7 @@ for (const chart of charts) {
   h.textContent = 'target ' + chart.name;
   section.append(h);
   const table = document.createElement('table');
+  table.className = 'summary';
   const keys = Object.keys(chart.summaries[0].summary);
   table.innerHTML = '<tr><th></th>' + chart.summaries.map((s) => '<th></th>').join('') + '</tr>' + keys.map(() => '<tr><td></td>' + chart.summaries.map(() => '<td></td>').join('') + '</tr>').join('');
   chart.summaries.forEach((s, c) => { table.rows[0].cells[c + 1].textContent = s.config; });
