@@ -34,6 +34,7 @@ import {
 } from './refresh-policy.js';
 import { slowdownFromRateLimit } from './refresh-slowdown.js';
 import { instanceFromRow, instanceToProps, type InstanceProps } from './rows.js';
+import { newGeneration } from '../state/generation.js';
 
 const META = '~meta';
 
@@ -53,6 +54,11 @@ export type MetaProps = {
   throttledUntil?: number;
   slowdown?: string;
   refreshes?: number;
+  /** Changed by every write to the partition's rows (pool/generation.ts). */
+  generation?: number;
+  /** The scale set as last read from ARM (JSON of `ScaleSetInfo`) and when: shared by every instance. */
+  scaleSet?: string;
+  scaleSetReadAt?: number;
 };
 
 export interface ScaleSetCacheOptions {
@@ -82,6 +88,8 @@ export interface CacheView {
   listed: boolean;
   /** What the cache held before this call (a VM it last saw Deleting and ARM no longer lists was deleted). */
   previous: readonly CachedInstance[];
+  /** When this call listed: the scale set read the list goes with (its capacity is the one to compare the list with). */
+  scaleSet?: ScaleSetInfo;
 }
 
 export class ScaleSetCache {
@@ -93,9 +101,10 @@ export class ScaleSetCache {
   /**
    * Refreshes if expired (or if `scaleSet` shows a capacity the cache does not hold), then
    * answers. Never throws for ARM failures: a failed refresh comes back as `read.ok: false`
-   * with the stale list, as the seed's accessors do.
+   * with the stale list, as the seed's accessors do. `reread`: `scaleSet` is a stored read, good
+   * for noticing drift but not for a listing, which reads the scale set again.
    */
-  async validate(scaleSet?: ScaleSetInfo): Promise<CacheView> {
+  async validate(scaleSet?: ScaleSetInfo, options: { reread?: boolean } = {}): Promise<CacheView> {
     const { meta, rows } = await this.load();
     const instances = rows.map(instanceFromRow);
     const now = this.deps.clock.now();
@@ -105,7 +114,26 @@ export class ScaleSetCache {
     if (!isExpired(this.refreshMeta(meta.props), now) && !capacityDrift) {
       return { read: { ok: true, instances }, meta: meta.props, listed: false, previous: instances };
     }
-    return this.refresh(meta, rows, instances, scaleSet);
+    return this.refresh(meta, rows, instances, options.reread ? undefined : scaleSet);
+  }
+
+  /** The meta row alone (one point read): what a warm pass checks before reading anything else. */
+  async readMeta(): Promise<Row<MetaProps> | undefined> {
+    return this.deps.table.get<MetaProps>(this.options.key, META);
+  }
+
+  /** Whether the cache as `meta` describes it is fresh now (no listing due). */
+  isFresh(meta: MetaProps): boolean {
+    return !isExpired(this.refreshMeta(meta), this.deps.clock.now());
+  }
+
+  /**
+   * Stores a scale set read on the meta row for the other passes (best effort: under the ETag
+   * it was read with; a writer in between wins). Not a write to the rows: the generation stays.
+   */
+  async recordScaleSet(meta: Row<MetaProps> | undefined, scaleSet: ScaleSetInfo, readAt: number): Promise<void> {
+    if (!meta) return; // Never listed: the first listing records it.
+    await this.deps.table.replaceIf(meta, { ...meta.props, scaleSet: JSON.stringify(scaleSet), scaleSetReadAt: readAt });
   }
 
   /**
@@ -141,7 +169,7 @@ export class ScaleSetCache {
   async invalidate(): Promise<void> {
     await this.deps.table.update<MetaProps>(this.options.key, META, (row) => {
       const props = row?.props ?? this.initialMeta();
-      return { ...props, lastRefresh: lastRefreshAfterInvalidate(this.refreshMeta(props), this.deps.clock.now()) };
+      return { ...props, lastRefresh: lastRefreshAfterInvalidate(this.refreshMeta(props), this.deps.clock.now()), generation: newGeneration() };
     });
     this.deps.log.info(`instance cache ${this.options.key}: invalidated`);
   }
@@ -171,6 +199,8 @@ export class ScaleSetCache {
     const view = await this.validate();
     let instances: readonly CachedInstance[] = view.read.ok ? view.read.instances : view.read.stale;
     for (const id of providerIds) instances = setInstanceStatusByProviderId({ ok: true, instances }, id, status);
+    // The generation first: a crash between the two still makes the next warm pass read the rows.
+    await this.deps.table.update<MetaProps>(this.options.key, META, (row) => ({ ...(row?.props ?? this.initialMeta()), generation: newGeneration() }));
     const { rows } = await this.load();
     const marked = new Set(providerIds);
     await this.deps.table.writeChanged(
@@ -189,7 +219,8 @@ export class ScaleSetCache {
       return { read: { ok: true, instances: stale }, meta: meta.props, listed: false, previous: stale };
     }
     const token = `${holder}:${randomUUID().slice(0, 8)}`;
-    const claimProps: MetaProps = { ...meta.props, claimedBy: token, claimUntil: now + REFRESH_CLAIM_MS };
+    // The claim changes the generation: a lister that crashes after writing rows leaves it changed.
+    const claimProps: MetaProps = { ...meta.props, claimedBy: token, claimUntil: now + REFRESH_CLAIM_MS, generation: newGeneration() };
     const claimed = meta.etag ? await table.replaceIf(meta, claimProps) : await table.create(key, META, claimProps);
     if (!claimed) {
       // Another invocation won the claim and is listing: use what is stored.
@@ -200,7 +231,9 @@ export class ScaleSetCache {
     const base = this.refreshMeta(claimProps);
     let next: MetaProps;
     let read: CacheRead;
+    let listedWith: ScaleSetInfo | undefined;
     try {
+      const readAt = clock.now();
       const scaleSet = known ?? (await api.getScaleSet(resourceGroup, name));
       const mode = listingModeFor(name, scaleSet.orchestrationMode, flags.enableVmssFlexNodes);
       if (!mode.ok) throw mode.error;
@@ -220,8 +253,12 @@ export class ScaleSetCache {
         lastError: undefined,
         slowdown: slowdown.reason ?? undefined,
         refreshes: (meta.props.refreshes ?? 0) + 1,
+        generation: newGeneration(),
+        scaleSet: JSON.stringify(scaleSet),
+        scaleSetReadAt: readAt,
       };
       read = { ok: true, instances: built.instances };
+      listedWith = scaleSet;
       log.info(`instance cache ${key}: listed ${built.instances.length} VM(s)${slowdown.reason ? `; slowing down: ${slowdown.reason}` : ''}`);
     } catch (err) {
       if (err instanceof RateLimitedError) {
@@ -244,7 +281,7 @@ export class ScaleSetCache {
       );
       log.info(`instance cache ${key}: invalidated while listing; the next call lists again`);
     }
-    return { read, meta: next, listed: true, previous: stale };
+    return { read, meta: next, listed: true, previous: stale, scaleSet: listedWith };
   }
 
   private throttled(meta: MetaProps, now: number): boolean {

@@ -6,6 +6,7 @@
 import type { EntityTable, Row } from '../state/entity-table.js';
 import type { BackoffState } from '../provisioner/backoff.js';
 import type { InventoryRow, ProviderId, ProviderStatus } from '../provisioner/machine.js';
+import { GENERATION_KEY, type GenerationProps } from './generation.js';
 
 export type MachineProps = {
   providerStatus?: string;
@@ -36,14 +37,16 @@ export interface InventorySnapshot {
   safetyRow: Row<JsonProps> | undefined;
   backoff: BackoffState | undefined;
   backoffRow: Row<JsonProps> | undefined;
+  /** The partition's generation row as read (generation.ts); undefined before anything bumped it. */
+  generationRow: Row<GenerationProps> | undefined;
 }
 
 /** The whole partition in one read: the machines and the pool's bookkeeping. */
 export async function readInventory(table: EntityTable, pool: string): Promise<InventorySnapshot> {
-  return inventoryFromRows(await table.list<MachineProps & JsonProps>(pool));
+  return inventoryFromRows(await table.list<MachineProps & JsonProps & GenerationProps>(pool));
 }
 
-export function inventoryFromRows(all: readonly Row<Partial<MachineProps & JsonProps>>[]): InventorySnapshot {
+export function inventoryFromRows(all: readonly Row<Partial<MachineProps & JsonProps & GenerationProps>>[]): InventorySnapshot {
   const bookkeeping = (key: string) => all.find((r) => r.rowKey === key) as Row<JsonProps> | undefined;
   const safetyRow = bookkeeping(SAFETY_KEY);
   const backoffRow = bookkeeping(BACKOFF_KEY);
@@ -53,6 +56,7 @@ export function inventoryFromRows(all: readonly Row<Partial<MachineProps & JsonP
     safetyRow,
     backoff: backoffRow ? (JSON.parse(backoffRow.props.json) as BackoffState) : undefined,
     backoffRow,
+    generationRow: all.find((r) => r.rowKey === GENERATION_KEY) as Row<GenerationProps> | undefined,
   };
 }
 

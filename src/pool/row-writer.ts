@@ -2,10 +2,12 @@
  * Writes many rows of one partition in ⌈N/100⌉ transactions. A transaction is all or nothing,
  * so when one fails (a row already there, an ETag that moved on) its rows are written again one
  * by one: the bad row fails alone and the rest go on. Each write reports whether it happened.
+ * The partition's generation is bumped first (generation.ts), so a warm pass reads it again.
  */
 import type { TransactionAction } from '@azure/data-tables';
 import { errorMessage } from '../log.js';
 import { toEntity, type EntityTable, type Props } from '../state/entity-table.js';
+import { bumpGeneration } from './generation.js';
 
 export type RowWrite =
   /** Must not exist yet. */
@@ -59,6 +61,7 @@ export function tableRowWriter(table: EntityTable, partition: string): RowWriter
   return {
     async write(writes) {
       const results: RowResult[] = [];
+      if (writes.length > 0) await bumpGeneration(table, partition);
       for (let i = 0; i < writes.length; i += MAX_BATCH) {
         const chunk = writes.slice(i, i + MAX_BATCH);
         try {

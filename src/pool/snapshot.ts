@@ -2,12 +2,20 @@
  * What a pool pass knows, read once: the scale set from ARM, its instance cache (one read of its
  * partition, refreshed when due) and the pool's inventory partition (machines, safety switch,
  * backoff). A dry run reads through `peek`, which lists ARM into memory and writes nothing.
+ *
+ * A pass first reads the two generations (generation.ts): when nothing was written since the
+ * last plan that changed nothing, the cache is fresh and the scale set's capacity and ETag are
+ * the same, the partitions are not read at all. The scale set itself is read from ARM at most
+ * once per `scaleSetPeriodMs` (the read is stored on the cache's meta row and shared by every
+ * instance), and always again when the cache lists: a list and the capacity it is compared with
+ * come from the same read.
  */
 import type { ScaleSetApi, ScaleSetInfo } from '../azure/scale-set-api.js';
 import type { CachedInstance } from '../cache/instance.js';
-import type { CacheView, ScaleSetCache } from '../cache/scale-set-cache.js';
+import type { CacheView, MetaProps, ScaleSetCache } from '../cache/scale-set-cache.js';
 import type { EntityTable } from '../state/entity-table.js';
 import { readInventory, type InventorySnapshot } from './inventory.js';
+import { readGeneration, stillWarm, warmRecordOf, type WarmRecord } from './generation.js';
 
 export interface PoolSnapshot {
   scaleSet: ScaleSetInfo;
@@ -20,14 +28,28 @@ export interface PoolSnapshot {
 
 export interface SnapshotSources {
   api: Pick<ScaleSetApi, 'getScaleSet'>;
-  cache: Pick<ScaleSetCache, 'validate' | 'peek'>;
+  cache: Pick<ScaleSetCache, 'validate' | 'peek' | 'readMeta' | 'isFresh' | 'recordScaleSet'>;
   machines: EntityTable;
 }
+
+type PoolRef = { name: string; scaleSet: { resourceGroup: string; name: string } };
+
+export type PassRead =
+  /** Nothing changed since the last plan that changed nothing: its decision stands. */
+  | { kind: 'unchanged'; record: WarmRecord }
+  | {
+      kind: 'snapshot';
+      snapshot: PoolSnapshot;
+      /** The scale set came from a stored read, not from ARM in this pass (a write needs a fresh ETag). */
+      stored: boolean;
+      /** The cache's generation the snapshot goes with. */
+      cacheGeneration: number | undefined;
+    };
 
 /** @throws the cache's refresh error when the VMs could not be listed (nothing is decided on a stale list). */
 export async function readSnapshot(
   sources: SnapshotSources,
-  pool: { name: string; scaleSet: { resourceGroup: string; name: string } },
+  pool: PoolRef,
   options: { dryRun: boolean; signal?: AbortSignal },
 ): Promise<PoolSnapshot> {
   const scaleSet = await sources.api.getScaleSet(pool.scaleSet.resourceGroup, pool.scaleSet.name, { abortSignal: options.signal });
@@ -37,4 +59,56 @@ export async function readSnapshot(
   ]);
   if (!view.read.ok) throw view.read.error;
   return { scaleSet, instances: view.read.instances, previous: view.previous, inventory };
+}
+
+/**
+ * A pass's read (not a dry run's): two point reads, and the partitions only when something may
+ * have changed. `freshScaleSet`: read the scale set from ARM whatever is stored (a write needs its ETag).
+ * @throws the cache's refresh error when the VMs could not be listed.
+ */
+export async function readPass(
+  sources: SnapshotSources,
+  pool: PoolRef,
+  options: {
+    now: number;
+    scaleSetPeriodMs: number;
+    /** The period while ARM's rate-limit headers slow the cache's refreshes down (meta `slowdown`). */
+    slowedPeriodMs: number;
+    freshScaleSet?: boolean;
+    signal?: AbortSignal;
+  },
+): Promise<PassRead> {
+  const { cache, machines, api } = sources;
+  const [meta, generation] = await Promise.all([cache.readMeta(), readGeneration(machines, pool.name)]);
+  let scaleSet = options.freshScaleSet ? undefined : storedScaleSet(meta?.props, options.now, meta?.props.slowdown ? options.slowedPeriodMs : options.scaleSetPeriodMs);
+  const stored = scaleSet !== undefined;
+  if (!scaleSet) {
+    scaleSet = await api.getScaleSet(pool.scaleSet.resourceGroup, pool.scaleSet.name, { abortSignal: options.signal });
+    await cache.recordScaleSet(meta, scaleSet, options.now);
+  }
+  const record = warmRecordOf(generation);
+  const warm = {
+    inventory: generation?.props.generation,
+    cache: meta?.props.generation,
+    capacity: scaleSet.capacity,
+    etag: scaleSet.etag,
+    cacheFresh: meta !== undefined && cache.isFresh(meta.props),
+    now: options.now,
+  };
+  if (stillWarm(record, warm)) return { kind: 'unchanged', record };
+
+  const [view, inventory] = await Promise.all([cache.validate(scaleSet, { reread: stored }), readInventory(machines, pool.name)]);
+  if (!view.read.ok) throw view.read.error;
+  return {
+    kind: 'snapshot',
+    snapshot: { scaleSet: view.scaleSet ?? scaleSet, instances: view.read.instances, previous: view.previous, inventory },
+    stored: stored && view.scaleSet === undefined,
+    cacheGeneration: view.meta.generation,
+  };
+}
+
+/** The scale set as stored on the meta row, while its read is recent enough. */
+function storedScaleSet(meta: MetaProps | undefined, now: number, periodMs: number): ScaleSetInfo | undefined {
+  if (!meta?.scaleSet || meta.scaleSetReadAt === undefined || !(meta.scaleSetReadAt + periodMs > now)) return undefined;
+  return JSON.parse(meta.scaleSet) as ScaleSetInfo;
 }

@@ -9,7 +9,8 @@ import { ScaleSetCache, cacheKey } from '../cache/scale-set-cache.js';
 import type { CachedInstance } from '../cache/instance.js';
 import { instanceIdFromProviderId } from '../cache/ids.js';
 import { RateLimitedError } from '../errors/rate-limited.js';
-import { readSnapshot } from '../pool/snapshot.js';
+import { readPass, readSnapshot, type PoolSnapshot } from '../pool/snapshot.js';
+import { changesNothing, recordWarm } from '../pool/generation.js';
 import { planPool, type Deletion } from '../pool/plan.js';
 import { executePlan, type PoolPassDeps } from '../pool/execute.js';
 import { describeOutcome, describePlan } from '../pool/describe.js';
@@ -22,6 +23,11 @@ import { LEASE_TTL_MS } from './lease-ttl.js';
 const MAX_LIMITER_WAIT_MS = 20_000;
 /** When VMs of a capacity raise are not listed yet, or ARM still works on a delete, look again this soon. */
 const RECHECK_MS = 15_000;
+/**
+ * How long a scale set read from ARM serves every pass (at most the cache's period): with a
+ * pass a minute, one GET every other pass per scale set, against Compute's read budgets.
+ */
+export const SCALE_SET_PERIOD_MS = 120_000;
 
 export function poolCache(rt: Runtime, pool: PoolConfig, api: ScaleSetApi, log: ReconcileContext['log']): ScaleSetCache {
   return new ScaleSetCache(
@@ -55,13 +61,31 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
   const api = await rt.scaleSetApi();
   const cache = poolCache(rt, pool, api, log);
   const machines = rt.table('machines');
-  const snapshot = await readSnapshot({ api, cache, machines }, pool, { dryRun: ctx.dryRun ?? false, signal });
-  const plan = planPool(
-    snapshot,
-    { name: pool.name, maxCount: pool.maxCount, chunkSize: pool.chunkSize, instanceLimit: pool.instanceLimit, fastDelete: pool.enableFastDeleteOnFailedProvisioning },
-    rt.clock.now(),
-  );
-  if (ctx.dryRun) return describePlan(plan);
+  const settings = { name: pool.name, maxCount: pool.maxCount, chunkSize: pool.chunkSize, instanceLimit: pool.instanceLimit, fastDelete: pool.enableFastDeleteOnFailedProvisioning };
+  if (ctx.dryRun) {
+    const snapshot = await readSnapshot({ api, cache, machines }, pool, { dryRun: true, signal });
+    return describePlan(planPool(snapshot, settings, rt.clock.now()));
+  }
+
+  const read = async (freshScaleSet: boolean) =>
+    readPass({ api, cache, machines }, pool, {
+      now: rt.clock.now(),
+      scaleSetPeriodMs: Math.min(SCALE_SET_PERIOD_MS, pool.instanceCache.ttl),
+      slowedPeriodMs: pool.instanceCache.ttl,
+      freshScaleSet,
+      signal,
+    });
+  let passRead = await read(false);
+  if (passRead.kind === 'snapshot' && passRead.stored && planPool(passRead.snapshot, settings, rt.clock.now()).raise) {
+    // Raising capacity is a write under the scale set's ETag: read it from ARM, then plan again.
+    passRead = await read(true);
+  }
+  if (passRead.kind === 'unchanged') {
+    const { decision } = passRead.record;
+    return { ...decision, reason: `${decision.reason} (nothing written since the last plan: not read again)` };
+  }
+  const { snapshot, cacheGeneration } = passRead;
+  const plan = planPool(snapshot, settings, rt.clock.now());
 
   const flexible = snapshot.scaleSet.orchestrationMode === 'Flexible';
   const creations = rt.limiter(`${pool.name}/creation`, pool.creationRate);
@@ -94,7 +118,16 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
   const outcome = await executePlan(plan, deps);
   const decision = describeOutcome(plan, outcome);
   log.info(`pool ${pool.name}: ${decision.decision}`);
+  if (changesNothing(plan) && cacheGeneration !== undefined && !decision.error) await rememberWarm(machines, pool.name, snapshot, cacheGeneration, decision, rt.clock.now());
   return decision;
+}
+
+/** Records what a plan that changed nothing saw, so the next pass can skip reading it again. */
+async function rememberWarm(machines: ReturnType<Runtime['table']>, pool: string, snapshot: PoolSnapshot, cacheGeneration: number, decision: Decision, now: number) {
+  const { backoff, generationRow } = snapshot.inventory;
+  // A backoff that ends lets the same views plan differently: the record stands until then.
+  const validUntil = backoff !== undefined && backoff.until > now ? backoff.until : undefined;
+  await recordWarm(machines, pool, generationRow, { cache: cacheGeneration, capacity: snapshot.scaleSet.capacity, etag: snapshot.scaleSet.etag, validUntil, decision });
 }
 
 /** Deletions grouped by identical error info, so each group is one batched cache write. */
