@@ -1,10 +1,14 @@
 /**
  * Pool passes on the ARM simulator and Azurite, at fleet sizes (scale sets × VMs each):
- * - Table requests per scale set of a cold pass (every VM adopted, the instance cache built)
- *   and of a warm pass a minute later (nothing to do), counted by a proxy in front of Azurite;
+ * - Table requests per scale set of a cold pass (every VM adopted, the instance cache built),
+ *   of the settling pass a minute later (it reads everything once more, changes nothing and
+ *   records what it saw) and of the warm passes after it, a minute apart, counted by a proxy in
+ *   front of Azurite; Table reads (GETs) and ARM calls per scale set of a warm pass;
  * - Drover CPU per VM of the cold pass, against the floor of `JSON.parse` of the same ARM
- *   answers. The simulator, the proxy and Azurite run in other processes.
- * `DROVER_BENCH_POOL_SIZES=20x250,100x1000` (the default) picks the sizes.
+ *   answers; Drover CPU of a warm pass, and at 100 × 1,000 against 100 × 10 (the O(1) claim);
+ * - the process's peak RSS after the cold pass. The simulator, the proxy and Azurite run in
+ *   other processes.
+ * `DROVER_BENCH_POOL_SIZES=100x10,20x250,100x1000` (the default) picks the sizes.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -21,8 +25,11 @@ import type { Benchmark, Figure } from './index.js';
 
 const SUBSCRIPTION = '00000000-0000-0000-0000-0000000be4c5';
 
+/** Warm passes measured after the settling pass, a minute apart. */
+const WARM_PASSES = 4;
+
 interface Reply {
-  counts: { listVms: number };
+  counts: { listVms: number; requests: number };
   tableRequests: number;
   /** Requests by verb and table (or `$batch`), for finding where they go. */
   byKind: Record<string, number>;
@@ -58,7 +65,8 @@ export function parseSizes(text: string): { scaleSets: number; vms: number }[] {
 const cpuUs = (u: NodeJS.CpuUsage) => u.user + u.system;
 
 async function run(): Promise<Figure[]> {
-  const sizes = parseSizes(process.env.DROVER_BENCH_POOL_SIZES ?? '20x250,100x1000');
+  const sizes = parseSizes(process.env.DROVER_BENCH_POOL_SIZES ?? '100x10,20x250,100x1000');
+  const warmCpu = new Map<string, number>();
   const azurite = await startAzurite({ timeoutMs: 60_000 });
   const sim = await startSimChild();
   const dir = mkdtempSync(path.join(tmpdir(), 'drover-bench-pool-'));
@@ -95,22 +103,39 @@ async function run(): Promise<Figure[]> {
           const diff = Object.entries(end.byKind).map(([k, v]) => `${k}: ${((v - (start.byKind[k] ?? 0)) / scaleSets).toFixed(2)}`);
           console.error(`${label}: ${diff.join(', ')}`);
         }
-        return { requests: (end.tableRequests - before) / scaleSets, cpu };
+        const reads = Object.entries(end.byKind).filter(([k]) => k.startsWith('GET ')).reduce((sum, [k, v]) => sum + v - (start.byKind[k] ?? 0), 0);
+        return { requests: (end.tableRequests - before) / scaleSets, reads: reads / scaleSets, arm: (end.counts.requests - start.counts.requests) / scaleSets, cpu };
       };
       const cold = await measure();
+      const peakRss = process.resourceUsage().maxRSS / 1024;
       clock.advance(61_000);
-      const warm = await measure();
+      const settling = await measure();
+      const warm = { requests: 0, reads: 0, arm: 0, cpu: 0 };
+      for (let n = 0; n < WARM_PASSES; n++) {
+        clock.advance(61_000);
+        const one = await measure();
+        for (const k of ['requests', 'reads', 'arm', 'cpu'] as const) warm[k] += one[k] / WARM_PASSES;
+      }
+      warmCpu.set(`${scaleSets}x${vms}`, warm.cpu);
 
       const floor = await parseFloorUs(sim.url, sim.caPem, rg, 'vmss0');
       const coldPerVm = cold.cpu / (scaleSets * vms);
       figures.push(
         { label: `${label} cold pass: Table requests per scale set`, value: cold.requests, unit: 'requests' },
-        { label: `${label} warm pass: Table requests per scale set`, value: warm.requests, unit: 'requests' },
+        { label: `${label} settling pass (a minute after the cold one): Table requests per scale set`, value: settling.requests, unit: 'requests' },
+        { label: `${label} warm pass (mean of ${WARM_PASSES}, a minute apart): Table requests per scale set`, value: warm.requests, unit: 'requests' },
+        { label: `${label} warm pass: Table reads per scale set`, value: warm.reads, unit: 'reads' },
+        { label: `${label} warm pass: ARM calls per scale set`, value: warm.arm, unit: 'calls' },
+        { label: `${label} warm pass: Drover CPU`, value: warm.cpu / 1000, unit: 'ms' },
+        { label: `${label} peak RSS after the cold pass`, value: peakRss, unit: 'MiB' },
         { label: `${label} cold pass: Drover CPU per VM`, value: coldPerVm, unit: 'µs' },
         { label: `${label} JSON.parse of one VM (the floor)`, value: floor, unit: 'µs' },
         { label: `${label} cold pass CPU / floor`, value: coldPerVm / floor, unit: '×' },
       );
     }
+    const big = warmCpu.get('100x1000');
+    const small = warmCpu.get('100x10');
+    if (big !== undefined && small !== undefined) figures.push({ label: 'warm pass CPU, 100 × 1,000 / 100 × 10', value: big / small, unit: '×' });
     return figures;
   } finally {
     await sim.close();

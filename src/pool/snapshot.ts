@@ -37,6 +37,8 @@ type PoolRef = { name: string; scaleSet: { resourceGroup: string; name: string }
 export type PassRead =
   /** Nothing changed since the last plan that changed nothing: its decision stands. */
   | { kind: 'unchanged'; record: WarmRecord }
+  /** Something may have changed, but `gate` said not now (the pool's reconcile rate). */
+  | { kind: 'gated' }
   | {
       kind: 'snapshot';
       snapshot: PoolSnapshot;
@@ -75,6 +77,8 @@ export async function readPass(
     /** The period while ARM's rate-limit headers slow the cache's refreshes down (meta `slowdown`). */
     slowedPeriodMs: number;
     freshScaleSet?: boolean;
+    /** Asked before the partitions are read (not when the pass is warm); false: read nothing more. */
+    gate?: () => Promise<boolean>;
     signal?: AbortSignal;
   },
 ): Promise<PassRead> {
@@ -96,6 +100,7 @@ export async function readPass(
     now: options.now,
   };
   if (stillWarm(record, warm)) return { kind: 'unchanged', record };
+  if (options.gate && !(await options.gate())) return { kind: 'gated' };
 
   const [view, inventory] = await Promise.all([cache.validate(scaleSet, { reread: stored }), readInventory(machines, pool.name)]);
   if (!view.read.ok) throw view.read.error;

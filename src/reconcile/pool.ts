@@ -50,14 +50,19 @@ export function poolCache(rt: Runtime, pool: PoolConfig, api: ScaleSetApi, log: 
 export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Promise<Decision> {
   const { rt, log, signal } = ctx;
   const { resourceGroup, name } = pool.scaleSet;
-  if (!ctx.dryRun) {
+  let limited: Decision | undefined;
+  // The pool's reconcile rate bounds the passes that read and plan: a warm pass, which finds
+  // nothing changed in two point reads, takes no token.
+  const gate = async () => {
     try {
       await rt.limiter(`${pool.name}/reconcile`, pool.reconcileRate).wait(signal, MAX_LIMITER_WAIT_MS);
+      return true;
     } catch (err) {
       if (!(err instanceof RateLimitedError)) throw err;
-      return { decision: 'rate limited', reason: `the pool's reconcile rate allows no pass yet (next token in ${err.retryAfterMs} ms); a later pass goes on` };
+      limited = { decision: 'rate limited', reason: `the pool's reconcile rate allows no pass yet (next token in ${err.retryAfterMs} ms); a later pass goes on` };
+      return false;
     }
-  }
+  };
   const api = await rt.scaleSetApi();
   const cache = poolCache(rt, pool, api, log);
   const machines = rt.table('machines');
@@ -67,22 +72,25 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
     return describePlan(planPool(snapshot, settings, rt.clock.now()));
   }
 
-  const read = async (freshScaleSet: boolean) =>
+  const read = async (freshScaleSet: boolean, gated: boolean) =>
     readPass({ api, cache, machines }, pool, {
       now: rt.clock.now(),
       scaleSetPeriodMs: Math.min(SCALE_SET_PERIOD_MS, pool.instanceCache.ttl),
       slowedPeriodMs: pool.instanceCache.ttl,
       freshScaleSet,
+      gate: gated ? gate : undefined,
       signal,
     });
-  let passRead = await read(false);
+  let passRead = await read(false, true);
   if (passRead.kind === 'snapshot' && passRead.stored && planPool(passRead.snapshot, settings, rt.clock.now()).raise) {
     // Raising capacity is a write under the scale set's ETag: read it from ARM, then plan again.
-    passRead = await read(true);
+    passRead = await read(true, false);
   }
+  if (passRead.kind === 'gated') return limited!;
   if (passRead.kind === 'unchanged') {
-    const { decision } = passRead.record;
-    return { ...decision, reason: `${decision.reason} (nothing written since the last plan: not read again)` };
+    // The same decision as the plan that was recorded: the decision log keeps one line for it.
+    log.info(`pool ${pool.name}: nothing written since the last plan, the scale set unchanged: not read again`);
+    return passRead.record.decision;
   }
   const { snapshot, cacheGeneration } = passRead;
   const plan = planPool(snapshot, settings, rt.clock.now());
