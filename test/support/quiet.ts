@@ -6,7 +6,6 @@
 import { afterEach, beforeEach } from 'vitest';
 
 const METHODS = ['log', 'info', 'warn', 'error', 'debug', 'trace'] as const;
-type Method = (typeof METHODS)[number];
 
 let written: string[] = [];
 
