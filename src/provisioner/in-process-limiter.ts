@@ -1,7 +1,7 @@
 /**
  * A token bucket living in this process only, with golang.org/x/time/rate's semantics: the bucket
  * starts full, refills one token per interval (fractionally, between calls), and a wait reserves a
- * token ahead of time, so waiters are served in order. For tests and single-process runs; the
+ * token ahead of time, so waiters are served in order. Used by the tests only; the
  * shared, Table-backed buckets implement the same Limiter port.
  */
 import { abortReason } from '../clock.js';

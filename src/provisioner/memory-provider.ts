@@ -1,5 +1,5 @@
 /**
- * An in-memory provider with the seed's dummy semantics, for tests and local runs: a fixed
+ * An in-memory provider with the seed's dummy semantics, used by the tests only (no host or CLI wires it in): a fixed
  * capacity, every listing offering the free part of it as fresh `KnownUnused` machines with random
  * UUIDs, and creation recording the machine as used and writing its inventory row.
  */

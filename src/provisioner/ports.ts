@@ -1,7 +1,7 @@
 /**
  * The narrow ports runPoolPass drives. The Azure provider (on the instance cache), the Table-backed
  * inventory, the pool lease (LeaseGuard) and the shared token buckets (SharedLimiter) implement them; `memory-provider.ts` and
- * `in-process-limiter.ts` are the in-memory versions for tests and local runs.
+ * `in-process-limiter.ts` are the in-memory versions the tests use (nothing in the product wires them in).
  */
 import type { InventoryRow, Machine, ProviderId } from './machine.js';
 
