@@ -21,6 +21,7 @@ export const UNIT_FILES = [
   'test/clock/clock.test.ts',
   'test/config/duration-rate.test.ts',
   'test/errors/transient.test.ts',
+  'test/host/timer.test.ts',
   'test/load/collect.test.ts',
   'test/load/decider.test.ts',
   'test/load/samples.test.ts',
