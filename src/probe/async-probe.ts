@@ -20,7 +20,7 @@ import type { QueueSender } from '../queue/sender.js';
 import type { EntityTable } from '../state/entity-table.js';
 import { patchTargetRecord } from '../scaler/target-record.js';
 
-/** What the async probe uses, built once by the composition root (`Runtime.probeStores`). */
+/** What the async probe uses, built once by the composition root (`Runtime.stores.probe`). */
 export interface ProbeStores {
   /** The `probes` table: one row per target with a probe. */
   readonly probes: EntityTable;

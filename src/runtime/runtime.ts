@@ -18,7 +18,7 @@ import { SharedLimiter } from '../state/limiter.js';
 import { DecisionLog } from '../state/decisions.js';
 import { createQueueSender, type QueueSender } from '../queue/sender.js';
 import type { TableClient } from '@azure/data-tables';
-import type { ProbeStores } from '../probe/async-probe.js';
+import { buildStores, type Stores } from './stores.js';
 import type { ScaleSetApi } from '../azure/scale-set-api.js';
 import type { ScaleTargetApi } from '../kubernetes/scale-target-api.js';
 
@@ -34,8 +34,8 @@ export interface Runtime {
   readonly holder: string;
   /** Table helpers by name. */
   table(name: TableName): EntityTable;
-  /** What the async probe reads and writes (its table, target rows, the queues, the clock). */
-  readonly probeStores: ProbeStores;
+  /** The tables and ports by what they hold (src/runtime/stores.ts), for parts that take a few. */
+  readonly stores: Stores;
   limiter(name: string, rate: Rate): SharedLimiter;
   /** Azure credential for ARM and identity-based storage, built on first use. */
   azureCredential(): TokenCredential;
@@ -119,7 +119,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     leases: new Leases(table('leases'), clock),
     decisions: new DecisionLog(table('decisions')),
     queues,
-    probeStores: { probes: table('probes'), targetRows: table('targets'), queues, clock, targets: config.targets },
+    stores: buildStores(table, queues, clock, config.targets),
     limiter: (name, rate) => new SharedLimiter(table('limiters'), clock, name, rate),
     azureCredential,
     scaleSetApi: once(async () => {

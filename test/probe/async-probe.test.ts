@@ -26,7 +26,7 @@ async function setup() {
     probes.push(url);
     return ok ? { ok } : { ok, error: 'status 503, want 200' };
   };
-  const attempt = (rtx: Runtime, n: number, ok: boolean) => readProbe(rtx.probeStores, 'web').then((p) => runProbeAttempt(rtx.probeStores, { target: 'web', attempt: n, deadline: p!.deadline }, answer(ok), silentLog));
+  const attempt = (rtx: Runtime, n: number, ok: boolean) => readProbe(rtx.stores.probe, 'web').then((p) => runProbeAttempt(rtx.stores.probe, { target: 'web', attempt: n, deadline: p!.deadline }, answer(ok), silentLog));
   const queued = async (name: 'probe' | 'reconcile') => (await rt.storage.queue(name).getProperties()).approximateMessagesCount;
   return { clock, rt, target, probes, attempt, queued, configFile };
 }
@@ -35,35 +35,35 @@ describe('offerProbe', () => {
   it('recognises a probe in flight from another instance, and starts a new one after its deadline', async () => {
     const { rt, target, clock, configFile } = await setup();
     const other = await createRuntime({ configFile, clock });
-    expect(await offerProbe(rt.probeStores, target)).toBe(true);
-    expect(await offerProbe(other.probeStores, target)).toBe(false);
+    expect(await offerProbe(rt.stores.probe, target)).toBe(true);
+    expect(await offerProbe(other.stores.probe, target)).toBe(false);
     clock.advance(TIMEOUT + 1);
-    expect(await offerProbe(other.probeStores, target)).toBe(true);
+    expect(await offerProbe(other.stores.probe, target)).toBe(true);
   });
 });
 
 describe('runProbeAttempt', () => {
   it('retries after the probe period until the activator answers, then records it and asks for a reconcile', async () => {
     const { rt, target, clock, attempt, queued, probes } = await setup();
-    await offerProbe(rt.probeStores, target);
+    await offerProbe(rt.stores.probe, target);
     expect(await attempt(rt, 0, false)).toBe('retrying');
     expect(await queued('probe')).toBe(2);
     clock.advance(PERIOD);
     expect(await attempt(rt, 1, true)).toBe('succeeded');
     expect(probes).toHaveLength(2);
-    expect(await readProbe(rt.probeStores, 'web')).toMatchObject({ inFlight: false, attempts: 2, lastResult: 'activator' });
+    expect(await readProbe(rt.stores.probe, 'web')).toMatchObject({ inFlight: false, attempts: 2, lastResult: 'activator' });
     expect(await queued('reconcile')).toBe(1);
     expect((await readTargetRecord(rt.table('targets'), 'web'))?.activatorSeenSince).toBe(clock.now());
   });
 
   it('gives up at the deadline and still asks for a reconcile; a failure forgets the activator', async () => {
     const { rt, target, clock, attempt, queued } = await setup();
-    await offerProbe(rt.probeStores, target);
+    await offerProbe(rt.stores.probe, target);
     await attempt(rt, 0, true);
-    await offerProbe(rt.probeStores, target);
+    await offerProbe(rt.stores.probe, target);
     clock.advance(TIMEOUT - PERIOD + 1);
     expect(await attempt(rt, 0, false)).toBe('timed out');
-    expect(await readProbe(rt.probeStores, 'web')).toMatchObject({ inFlight: false, attempts: 1 });
+    expect(await readProbe(rt.stores.probe, 'web')).toMatchObject({ inFlight: false, attempts: 1 });
     expect(await queued('reconcile')).toBe(2);
     expect((await readTargetRecord(rt.table('targets'), 'web'))?.activatorSeenSince).toBeUndefined();
   });
@@ -74,14 +74,14 @@ describe('runProbeAttempt', () => {
     { name: 'a message ahead of the count (its sender died before recording) runs', claim: { attempts: 0 }, want: 'retrying' },
   ])('$name', async ({ claim, want }) => {
     const { rt, target, attempt } = await setup();
-    await offerProbe(rt.probeStores, target);
+    await offerProbe(rt.stores.probe, target);
     await rt.table('probes').update<ProbeProps>('web', 'probe', (row) => ({ ...row!.props, ...claim }));
     expect(await attempt(rt, claim.attempts === 0 ? 1 : 0, false)).toBe(want);
   });
 
   it('a delivery after the attempt was recorded is stale', async () => {
     const { rt, target, attempt, probes } = await setup();
-    await offerProbe(rt.probeStores, target);
+    await offerProbe(rt.stores.probe, target);
     await attempt(rt, 0, false);
     expect(await attempt(rt, 0, false)).toBe('stale');
     expect(probes).toHaveLength(1);

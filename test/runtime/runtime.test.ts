@@ -20,12 +20,16 @@ describe('the composition root', () => {
     expect(machines.client.tableName).toBe('unitmachines');
   });
 
-  it('hands the async probe its own tables, the queues and the clock, and no runtime', async () => {
+  it('names the tables by what they hold, and hands the async probe its tables, the queues and the clock', async () => {
     const rt = await createRuntime({ config, configFile: 'inline', env: {} });
-    expect(rt.probeStores.probes).toBe(rt.table('probes'));
-    expect(rt.probeStores.targetRows).toBe(rt.table('targets'));
-    expect(rt.probeStores.queues).toBe(rt.queues);
-    expect(rt.probeStores.clock).toBe(rt.clock);
-    expect(Object.keys(rt.probeStores).sort()).toEqual(['clock', 'probes', 'queues', 'targetRows', 'targets']);
+    expect(rt.stores.targetRecords).toBe(rt.table('targets'));
+    expect(rt.stores.samples).toBe(rt.table('samples'));
+    expect(rt.stores.inventory).toBe(rt.table('machines'));
+    expect(rt.stores.instances).toBe(rt.table('instances'));
+    expect(rt.stores.probe.probes).toBe(rt.table('probes'));
+    expect(rt.stores.probe.targetRows).toBe(rt.table('targets'));
+    expect(rt.stores.probe.queues).toBe(rt.queues);
+    expect(rt.stores.probe.clock).toBe(rt.clock);
+    expect(rt.stores.probe.targets).toBe(rt.config.targets);
   });
 });

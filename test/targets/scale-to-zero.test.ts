@@ -38,9 +38,9 @@ describe('a Kubernetes target with no load', () => {
     await world.startHost();
     await rt.queues.reconcile({ kind: 'target', name: 'web', reason: 'forced', load: 0 });
 
-    expect(await eventually(async () => ((await readProbe(rt.probeStores, 'web'))?.attempts ?? 0) >= 3, 10_000)).toBe(true);
+    expect(await eventually(async () => ((await readProbe(rt.stores.probe, 'web'))?.attempts ?? 0) >= 3, 10_000)).toBe(true);
     expect(kube.inspect(WEB)?.specReplicas).toBe(1);
-    const probe = await readProbe(rt.probeStores, 'web');
+    const probe = await readProbe(rt.stores.probe, 'web');
     expect(probe).toMatchObject({ inFlight: true, lastResult: expect.stringMatching(/no activator endpoints/) });
     expect((await readTargetRecord(rt.table('targets'), 'web'))?.activatorSeenSince).toBeUndefined();
 
@@ -49,6 +49,6 @@ describe('a Kubernetes target with no load', () => {
     expect(await eventually(() => kube.inspect(WEB)?.specReplicas === 0, 6_000)).toBe(true);
     // One probe period, then the reconcile a second later: no timer tick was needed.
     expect(Date.now() - appeared).toBeLessThan(4_000);
-    expect(await readProbe(rt.probeStores, 'web')).toMatchObject({ inFlight: false, lastResult: 'activator' });
+    expect(await readProbe(rt.stores.probe, 'web')).toMatchObject({ inFlight: false, lastResult: 'activator' });
   });
 });

@@ -100,9 +100,9 @@ describe('waking a target from zero', () => {
     world = await startTargetWorld((activator) => [webTarget(activator)]);
     const { rt, activator } = world;
     activator.setPresent(false);
-    expect(await offerProbe(rt.probeStores, rt.config.targets[0]!)).toBe(true);
-    expect(await offerProbe(rt.probeStores, rt.config.targets[0]!)).toBe(false);
-    const { deadline } = (await readProbe(rt.probeStores, 'web'))!;
+    expect(await offerProbe(rt.stores.probe, rt.config.targets[0]!)).toBe(true);
+    expect(await offerProbe(rt.stores.probe, rt.config.targets[0]!)).toBe(false);
+    const { deadline } = (await readProbe(rt.stores.probe, 'web'))!;
     const probeQueueClient = rt.storage.queue('probe');
     const queued = async () => (await probeQueueClient.getProperties()).approximateMessagesCount;
     expect(await queued()).toBe(1);
@@ -111,13 +111,13 @@ describe('waking a target from zero', () => {
     await probeQueue(attempt0, context('probeQueue'));
     await probeQueue(attempt0, context('probeQueue'));
     expect(activator.probes).toBe(1);
-    expect(await readProbe(rt.probeStores, 'web')).toMatchObject({ attempts: 1, inFlight: true });
+    expect(await readProbe(rt.stores.probe, 'web')).toMatchObject({ attempts: 1, inFlight: true });
     expect(await queued()).toBe(2);
 
     const attempt1 = { ...attempt0, attempt: 1 };
     await Promise.all([probeQueue(attempt1, context('probeQueue')), probeQueue(attempt1, context('probeQueue'))]);
     expect(activator.probes).toBe(2);
-    expect(await readProbe(rt.probeStores, 'web')).toMatchObject({ attempts: 2 });
+    expect(await readProbe(rt.stores.probe, 'web')).toMatchObject({ attempts: 2 });
     expect(await queued()).toBe(3);
   });
 
