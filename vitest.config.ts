@@ -26,6 +26,7 @@ export const UNIT_FILES = [
   'test/load/decider.test.ts',
   'test/load/samples.test.ts',
   'test/metrics/export.test.ts',
+  'test/probe/async-probe.test.ts',
   'test/provisioner/azure-machines.test.ts',
   'test/provisioner/backoff-fast-delete.test.ts',
   'test/provisioner/config.test.ts',
@@ -47,6 +48,7 @@ export const UNIT_FILES = [
   'test/scaler/target-decision.test.ts',
   'test/state/keys.test.ts',
   'test/support/guards.test.ts',
+  'test/support/memory-table.test.ts',
 ];
 
 export default defineConfig({
