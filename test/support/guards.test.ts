@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import nodeConsole from 'node:console';
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { takeConsoleWrites } from './quiet.js';
@@ -8,6 +9,11 @@ describe('the quiet guard', () => {
     console.warn('a stray line');
     console.log('another', 42);
     expect(takeConsoleWrites()).toEqual(['console.warn: a stray line', 'console.log: another 42']);
+  });
+
+  it('catches the process console too, which a module importing node:console writes to', () => {
+    nodeConsole.error('from a script');
+    expect(takeConsoleWrites()).toEqual(['console.error: from a script']);
   });
 });
 
