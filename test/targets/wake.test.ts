@@ -5,7 +5,7 @@
 import { metrics } from '@opentelemetry/api';
 import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader, type HistogramMetricData } from '@opentelemetry/sdk-metrics';
 import azureFunctions from '@azure/functions';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { probeQueue as probeRegistration, reconcileQueue as reconcileRegistration } from '../../src/handlers/registrations.js';
 import { silentLog } from '../../src/log.js';
 import { ACTIVATION_LATENCY_METRIC } from '../../src/metrics/activation-latency.js';
@@ -26,6 +26,10 @@ const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
 const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 3_600_000 });
 beforeAll(() => {
   metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
+});
+// The test files share worker processes: leave no global meter provider to the next file.
+afterAll(() => {
+  metrics.disable();
 });
 
 let world: TargetWorld | undefined;
