@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconcileObject } from '../../src/reconcile/object.js';
 import { silentLog } from '../../src/log.js';
-import { InventoryStore } from '../../src/provisioner/inventory-store.js';
+import { readInventory } from '../../src/pool/inventory.js';
 import type { ScaleSetApi } from '../../src/azure/scale-set-api.js';
 import type { TableClient } from '@azure/data-tables';
 import type { Runtime, TableFactory } from '../../src/runtime/runtime.js';
-import { EntityTable, type Props, type Row } from '../../src/state/entity-table.js';
+import { EntityTable } from '../../src/state/entity-table.js';
 import { armWorld, type ArmWorld } from '../support/arm.js';
 import { providerIdFromResourceId } from '../../src/cache/ids.js';
 
@@ -23,20 +23,39 @@ const settle = () => new Promise((r) => setTimeout(r, 120));
 /** Where the crashing runtime fails: its ARM adapter, or one of its tables. */
 type Crash = { scaleSetApi?: (real: ScaleSetApi) => ScaleSetApi; tables?: TableFactory };
 
-/** An inventory table whose N-th row write fails, as a process dying there would. */
-class CrashingTable extends EntityTable {
-  private writes = 0;
-  constructor(client: TableClient, private readonly crashAt: number) {
-    super(client);
-  }
-  override create<P extends Props>(partitionKey: string, rowKey: string, props: P): Promise<Row<P> | undefined> {
-    return ++this.writes === this.crashAt ? Promise.reject(new Error('crash')) : super.create(partitionKey, rowKey, props);
-  }
-}
-
-const crashOnRowWrite = (n: number): Crash => ({
-  tables: (name, client) => (name === 'machines' ? new CrashingTable(client, n) : new EntityTable(client)),
-});
+/**
+ * The process dies at the adoption of the new machines: every inventory write from then on
+ * fails. `alone` first makes the batch fail (so rows are written one by one) and lets that many
+ * single rows through before dying. The crashing runtime is built with this `machines` client;
+ * nothing is patched.
+ */
+const crashAtAdoption = (alone?: number): Crash => {
+  let dead = false;
+  let singles = 0;
+  const dying = (client: TableClient): TableClient =>
+    new Proxy(client, {
+      get(target, property) {
+        if (property === 'submitTransaction') {
+          return () => {
+            if (alone === undefined) dead = true;
+            return Promise.reject(new Error(dead ? 'crash' : 'server busy'));
+          };
+        }
+        if (property === 'createEntity') {
+          return (...args: Parameters<TableClient['createEntity']>) => {
+            if (dead || ++singles > (alone ?? 0)) {
+              dead = true;
+              return Promise.reject(new Error('crash'));
+            }
+            return target.createEntity(...args);
+          };
+        }
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+  return { tables: (name, client) => new EntityTable(name === 'machines' ? dying(client) : client) };
+};
 
 describe('a crash between the capacity write and the inventory write', () => {
   it.each<{ name: string; crash: Crash }>([
@@ -54,8 +73,8 @@ describe('a crash between the capacity write and the inventory write', () => {
         }),
       },
     },
-    { name: 'before the first new machine is adopted', crash: crashOnRowWrite(1) },
-    { name: 'after the first of four new machines is adopted', crash: crashOnRowWrite(2) },
+    { name: 'before the new machines are adopted', crash: crashAtAdoption() },
+    { name: 'after the first of four new machines is adopted alone', crash: crashAtAdoption(1) },
   ])('$name: the next pass neither loses nor doubles a machine', async ({ crash }) => {
     const name = `crash${Math.random().toString(36).slice(2, 8)}`;
     const scaleSet = world.sim.addScaleSet({ resourceGroup: 'rg-crash', name, capacity: 0 });
@@ -76,7 +95,7 @@ describe('a crash between the capacity write and the inventory write', () => {
     await settle();
     await pass(healthy, name);
     expect(scaleSet.capacity).toBe(4);
-    const rows = await new InventoryStore(healthy.table('machines'), name, healthy.clock).list();
-    expect(rows.map((r) => r.providerId).sort()).toEqual(scaleSet.vms().map((v) => providerIdFromResourceId(v.id)).sort());
+    const { rows } = await readInventory(healthy.table('machines'), name);
+    expect(rows.map((r) => r.rowKey).sort()).toEqual(scaleSet.vms().map((v) => providerIdFromResourceId(v.id)).sort());
   });
 });
