@@ -1,5 +1,6 @@
 import type { InvocationContext } from '@azure/functions';
 import { invocationLog } from '../log.js';
+import { messageId, queueName } from './trigger.js';
 import { runProbeAttempt, type AttemptOutcome } from '../probe/async-probe.js';
 import { probeActivator } from '../probe/activator-probe.js';
 import { decodeMessage, probeMessageSchema } from '../queue/messages.js';
@@ -10,7 +11,7 @@ export async function onProbeMessage(message: unknown, context: InvocationContex
   const log = invocationLog(context);
   const decoded = decodeMessage(probeMessageSchema, message);
   if (!decoded.ok) {
-    log.error(`dropping malformed probe message: ${decoded.reason}`);
+    log.error(`dropping malformed message ${messageId(context)} from ${await queueName('probe')}: ${decoded.reason}`);
     return undefined;
   }
   const rt = await getRuntime();

@@ -1,5 +1,6 @@
 import type { InvocationContext } from '@azure/functions';
 import { invocationLog } from '../log.js';
+import { messageId, queueName } from './trigger.js';
 import { decodeMessage, reconcileMessageSchema } from '../queue/messages.js';
 import { markDelivered } from '../queue/sender.js';
 import { reconcileObject } from '../reconcile/object.js';
@@ -18,7 +19,7 @@ export async function onReconcileMessage(message: unknown, context: InvocationCo
   const log = invocationLog(context);
   const decoded = decodeMessage(reconcileMessageSchema, message);
   if (!decoded.ok) {
-    log.error(`dropping malformed reconcile message: ${decoded.reason}`);
+    log.error(`dropping malformed message ${messageId(context)} from ${await queueName('reconcile')}: ${decoded.reason}`);
     return undefined;
   }
   const { kind, name, reason, load } = decoded.message;

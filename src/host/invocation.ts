@@ -20,3 +20,8 @@ export function newInvocationContext(
     ...(logHandler ? { logHandler } : {}),
   });
 }
+
+/** A log handler that sends what a handler logs through its context to the host's log. */
+export function logHandlerFor(log: { info(...a: unknown[]): void; warn(...a: unknown[]): void; error(...a: unknown[]): void }) {
+  return (level: string, ...args: unknown[]) => (level === 'error' || level === 'critical' ? log.error : level === 'warning' ? log.warn : log.info)(...args);
+}

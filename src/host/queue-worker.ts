@@ -8,7 +8,7 @@ import type { QueueClient, DequeuedMessageItem } from '@azure/storage-queue';
 import { pause } from '../clock.js';
 import { errorMessage, type Log } from '../log.js';
 import type { QueueHostSettings } from './host-settings.js';
-import { newInvocationContext, type AnyInvocationContext } from './invocation.js';
+import { logHandlerFor, newInvocationContext, type AnyInvocationContext } from './invocation.js';
 
 export type QueueHandler = (message: unknown, context: AnyInvocationContext) => Promise<unknown>;
 
@@ -26,7 +26,11 @@ export interface QueueWorkerOptions {
   signal: AbortSignal;
 }
 
-/** Decodes a queue body as the trigger does: base64 first (per host.json), then JSON if it parses. */
+/**
+ * Decodes a queue body as the trigger does: base64 first when host.json asks for it (a body that
+ * is not base64 then fails, as in Azure), then JSON if it parses. Drover's host.json says
+ * `none`, so raw JSON and base64 JSON both reach the handler, which decodes either.
+ */
 export function triggerPayload(text: string, encoding: QueueHostSettings['messageEncoding']): unknown {
   let body = text;
   if (encoding === 'base64') {
@@ -52,7 +56,7 @@ export async function deliver(opts: QueueWorkerOptions, msg: DequeuedMessageItem
       expirationTime: msg.expiresOn.toISOString(),
       nextVisibleTime: msg.nextVisibleOn.toISOString(),
       popReceipt: msg.popReceipt,
-    });
+    }, logHandlerFor(log));
     await opts.handler(payload, context);
     await queue.deleteMessage(msg.messageId, msg.popReceipt);
     log.info(`${opts.functionName}: executed message ${msg.messageId} (dequeue count ${msg.dequeueCount})`);
