@@ -68,6 +68,11 @@ export interface RateLimitRemaining {
 
 export interface CallOptions {
   abortSignal?: AbortSignal;
+  /**
+   * `listVms` only: refuse a listing with more VMs than this (a pool's instanceLimit), and stop
+   * following nextLink there, so a misbehaving endpoint cannot page without end. Default 1,000.
+   */
+  maxVms?: number;
 }
 
 export interface ScaleSetApi {

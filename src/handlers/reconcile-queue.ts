@@ -31,6 +31,8 @@ export async function onReconcileMessage(message: unknown, context: InvocationCo
     // The holder may have read its inputs before this request arrived: look again shortly.
     await rt.queues.reconcile({ kind, name, reason, load }, Math.min(BUSY_RETRY_MS, Math.max(0, outcome.until - rt.clock.now())));
   }
+  // Cut short (the host is stopping): the message comes back and the reconcile is finished then.
+  if (outcome.status === 'aborted') throw new Error(`reconcile of ${kind}/${name} aborted: ${outcome.reason}`);
   // Only a failure that may pass is retried (and poisoned after maxDequeueCount); a refusal such
   // as the safety switch is recorded and waits for an operator, not for a retry.
   if (outcome.status === 'failed' && (outcome.decision ? outcome.decision.transient === true : true)) {

@@ -5,14 +5,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { errorMessage, type Log } from '../log.js';
-import { isLeaseExpired, withLease } from '../state/leases.js';
+import { reasonOf } from '../deadline.js';
+import { isLeaseExpired, LEASE_TTL_MS, withLease } from '../state/leases.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { reconcilePool } from './pool.js';
+import { SCALE_SET_TARGET_MAX_VMS, scopedRuntime } from './scope.js';
 import { reconcileTarget } from './target.js';
 import { objectKey, type Decision, type ObjectOutcome, type ObjectRef, type ReconcileRequest } from './types.js';
 
-/** Long enough for one object's pass; renewed on every lease check, so long passes keep it. */
-export const LEASE_TTL_MS = 60_000;
+export { LEASE_TTL_MS };
 
 export async function reconcileObject(
   rt: Runtime,
@@ -20,8 +21,7 @@ export async function reconcileObject(
   request: ReconcileRequest,
   options: { log: Log; signal?: AbortSignal },
 ): Promise<ObjectOutcome> {
-  const { log } = options;
-  const signal = options.signal ?? new AbortController().signal;
+  const { log, signal } = options;
   const pool = ref.kind === 'pool' ? rt.config.pools.find((p) => p.name === ref.name) : undefined;
   const target = ref.kind === 'target' ? rt.config.targets.find((t) => t.name === ref.name) : undefined;
   if (!pool && !target) {
@@ -34,10 +34,20 @@ export async function reconcileObject(
     // One holder per invocation: two invocations in one process (the timer and a queue
     // message, or a batch of messages) must not share a lease.
     const holder = `${rt.holder}:${randomUUID().slice(0, 8)}`;
-    const leased = await withLease(rt.leases, rt.clock, objectKey(ref), holder, LEASE_TTL_MS, async (lease) => {
-      const ctx = { ...request, rt, ref, lease, log, signal };
-      return pool ? reconcilePool(ctx, pool) : reconcileTarget(ctx, target!);
-    });
+    const leased = await withLease(
+      rt.leases,
+      rt.clock,
+      objectKey(ref),
+      holder,
+      LEASE_TTL_MS,
+      async (lease) => {
+        // The lease's signal: aborted by the caller's (pass deadline, shutdown) or a lost lease.
+        const scoped = scopedRuntime(rt, { signal: lease.signal, maxVms: pool ? pool.instanceLimit : SCALE_SET_TARGET_MAX_VMS });
+        const ctx = { ...request, rt: scoped, ref, lease, log, signal: lease.signal };
+        return pool ? reconcilePool(ctx, pool) : reconcileTarget(ctx, target!);
+      },
+      { signal },
+    );
     if (!leased.ran) {
       log.info(`${objectKey(ref)}: being reconciled by ${leased.heldBy} until ${new Date(leased.until).toISOString()}, skipping`);
       return { ref, status: 'busy', heldBy: leased.heldBy, until: leased.until };
@@ -50,11 +60,15 @@ export async function reconcileObject(
       : { decision: 'failed', reason: error, error, transient: true };
   }
 
+  // Whatever the reconcile made of its calls failing, an abort from outside means unfinished.
+  const aborted = signal?.aborted && (decision.error !== undefined || decision.decision === 'stopped') ? reasonOf(signal).message : undefined;
+  if (aborted) decision = { decision: 'aborted', reason: `${aborted}; handed on to be finished later`, error: decision.error ?? aborted, transient: true };
   log[decision.error ? 'error' : 'info'](`${objectKey(ref)}: ${decision.decision} — ${decision.reason}`);
   if (!request.dryRun) {
     await rt.decisions
       .record({ at: rt.clock.now(), object: objectKey(ref), ...decision })
       .catch((err: unknown) => log.warn(`${objectKey(ref)}: could not write the decision log: ${errorMessage(err)}`));
   }
+  if (aborted) return { ref, status: 'aborted', reason: aborted };
   return decision.error ? { ref, status: 'failed', error: decision.error, decision } : { ref, status: 'done', decision };
 }
