@@ -21,7 +21,7 @@ export class TimeoutError extends Error {
 export class AbortedError extends Error {
   override name = 'AbortedError';
   constructor(readonly why: string, options?: ErrorOptions) {
-    super(`aborted: ${why}`, options);
+    super(why, options);
   }
 }
 

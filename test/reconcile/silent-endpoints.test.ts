@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { runPass } from '../../src/reconcile/pass.js';
+import { runCli } from '../../src/cli.js';
 import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
 import { silentLog } from '../../src/log.js';
 import { buildStatus } from '../../src/status/status.js';
@@ -19,6 +20,9 @@ let kube: KubernetesSim;
 let armProxy: SilentProxy;
 let kubeProxy: SilentProxy;
 let rt: Runtime;
+/** Same world, the default 30 s request timeouts: only the pass's budget ends the wait. */
+let patientFile: string;
+let proxyCaFile: string;
 
 const target = (name: string) => ({
   name,
@@ -43,6 +47,7 @@ beforeAll(async () => {
   const dir = tempDir();
   const caFile = path.join(dir, 'proxy-ca.pem');
   writeFileSync(caFile, armProxy.caPem!);
+  proxyCaFile = caFile;
   const kubeconfig = path.join(dir, 'kubeconfig.yaml');
   writeFileSync(kubeconfig, stringify({
     apiVersion: 'v1',
@@ -61,6 +66,11 @@ beforeAll(async () => {
   }, dir);
   rt = await createRuntime({ configFile: file });
   await rt.storage.ensure();
+  patientFile = writeConfig({
+    storage: azuriteStorage(),
+    azure: { ...arm.azure, resourceManagerEndpoint: armProxy.url, caFile },
+    pools: [pool('stuck'), pool('fine')],
+  }, tempDir());
 });
 afterAll(async () => {
   await Promise.all([armProxy?.close(), kubeProxy?.close()]);
@@ -89,5 +99,42 @@ describe('a pass over a silent ARM listing and a silent API server', () => {
     expect(stuck?.cache?.lastError, JSON.stringify(stuck?.cache)).toMatch(/timed out after 2s/);
     const web = status.targets.find((t) => t.name === 'web');
     expect(web?.lastError, JSON.stringify(web)).toMatch(/timed out after 2s/);
+  });
+});
+
+describe('the pass deadline', () => {
+  it('aborts what still runs at the budget and hands it to the reconcile queue', async () => {
+    const patient = await createRuntime({ configFile: patientFile });
+    await patient.storage.ensure();
+    const started = Date.now();
+    const report = await runPass(patient, { log: silentLog, budgetMs: 1_500 });
+    expect(Date.now() - started).toBeLessThan(1_500 + 2_000 + 1_500);
+    const by = Object.fromEntries(report.outcomes.map((o) => [`${o.ref.kind}/${o.ref.name}`, o.status]));
+    expect(by).toEqual({ 'pool/stuck': 'aborted', 'pool/fine': 'done' });
+    expect(report.enqueued).toEqual([{ kind: 'pool', name: 'stuck' }]);
+    const queued = (await patient.storage.queue('reconcile').peekMessages({ numberOfMessages: 32 })).peekedMessageItems;
+    expect(queued.map((m) => JSON.parse(Buffer.from(m.messageText, 'base64').toString('utf8')) as { kind: string; name: string })).toEqual([
+      expect.objectContaining({ kind: 'pool', name: 'stuck' }),
+    ]);
+  });
+
+  it('drover reconcile has the same budget, enqueues nothing and exits 1 naming what it could not finish', async () => {
+    let stdout = '';
+    let stderr = '';
+    const file = writeConfig({
+      storage: azuriteStorage(),
+      azure: { ...arm.azure, resourceManagerEndpoint: armProxy.url, caFile: proxyCaFile },
+      pools: [pool('stuck'), pool('fine')],
+    }, tempDir());
+    const code = await runCli(['--config', file, 'reconcile', '--budget', '1500ms'], {
+      stdout: (s) => (stdout += s),
+      stderr: (s) => (stderr += s),
+      env: {},
+    });
+    expect(code, stderr).toBe(1);
+    expect(stderr).toMatch(/could not finish within .*: pool\/stuck$/m);
+    expect(stdout).toMatch(/pool\/stuck +ABORTED: the pass ran out of its 1\.5s budget/);
+    const cli = await createRuntime({ configFile: file });
+    expect((await cli.storage.queue('reconcile').peekMessages({ numberOfMessages: 32 })).peekedMessageItems).toEqual([]);
   });
 });
