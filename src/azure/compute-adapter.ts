@@ -1,11 +1,12 @@
 /**
  * ScaleSetApi over `@azure/arm-compute`. Built once per process by the composition root;
- * it keeps no state but the rate-limit budgets of the last response.
+ * it keeps no per-call state: a listing's rate-limit budget is returned with the listing.
  *
  * The SDK's own retries are off: a 429 must reach the cache (which keeps serving cached
  * instances and moves its next refresh past Retry-After) instead of being slept on inside an
  * invocation, and any other failure is retried by the next pass.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { readFile } from 'node:fs/promises';
 import { rootCertificates } from 'node:tls';
 import type { ComputeManagementClientOptionalParams } from '@azure/arm-compute';
@@ -27,6 +28,7 @@ import type {
   RateLimitRemaining,
   ScaleSetApi,
   ScaleSetInfo,
+  VmListing,
   VmRecord,
 } from './scale-set-api.js';
 
@@ -84,13 +86,23 @@ async function readCaFile(path: string): Promise<string> {
   }
 }
 
+/** The budget seen on the responses of one call. */
+interface BudgetSeen {
+  latest: RateLimitRemaining | null;
+}
+
+/**
+ * The call a response belongs to: the client (and its pipeline) is shared by concurrent calls,
+ * so each call that wants its budget runs in a scope of its own and gets only its responses'.
+ */
+const budgetScope = new AsyncLocalStorage<BudgetSeen>();
+
 class ComputeScaleSetApi implements ScaleSetApi {
   private readonly client: ComputeManagementClient;
   private readonly clock: Clock;
   private readonly lroWaitMs: number;
   private readonly lroPollIntervalMs: number;
   private readonly requestTimeoutMs: number;
-  private lastBudget: RateLimitRemaining | null = null;
 
   constructor(
     private readonly subscriptionId: string,
@@ -117,10 +129,6 @@ class ComputeScaleSetApi implements ScaleSetApi {
     });
   }
 
-  lastRateLimit(): RateLimitRemaining | null {
-    return this.lastBudget;
-  }
-
   async getScaleSet(resourceGroup: string, name: string, options: CallOptions = {}): Promise<ScaleSetInfo> {
     const op = 'get scale set';
     try {
@@ -138,36 +146,40 @@ class ComputeScaleSetApi implements ScaleSetApi {
     name: string,
     mode: OrchestrationMode,
     options: CallOptions = {},
-  ): Promise<VmRecord[]> {
+  ): Promise<VmListing> {
     const context = { operation: `list ${mode} VMs`, resource: this.describe(resourceGroup, name) };
     const vms: VmRecord[] = [];
     const maxVms = options.maxVms ?? DEFAULT_MAX_VMS;
     // An endpoint could answer empty pages with a nextLink for ever: no more pages than VMs allowed.
     const maxPages = maxVms + 1;
+    const seen: BudgetSeen = { latest: null };
     try {
-      const pages =
-        mode === 'Uniform'
-          ? this.client.virtualMachineScaleSetVMs
-              .list(resourceGroup, name, { expand: 'instanceView', abortSignal: options.abortSignal })
-              .byPage()
-          : this.client.virtualMachines
-              .list(resourceGroup, {
-                filter: `'virtualMachineScaleSet/id' eq '${this.scaleSetId(resourceGroup, name).replace(/'/g, "''")}'`,
-                expand: 'instanceView',
-                abortSignal: options.abortSignal,
-              })
-              .byPage();
-      let count = 0;
-      for await (const page of pages) {
-        if (options.abortSignal?.aborted) throw new AbortedError(reasonOf(options.abortSignal).message);
-        if (++count > maxPages) throw new Error(`more than ${maxPages} pages, stopped (at most ${maxVms} VMs are listed)`);
-        for (const vm of page) vms.push(mode === 'Uniform' ? uniformVmRecord(vm) : flexibleVmRecord(vm as Parameters<typeof flexibleVmRecord>[0]));
-        if (vms.length > maxVms) throw new Error(`more than ${maxVms} VMs, stopped (raise instanceLimit if the scale set is meant to be this large)`);
-      }
+      // Every page's response passes the budget recorder inside this scope, and only this listing's.
+      await budgetScope.run(seen, async () => {
+        const pages =
+          mode === 'Uniform'
+            ? this.client.virtualMachineScaleSetVMs
+                .list(resourceGroup, name, { expand: 'instanceView', abortSignal: options.abortSignal })
+                .byPage()
+            : this.client.virtualMachines
+                .list(resourceGroup, {
+                  filter: `'virtualMachineScaleSet/id' eq '${this.scaleSetId(resourceGroup, name).replace(/'/g, "''")}'`,
+                  expand: 'instanceView',
+                  abortSignal: options.abortSignal,
+                })
+                .byPage();
+        let count = 0;
+        for await (const page of pages) {
+          if (options.abortSignal?.aborted) throw new AbortedError(reasonOf(options.abortSignal).message);
+          if (++count > maxPages) throw new Error(`more than ${maxPages} pages, stopped (at most ${maxVms} VMs are listed)`);
+          for (const vm of page) vms.push(mode === 'Uniform' ? uniformVmRecord(vm) : flexibleVmRecord(vm as Parameters<typeof flexibleVmRecord>[0]));
+          if (vms.length > maxVms) throw new Error(`more than ${maxVms} VMs, stopped (raise instanceLimit if the scale set is meant to be this large)`);
+        }
+      });
     } catch (error) {
       throw translateArmError(error, context, this.clock.now());
     }
-    return vms;
+    return { vms, rateLimit: seen.latest };
   }
 
   async setCapacity(
@@ -236,13 +248,15 @@ class ComputeScaleSetApi implements ScaleSetApi {
     };
   }
 
+  /** Hands the budget of each response to the call it belongs to (see `budgetScope`); calls outside a scope are not watched. */
   private budgetRecorder(): PipelinePolicy {
     return {
       name: 'droverRateLimitBudget',
       sendRequest: async (request, next) => {
         const response = await next(request);
-        const budget = rateLimitFromHeaders(response.headers, this.clock.now());
-        if (budget) this.lastBudget = budget;
+        const seen = budgetScope.getStore();
+        const budget = seen ? rateLimitFromHeaders(response.headers, this.clock.now()) : null;
+        if (seen && budget) seen.latest = budget;
         return response;
       },
     };

@@ -1,11 +1,11 @@
 import type { InvocationContext } from '@azure/functions';
 import { invocationLog } from '../log.js';
-import { messageId, queueName } from './trigger.js';
+import { messageId } from './trigger.js';
 import { decodeMessage, reconcileMessageSchema } from '../queue/messages.js';
 import { markDelivered } from '../queue/sender.js';
 import { reconcileObject } from '../reconcile/object.js';
 import type { ObjectOutcome } from '../reconcile/types.js';
-import { getRuntime } from '../runtime/runtime.js';
+import type { Runtime } from '../runtime/runtime.js';
 
 /** How soon a reconcile that found its object busy is tried again. */
 const BUSY_RETRY_MS = 5_000;
@@ -15,15 +15,14 @@ const BUSY_RETRY_MS = 5_000;
  * logged and dropped (returning normally deletes it); a failed reconcile throws so the host
  * retries it and, after maxDequeueCount tries, moves it to the poison queue.
  */
-export async function onReconcileMessage(message: unknown, context: InvocationContext): Promise<ObjectOutcome | undefined> {
+export async function onReconcileMessage(rt: Runtime, message: unknown, context: InvocationContext): Promise<ObjectOutcome | undefined> {
   const log = invocationLog(context);
   const decoded = decodeMessage(reconcileMessageSchema, message);
   if (!decoded.ok) {
-    log.error(`dropping malformed message ${messageId(context)} from ${await queueName('reconcile')}: ${decoded.reason}`);
+    log.error(`dropping malformed message ${messageId(context)} from ${rt.storage.names.queues.reconcile}: ${decoded.reason}`);
     return undefined;
   }
   const { kind, name, reason, load } = decoded.message;
-  const rt = await getRuntime();
   // From here on a new request for this object and due second is a new message, not a repeat.
   await markDelivered(rt.table('leases'), decoded.message);
   const outcome = await reconcileObject(rt, { kind, name }, { reason, load }, { log, signal: rt.shutdown.signal });

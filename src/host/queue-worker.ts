@@ -26,11 +26,7 @@ export interface QueueWorkerOptions {
   signal: AbortSignal;
 }
 
-/**
- * Decodes a queue body as the trigger does: base64 first when host.json asks for it (a body that
- * is not base64 then fails, as in Azure), then JSON if it parses. Drover's host.json says
- * `none`, so raw JSON and base64 JSON both reach the handler, which decodes either.
- */
+/** Decodes a queue body as the trigger does: base64 first (per host.json), then JSON if it parses. */
 export function triggerPayload(text: string, encoding: QueueHostSettings['messageEncoding']): unknown {
   let body = text;
   if (encoding === 'base64') {
@@ -56,7 +52,7 @@ export async function deliver(opts: QueueWorkerOptions, msg: DequeuedMessageItem
       expirationTime: msg.expiresOn.toISOString(),
       nextVisibleTime: msg.nextVisibleOn.toISOString(),
       popReceipt: msg.popReceipt,
-    }, logHandlerFor(log));
+    }, logHandlerFor(opts.functionName, log));
     await opts.handler(payload, context);
     await queue.deleteMessage(msg.messageId, msg.popReceipt);
     log.info(`${opts.functionName}: executed message ${msg.messageId} (dequeue count ${msg.dequeueCount})`);

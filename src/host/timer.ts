@@ -40,7 +40,7 @@ export async function runTimer(options: {
     };
     try {
       log.info(`${options.functionName}: executing${timer.isPastDue ? ' (past due)' : ''}`);
-      await options.handler(timer, newInvocationContext(options.functionName, {}, logHandlerFor(log)));
+      await options.handler(timer, newInvocationContext(options.functionName, {}, logHandlerFor(options.functionName, log)));
     } catch (err) {
       log.error(`${options.functionName} failed: ${errorMessage(err)}`);
     }

@@ -36,7 +36,6 @@ export function scopedScaleSetApi(api: ScaleSetApi, scope: ObjectScope): ScaleSe
     listVms: (rg, name, mode, options) => api.listVms(rg, name, mode, { maxVms: scope.maxVms, ...withSignal(options, scope.signal) }),
     setCapacity: (rg, name, capacity, etag, options) => api.setCapacity(rg, name, capacity, etag, withSignal(options, scope.signal)),
     deleteInstances: (rg, name, ids, options) => api.deleteInstances(rg, name, ids, withSignal(options, scope.signal)),
-    lastRateLimit: () => api.lastRateLimit(),
   };
 }
 

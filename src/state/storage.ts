@@ -8,6 +8,7 @@ import { QueueClient, QueueServiceClient } from '@azure/storage-queue';
 import type { TokenCredential } from '@azure/core-auth';
 import type { PipelineRequest, SendRequest } from '@azure/core-rest-pipeline';
 import type { StorageConfig } from '../config/schema.js';
+import { storageError } from './errors.js';
 
 export type StorageLocation =
   | { kind: 'connection'; connectionString: string }
@@ -168,7 +169,7 @@ export function createStorage(location: StorageLocation, prefix: string, credent
         ]);
       })().catch((err: unknown) => {
         ensured = undefined;
-        throw err;
+        throw storageError(err, `creating the ${prefix} tables and queues`);
       });
       return ensured;
     },

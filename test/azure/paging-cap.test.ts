@@ -6,8 +6,8 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createComputeScaleSetApi } from '../../src/azure/compute-adapter.js';
-import { isArmRequestError } from '../../src/azure/errors.js';
-import { generateSimCertificate } from '../../src/sim/arm/certificate.js';
+import { ArmRequestError } from '../../src/azure/errors.js';
+import { generateSimCertificate } from '../../sim/arm/certificate.js';
 import { armWorld, type ArmWorld } from '../support/arm.js';
 import { SUBSCRIPTION } from '../support/config.js';
 
@@ -25,10 +25,10 @@ describe('a VM listing with a cap', () => {
     const api = await createComputeScaleSetApi(world.azure);
     world.sim.resetCounts();
     const error = await api.listVms('rg-cap', 'big', 'Uniform', { maxVms: 5 }).then(() => undefined, (e: unknown) => e);
-    expect(isArmRequestError(error)).toBe(true);
+    expect(error).toBeInstanceOf(ArmRequestError);
     expect((error as Error).message).toMatch(/more than 5 VMs/);
     expect(world.sim.counts.listVms).toBeLessThanOrEqual(3);
-    expect(await api.listVms('rg-cap', 'big', 'Uniform', { maxVms: 12 })).toHaveLength(12);
+    expect((await api.listVms('rg-cap', 'big', 'Uniform', { maxVms: 12 })).vms).toHaveLength(12);
   });
 
   it('stops at once when its signal is aborted', async () => {
@@ -37,7 +37,7 @@ describe('a VM listing with a cap', () => {
     world.sim.resetCounts();
     const ac = new AbortController();
     ac.abort(new Error('lease lost'));
-    await expect(api.listVms('rg-cap', 'aborted', 'Uniform', { abortSignal: ac.signal })).rejects.toSatisfy(isArmRequestError);
+    await expect(api.listVms('rg-cap', 'aborted', 'Uniform', { abortSignal: ac.signal })).rejects.toBeInstanceOf(ArmRequestError);
     expect(world.sim.counts.listVms).toBe(0);
   });
 

@@ -10,7 +10,7 @@ import { runCli } from '../../src/cli.js';
 import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
 import { silentLog } from '../../src/log.js';
 import { buildStatus } from '../../src/status/status.js';
-import { startKubernetesSim, type KubernetesSim } from '../../src/sim/kubernetes/server.js';
+import { startKubernetesSim, type KubernetesSim } from '../../sim/kubernetes/server.js';
 import { armWorld, type ArmWorld } from '../support/arm.js';
 import { azuriteStorage, tempDir, writeConfig } from '../support/config.js';
 import { silentProxy, type SilentProxy } from '../support/silent-proxy.js';

@@ -106,7 +106,6 @@ describe('a holder killed mid-write', () => {
           getScaleSet: (...a) => real.getScaleSet(...a),
           listVms: (...a) => real.listVms(...a),
           deleteInstances: (...a) => real.deleteInstances(...a),
-          lastRateLimit: () => real.lastRateLimit(),
           setCapacity: async (...a) => {
             await real.setCapacity(...a);
             throw new Error('killed');

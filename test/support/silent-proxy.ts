@@ -3,7 +3,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
-import { generateSimCertificate } from '../../src/sim/arm/certificate.js';
+import { generateSimCertificate } from '../../sim/arm/certificate.js';
 
 export interface SilentProxy {
   url: string;
