@@ -6,7 +6,7 @@
  * has the same budget but enqueues nothing: it reports what it could not finish.
  */
 import { formatDuration } from '../config/duration.js';
-import { AbortedError, scopedAbort } from '../deadline.js';
+import { AbortedError, reasonOf, scopedAbort } from '../deadline.js';
 import { errorMessage, type Log } from '../log.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { prunePending } from '../queue/sender.js';
@@ -84,7 +84,7 @@ export async function runPass(rt: Runtime, options: PassOptions): Promise<PassRe
       const running = reconcileObject(rt, current, { reason, dryRun: options.dryRun }, { log, signal: deadline.signal }).catch(
         (err: unknown): ObjectOutcome => ({ ref: current, status: 'failed', error: errorMessage(err) }),
       );
-      const abandoned = givenUp.then((): ObjectOutcome => ({ ref: current, status: 'aborted', reason: `${outOfTime}; still winding up after ${ABORT_GRACE_MS} ms` }));
+      const abandoned = givenUp.then((): ObjectOutcome => ({ ref: current, status: 'aborted', reason: `${reasonOf(deadline.signal).message}; still winding up after ${ABORT_GRACE_MS} ms` }));
       outcomes.push(await Promise.race([running, abandoned]));
     }
   };
