@@ -20,7 +20,7 @@ let kube: KubernetesSim;
 let armProxy: SilentProxy;
 let kubeProxy: SilentProxy;
 let rt: Runtime;
-/** Same world, the default 30 s request timeouts: only the pass's budget ends the wait. */
+/** Same world, the default request timeouts (30 s, 10 s): only the pass's budget ends the waits. */
 let patientFile: string;
 let proxyCaFile: string;
 
@@ -69,7 +69,9 @@ beforeAll(async () => {
   patientFile = writeConfig({
     storage: azuriteStorage(),
     azure: { ...arm.azure, resourceManagerEndpoint: armProxy.url, caFile },
+    kubernetes: { kubeconfig },
     pools: [pool('stuck'), pool('fine')],
+    targets: [target('web')],
   }, tempDir());
 });
 afterAll(async () => {
@@ -110,12 +112,14 @@ describe('the pass deadline', () => {
     const report = await runPass(patient, { log: silentLog, budgetMs: 1_500 });
     expect(Date.now() - started).toBeLessThan(1_500 + 2_000 + 1_500);
     const by = Object.fromEntries(report.outcomes.map((o) => [`${o.ref.kind}/${o.ref.name}`, o.status]));
-    expect(by).toEqual({ 'pool/stuck': 'aborted', 'pool/fine': 'done' });
-    expect(report.enqueued).toEqual([{ kind: 'pool', name: 'stuck' }]);
+    expect(by).toEqual({ 'pool/stuck': 'aborted', 'pool/fine': 'done', 'target/web': 'aborted' });
+    expect(report.enqueued).toEqual(expect.arrayContaining([{ kind: 'pool', name: 'stuck' }, { kind: 'target', name: 'web' }]));
+    expect(report.enqueued).toHaveLength(2);
     const queued = (await patient.storage.queue('reconcile').peekMessages({ numberOfMessages: 32 })).peekedMessageItems;
-    expect(queued.map((m) => JSON.parse(Buffer.from(m.messageText, 'base64').toString('utf8')) as { kind: string; name: string })).toEqual([
-      expect.objectContaining({ kind: 'pool', name: 'stuck' }),
-    ]);
+    expect(queued.map((m) => JSON.parse(Buffer.from(m.messageText, 'base64').toString('utf8')) as { kind: string; name: string })).toEqual(
+      expect.arrayContaining([expect.objectContaining({ kind: 'pool', name: 'stuck' }), expect.objectContaining({ kind: 'target', name: 'web' })]),
+    );
+    expect(queued).toHaveLength(2);
   });
 
   it('drover reconcile has the same budget, enqueues nothing and exits 1 naming what it could not finish', async () => {
