@@ -112,7 +112,8 @@ const tableOptions = {
     },
   ],
 };
-const queueOptions = { retryOptions: { maxTries: STORAGE_TRIES, tryTimeoutInMs: STORAGE_TRY_TIMEOUT_MS, retryDelayInMs: 200, maxRetryDelayInMs: 1_000 } };
+/** Also for the `queue` load source's client: every queue read ends within a few seconds. */
+export const queueOptions = { retryOptions: { maxTries: STORAGE_TRIES, tryTimeoutInMs: STORAGE_TRY_TIMEOUT_MS, retryDelayInMs: 200, maxRetryDelayInMs: 1_000 } };
 
 export function createStorage(location: StorageLocation, prefix: string, credential?: () => TokenCredential): Storage {
   const names = storageNames(prefix);
