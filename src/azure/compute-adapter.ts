@@ -156,18 +156,11 @@ class ComputeScaleSetApi implements ScaleSetApi {
     try {
       // Every page's response passes the budget recorder inside this scope, and only this listing's.
       await budgetScope.run(seen, async () => {
+        const filter = `'virtualMachineScaleSet/id' eq '${this.scaleSetId(resourceGroup, name).replace(/'/g, "''")}'`;
         const pages =
           mode === 'Uniform'
-            ? this.client.virtualMachineScaleSetVMs
-                .list(resourceGroup, name, { expand: 'instanceView', abortSignal: options.abortSignal })
-                .byPage()
-            : this.client.virtualMachines
-                .list(resourceGroup, {
-                  filter: `'virtualMachineScaleSet/id' eq '${this.scaleSetId(resourceGroup, name).replace(/'/g, "''")}'`,
-                  expand: 'instanceView',
-                  abortSignal: options.abortSignal,
-                })
-                .byPage();
+            ? this.client.virtualMachineScaleSetVMs.list(resourceGroup, name, { expand: 'instanceView', abortSignal: options.abortSignal }).byPage()
+            : this.client.virtualMachines.list(resourceGroup, { filter, expand: 'instanceView', abortSignal: options.abortSignal }).byPage();
         let count = 0;
         for await (const page of pages) {
           if (options.abortSignal?.aborted) throw new AbortedError(reasonOf(options.abortSignal).message);
