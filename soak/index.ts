@@ -28,7 +28,7 @@ import { startFaultProxy } from './fault-proxy.js';
 
 const SUBSCRIPTION = '00000000-0000-0000-0000-000000000000';
 const CHAOS_MS = 40_000;
-const SETTLE_MS = 30_000;
+const SETTLE_MS = 45_000;
 const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'src', 'cli.js');
 
 const POOLS = [
