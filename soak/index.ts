@@ -20,9 +20,8 @@ import { startArmSim } from '../sim/arm/index.js';
 import { startKubernetesSim } from '../sim/kubernetes/server.js';
 import { createStorage } from '../src/state/storage.js';
 import { EntityTable } from '../src/state/entity-table.js';
-import { InventoryStore } from '../src/provisioner/inventory-store.js';
+import { readInventory } from '../src/pool/inventory.js';
 import { providerIdFromResourceId } from '../src/cache/ids.js';
-import { systemClock } from '../src/clock.js';
 import { startDiskAzurite } from './azurite-on-disk.js';
 import { startFaultProxy } from './fault-proxy.js';
 
@@ -148,7 +147,7 @@ async function main(): Promise<number> {
       for (const p of POOLS) {
         const scaleSet = arm.scaleSet('rg-soak', p.name);
         const vms = scaleSet.vms().map((v) => providerIdFromResourceId(v.id));
-        const rows = (await new InventoryStore(new EntityTable(storage.table('machines')), p.name, systemClock).list()).map((r) => r.providerId);
+        const rows = (await readInventory(new EntityTable(storage.table('machines')), p.name)).rows.map((r) => r.rowKey);
         if (scaleSet.capacity > p.maxCount) problems.push(`pool ${p.name}: capacity ${scaleSet.capacity} > maxCount ${p.maxCount}`);
         if (new Set(rows).size !== rows.length) problems.push(`pool ${p.name}: an inventory row is doubled`);
         if (new Set(vms).size !== vms.length) problems.push(`pool ${p.name}: a VM is doubled`);

@@ -12,7 +12,7 @@ import type { Runtime } from '../runtime/runtime.js';
 import { reconcilePool } from './pool.js';
 import { SCALE_SET_TARGET_MAX_VMS, scopedRuntime } from './scope.js';
 import { reconcileTarget } from './target.js';
-import { objectKey, type Decision, type ObjectOutcome, type ObjectRef, type ReconcileRequest } from './types.js';
+import { objectKey, type Decision, type ObjectOutcome, type ObjectRef, type ReconcileContext, type ReconcileRequest } from './types.js';
 
 export { LEASE_TTL_MS };
 
@@ -35,20 +35,16 @@ export async function reconcileObject(
     // One holder per invocation: two invocations in one process (the timer and a queue
     // message, or a batch of messages) must not share a lease.
     const holder = `${rt.holder}:${randomUUID().slice(0, 8)}`;
-    const leased = await withLease(
-      rt.leases,
-      rt.clock,
-      objectKey(ref),
-      holder,
-      LEASE_TTL_MS,
-      async (lease) => {
-        // The lease's signal: aborted by the caller's (pass deadline, shutdown) or a lost lease.
-        const scoped = scopedRuntime(rt, { signal: lease.signal, maxVms: pool ? pool.instanceLimit : SCALE_SET_TARGET_MAX_VMS });
-        const ctx = { ...request, rt: scoped, ref, lease, log, signal: lease.signal };
-        return pool ? reconcilePool(ctx, pool) : reconcileTarget(ctx, target!);
-      },
-      { signal },
-    );
+    // The lease's signal: aborted by the caller's (pass deadline, shutdown) or a lost lease.
+    const work = (lease: ReconcileContext['lease'], leaseSignal: AbortSignal) => {
+      const scoped = scopedRuntime(rt, { signal: leaseSignal, maxVms: pool ? pool.instanceLimit : SCALE_SET_TARGET_MAX_VMS });
+      const ctx = { ...request, rt: scoped, ref, lease, log, signal: leaseSignal };
+      return pool ? reconcilePool(ctx, pool) : reconcileTarget(ctx, target!);
+    };
+    // A dry run writes no table entity, a lease row included.
+    const leased = request.dryRun
+      ? { ran: true as const, value: await work({ check: () => Promise.resolve(), remainingMs: () => LEASE_TTL_MS }, signal ?? new AbortController().signal) }
+      : await withLease(rt.leases, rt.clock, objectKey(ref), holder, LEASE_TTL_MS, (lease) => work(lease, lease.signal), { signal });
     if (!leased.ran) {
       log.info(`${objectKey(ref)}: being reconciled by ${leased.heldBy} until ${new Date(leased.until).toISOString()}, skipping`);
       return { ref, status: 'busy', heldBy: leased.heldBy, until: leased.until };

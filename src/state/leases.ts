@@ -42,8 +42,10 @@ export class Leases {
   async acquire(key: string, holder: string, ttlMs: number): Promise<AcquireResult> {
     const now = this.clock.now();
     const props: LeaseProps = { holder, acquiredAt: now, expiresAt: now + ttlMs };
+    // A released lease leaves no row, so the insert usually succeeds at once: one round trip.
+    let row: Row<LeaseProps> | undefined = await this.table.create(PARTITION, key, props);
+    if (row) return { acquired: true, lease: { key, holder, expiresAt: props.expiresAt, etag: row.etag } };
     const current = await this.table.get<LeaseProps>(PARTITION, key);
-    let row: Row<LeaseProps> | undefined;
     if (!current) {
       row = await this.table.create(PARTITION, key, props);
     } else if (current.props.expiresAt > now) {
@@ -167,6 +169,8 @@ export class LeaseGuard {
 
   /** Remaining time before the lease expires, for bounding waits inside the work. */
   remainingMs(): number {
+    // Once aborted, no time is left: a caller that skips renewing while time remains checks now.
+    if (this.signal.aborted) return 0;
     return Math.max(0, this.lease.expiresAt - this.clock.now());
   }
 

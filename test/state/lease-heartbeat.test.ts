@@ -7,7 +7,7 @@ import { HEARTBEAT_MS, LEASE_TTL_MS, Leases, isLeaseExpired, withLease } from '.
 import type { Storage } from '../../src/state/storage.js';
 import { reconcileObject } from '../../src/reconcile/object.js';
 import { silentLog } from '../../src/log.js';
-import { InventoryStore } from '../../src/provisioner/inventory-store.js';
+import { readInventory } from '../../src/pool/inventory.js';
 import { providerIdFromResourceId } from '../../src/cache/ids.js';
 import { armWorld, type ArmWorld } from '../support/arm.js';
 import { freshStorage, sameStorage } from '../support/storage.js';
@@ -126,7 +126,7 @@ describe('a holder killed mid-write', () => {
     expect(later.status).toBe('done');
     await reconcileObject(survivor, { kind: 'pool', name }, { reason: 'again' }, { log: silentLog });
     expect(scaleSet.capacity).toBe(4);
-    const rows = await new InventoryStore(survivor.table('machines'), name, survivor.clock).list();
-    expect(rows.map((r) => r.providerId).sort()).toEqual(scaleSet.vms().map((v) => providerIdFromResourceId(v.id)).sort());
+    const { rows } = await readInventory(survivor.table('machines'), name);
+    expect(rows.map((r) => r.rowKey).sort()).toEqual(scaleSet.vms().map((v) => providerIdFromResourceId(v.id)).sort());
   });
 });
