@@ -52,6 +52,14 @@ export async function reconcileTarget(ctx: ReconcileContext, target: TargetConfi
     observed = await scale.read(isMoving(record));
   } catch (error) {
     if (isTargetMissing(error)) return missing(ctx, target, scale, error);
+    // A failed read (a timeout, an API server error) shows in status until a read succeeds.
+    if (persist) {
+      const message = errorMessage(error);
+      await ctx.lease
+        .check()
+        .then(() => patchTargetRecord(rt.table('targets'), target.name, (current) => (current?.lastError === message ? undefined : { lastError: message })))
+        .catch(() => undefined);
+    }
     throw error;
   }
   // Decisions are taken as of now, once the target has been read (and its adapter loaded): a
