@@ -15,12 +15,16 @@ import {
   CustomObjectsApi,
   PatchStrategy,
   setHeaderOptions,
+  Observable,
+  type ConfigurationOptions,
+  type ObservableMiddleware,
   type KubeConfig,
 } from '@kubernetes/client-node';
+import { callDeadline, reasonOf, TimeoutError, type CallDeadline } from '../deadline.js';
 import { RateLimitedError } from '../errors/rate-limited.js';
 import { parseRetryAfter } from '../azure/throttle.js';
 import { KubernetesRequestError, TargetConflictError, TargetNotFoundError } from './errors.js';
-import type { ObservedScale, ScaleTargetApi } from './scale-target-api.js';
+import type { KubernetesCallOptions, ObservedScale, ScaleTargetApi } from './scale-target-api.js';
 import { describeRef, isWorkloadRef, type KubernetesScaleTargetRef, type WorkloadRef } from './scale-target-ref.js';
 
 interface ScaleBody {
@@ -28,34 +32,42 @@ interface ScaleBody {
   status?: { replicas?: number };
 }
 
+/** Per request, when the configuration gives none (kubernetes.requestTimeout). */
+export const DEFAULT_KUBERNETES_REQUEST_TIMEOUT_MS = 10_000;
+
 export class KubernetesScaleTargets implements ScaleTargetApi {
   private readonly apps: AppsV1Api;
   private readonly custom: CustomObjectsApi;
+  private readonly requestTimeoutMs: number;
 
-  constructor(kubeConfig: KubeConfig) {
+  constructor(kubeConfig: KubeConfig, options: { requestTimeoutMs?: number } = {}) {
     this.apps = kubeConfig.makeApiClient(AppsV1Api);
     this.custom = kubeConfig.makeApiClient(CustomObjectsApi);
+    this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_KUBERNETES_REQUEST_TIMEOUT_MS;
   }
 
-  readScale(ref: KubernetesScaleTargetRef): Promise<ObservedScale> {
-    return translateErrors(ref, 'read the scale of', async () => {
+  readScale(ref: KubernetesScaleTargetRef, call: KubernetesCallOptions = {}): Promise<ObservedScale> {
+    const deadline = callDeadline(this.requestTimeoutMs, call.signal);
+    const options = signalOptions(deadline.signal);
+    return translateErrors(ref, 'read the scale of', deadline, async () => {
       if (isWorkloadRef(ref)) {
         const params = workloadParams(ref);
         const workload =
           ref.kind === 'Deployment'
-            ? await this.apps.readNamespacedDeployment(params)
-            : await this.apps.readNamespacedStatefulSet(params);
+            ? await this.apps.readNamespacedDeployment(params, options)
+            : await this.apps.readNamespacedStatefulSet(params, options);
         return withSpec(workload.spec?.replicas, workload.status?.readyReplicas ?? 0);
       }
-      const scale = (await this.custom.getNamespacedCustomObjectScale({ ...ref })) as ScaleBody;
+      const scale = (await this.custom.getNamespacedCustomObjectScale({ ...ref }, options)) as ScaleBody;
       return withSpec(scale.spec?.replicas ?? 0, scale.status?.replicas ?? 0);
     });
   }
 
-  patchScale(ref: KubernetesScaleTargetRef, replicas: number): Promise<void> {
+  patchScale(ref: KubernetesScaleTargetRef, replicas: number, call: KubernetesCallOptions = {}): Promise<void> {
     const body = [{ op: 'add', path: '/spec/replicas', value: replicas }];
-    const options = setHeaderOptions('Content-Type', PatchStrategy.JsonPatch);
-    return translateErrors(ref, 'patch the scale of', async () => {
+    const deadline = callDeadline(this.requestTimeoutMs, call.signal);
+    const options = setHeaderOptions('Content-Type', PatchStrategy.JsonPatch, signalOptions(deadline.signal));
+    return translateErrors(ref, 'patch the scale of', deadline, async () => {
       if (!isWorkloadRef(ref)) {
         await this.custom.patchNamespacedCustomObjectScale({ ...ref, body }, options);
       } else if (ref.kind === 'Deployment') {
@@ -78,11 +90,30 @@ function workloadParams(ref: WorkloadRef): { namespace: string; name: string } {
   return { namespace: ref.namespace, name: ref.name };
 }
 
-async function translateErrors<T>(ref: KubernetesScaleTargetRef, action: string, call: () => Promise<T>): Promise<T> {
+/** The client's own hook for a request's signal: a middleware that sets it on the request. */
+function signalOptions(signal: AbortSignal): ConfigurationOptions<ObservableMiddleware> {
+  const setSignal: ObservableMiddleware = {
+    pre: (context) => {
+      context.setSignal(signal);
+      return new Observable(Promise.resolve(context));
+    },
+    post: (response) => new Observable(Promise.resolve(response)),
+  };
+  return { middleware: [setSignal], middlewareMergeStrategy: 'append' };
+}
+
+async function translateErrors<T>(ref: KubernetesScaleTargetRef, action: string, deadline: CallDeadline, call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
     const target = describeRef(ref);
+    if (deadline.timedOut()) {
+      const timeout = new TimeoutError(`the request to ${action} ${target}`, deadline.timeoutMs);
+      throw new KubernetesRequestError(`failed to ${action} ${target}: ${timeout.message}`, undefined, { cause: timeout });
+    }
+    if (deadline.signal.aborted) {
+      throw new KubernetesRequestError(`failed to ${action} ${target}: ${reasonOf(deadline.signal).message}`, undefined, { cause: reasonOf(deadline.signal) });
+    }
     const code = error instanceof ApiException ? (error as ApiException<unknown>).code : undefined;
     if (code === 404) throw new TargetNotFoundError(target, { cause: error });
     if (code === 409) throw new TargetConflictError(target, { cause: error });

@@ -10,16 +10,21 @@ export interface ObservedScale {
   readyReplicas: number;
 }
 
+export interface KubernetesCallOptions {
+  /** Aborts the request (the object's lease lost, the pass out of time, the host stopping). */
+  signal?: AbortSignal;
+}
+
 export interface ScaleTargetApi {
   /**
    * One read of the target, not retried. Throws TargetNotFoundError when the target (or its
    * resource type) does not exist, KubernetesRequestError otherwise.
    */
-  readScale(ref: KubernetesScaleTargetRef): Promise<ObservedScale>;
+  readScale(ref: KubernetesScaleTargetRef, options?: KubernetesCallOptions): Promise<ObservedScale>;
   /**
    * Sets spec.replicas through the /scale subresource; idempotent, not retried. Throws
    * TargetNotFoundError, TargetConflictError on a 409, RateLimitedError on a 429,
    * KubernetesRequestError otherwise.
    */
-  patchScale(ref: KubernetesScaleTargetRef, replicas: number): Promise<void>;
+  patchScale(ref: KubernetesScaleTargetRef, replicas: number, options?: KubernetesCallOptions): Promise<void>;
 }

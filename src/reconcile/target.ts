@@ -52,6 +52,14 @@ export async function reconcileTarget(ctx: ReconcileContext, target: TargetConfi
     observed = await scale.read(isMoving(record));
   } catch (error) {
     if (isTargetMissing(error)) return missing(ctx, target, scale, error);
+    // A failed read (a timeout, an API server error) shows in status until a read succeeds.
+    if (persist) {
+      const message = errorMessage(error);
+      await ctx.lease
+        .check()
+        .then(() => patchTargetRecord(rt.table('targets'), target.name, (current) => (current?.lastError === message ? undefined : { lastError: message })))
+        .catch(() => undefined);
+    }
     throw error;
   }
   // Decisions are taken as of now, once the target has been read (and its adapter loaded): a
@@ -150,7 +158,7 @@ export async function reconcileTarget(ctx: ReconcileContext, target: TargetConfi
   const settle = { ready: got, requested: requestedAfter(write, observed), lastScaledAt: write.kind === 'written' ? now : record?.lastScaledAt };
   const wants = followUps({ plan, desired, before: conditions, after: next, write, kind: scale.kind, activationTimeoutMs: target.activationTimeout, settle, now });
   await enqueueFollowUps(ctx, target, wants);
-  if (plan.offerAsyncProbe && !(await offerProbe(rt, target))) log.info(`target ${target.name}: async probe already in flight`);
+  if (plan.offerAsyncProbe && !(await offerProbe(rt.stores.probe, target))) log.info(`target ${target.name}: async probe already in flight`);
   return decision;
 }
 

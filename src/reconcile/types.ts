@@ -45,4 +45,6 @@ export type ObjectOutcome =
   | { ref: ObjectRef; status: 'done'; decision: Decision }
   | { ref: ObjectRef; status: 'busy'; heldBy: string; until: number }
   | { ref: ObjectRef; status: 'unknown' }
-  | { ref: ObjectRef; status: 'failed'; error: string; decision?: Decision };
+  | { ref: ObjectRef; status: 'failed'; error: string; decision?: Decision }
+  /** Cut short by its pass's deadline or the host's shutdown; another reconcile must finish it. */
+  | { ref: ObjectRef; status: 'aborted'; reason: string };
