@@ -28,6 +28,7 @@ export const UNIT_FILES = [
   'test/metrics/export.test.ts',
   'test/pool/backoff-fast-delete.test.ts',
   'test/pool/churn.test.ts',
+  'test/pool/generation.test.ts',
   'test/pool/machines.test.ts',
   'test/pool/plan-table.test.ts',
   'test/pool/property.test.ts',
