@@ -25,11 +25,14 @@ import type { Benchmark, Figure } from './index.js';
 
 const SUBSCRIPTION = '00000000-0000-0000-0000-0000000be4c5';
 
-/** Warm passes measured after the settling pass, a minute apart. */
-const WARM_PASSES = 4;
+/**
+ * Warm passes measured after the settling pass, a minute apart: the ones that fit in the cache's
+ * period (5 min by default) with it, so none of them lists (the pass after them would).
+ */
+const WARM_PASSES = 3;
 
 interface Reply {
-  counts: { listVms: number; requests: number };
+  counts: { listVms: number; requests: number } & Record<string, number>;
   tableRequests: number;
   /** Requests by verb and table (or `$batch`), for finding where they go. */
   byKind: Record<string, number>;
@@ -101,7 +104,8 @@ async function run(): Promise<Figure[]> {
         const end = await sim.request({});
         if (process.env.DROVER_BENCH_POOL_BREAKDOWN) {
           const diff = Object.entries(end.byKind).map(([k, v]) => `${k}: ${((v - (start.byKind[k] ?? 0)) / scaleSets).toFixed(2)}`);
-          console.error(`${label}: ${diff.join(', ')}`);
+          const arm = Object.entries(end.counts).map(([k, v]) => `${k}: ${((v - (start.counts as Record<string, number>)[k]!) / scaleSets).toFixed(2)}`);
+          console.error(`${label}: ${diff.join(', ')}\n  ARM: ${arm.join(', ')}`);
         }
         const reads = Object.entries(end.byKind).filter(([k]) => k.startsWith('GET ')).reduce((sum, [k, v]) => sum + v - (start.byKind[k] ?? 0), 0);
         return { requests: (end.tableRequests - before) / scaleSets, reads: reads / scaleSets, arm: (end.counts.requests - start.counts.requests) / scaleSets, cpu };
