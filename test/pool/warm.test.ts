@@ -15,6 +15,7 @@ import { GENERATION_KEY } from '../../src/pool/generation.js';
 import type { TableName } from '../../src/state/storage.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import type { ObjectOutcome } from '../../src/reconcile/types.js';
+import { DEFAULT_RATE_LIMIT_HEADERS } from '../../sim/arm/index.js';
 import { armWorld, type ArmWorld } from '../support/arm.js';
 
 let world: ArmWorld;
@@ -102,6 +103,19 @@ describe('a warm pass', () => {
     expect(world.sim.counts.getScaleSet - gets).toBe(1);
     expect(warm.arm).toBe(1);
     expect(warm.listedInventory + warm.listedCache).toBe(0);
+  });
+
+  it('reads the scale set less often while the listing said ARM\'s budget runs low (the whole cache period)', async () => {
+    world.sim.setRateLimitHeaders({ 'x-ms-ratelimit-remaining-resource': 'Microsoft.Compute/HighCostGetVMScaleSet3Min;7' });
+    try {
+      const { rt, counter, clock } = await warmPool('slowed');
+      clock.advance(121_000);
+      const warm = await measured(rt, counter, 'slowed', clock);
+      expect(warm.arm).toBe(0);
+      expect(warm.listedInventory + warm.listedCache).toBe(0);
+    } finally {
+      world.sim.setRateLimitHeaders({ ...DEFAULT_RATE_LIMIT_HEADERS });
+    }
   });
 
   it('reads again after machines forget wrote the inventory, and re-adopts the forgotten VM', async () => {
