@@ -7,7 +7,10 @@
  * resources are known only through their Scale, where an absent replicas field therefore means 0.
  *
  * Writes always go to the Scale subresource as a JSON patch with `add`, which sets the field
- * whether or not the API server serialised it (a `replace` fails on a Scale at 0).
+ * whether or not the API server serialised it (a `replace` fails on a Scale at 0), preceded by
+ * the precondition: a `test` of spec.replicas (the API server answers 422 when it fails), or an
+ * `add` of metadata.resourceVersion, which makes the update conditional on it (409 when stale).
+ * Both come back as ConflictError: another writer changed the target since it was read.
  */
 import {
   ApiException,
@@ -18,10 +21,11 @@ import {
   type KubeConfig,
 } from '@kubernetes/client-node';
 import { ConflictError, KubernetesRequestError, TargetNotFoundError } from './errors.js';
-import type { ObservedScale, ScaleTargetApi } from './scale-target-api.js';
+import type { ObservedScale, ScalePrecondition, ScaleTargetApi } from './scale-target-api.js';
 import { describeRef, isWorkloadRef, type KubernetesScaleTargetRef, type WorkloadRef } from './scale-target-ref.js';
 
 interface ScaleBody {
+  metadata?: { resourceVersion?: string };
   spec?: { replicas?: number };
   status?: { replicas?: number };
 }
@@ -43,17 +47,21 @@ export class KubernetesScaleTargets implements ScaleTargetApi {
           ref.kind === 'Deployment'
             ? await this.apps.readNamespacedDeployment(params)
             : await this.apps.readNamespacedStatefulSet(params);
-        return withSpec(workload.spec?.replicas, workload.status?.readyReplicas ?? 0);
+        return withSpec(workload.spec?.replicas, workload.status?.readyReplicas ?? 0, workload.metadata?.resourceVersion);
       }
       const scale = (await this.custom.getNamespacedCustomObjectScale({ ...ref })) as ScaleBody;
-      return withSpec(scale.spec?.replicas ?? 0, scale.status?.replicas ?? 0);
+      return withSpec(scale.spec?.replicas ?? 0, scale.status?.replicas ?? 0, scale.metadata?.resourceVersion);
     });
   }
 
-  patchScale(ref: KubernetesScaleTargetRef, replicas: number): Promise<void> {
-    const body = [{ op: 'add', path: '/spec/replicas', value: replicas }];
+  patchScale(ref: KubernetesScaleTargetRef, replicas: number, precondition: ScalePrecondition): Promise<void> {
+    const fence =
+      precondition.kind === 'replicas'
+        ? { op: 'test', path: '/spec/replicas', value: precondition.replicas }
+        : { op: 'add', path: '/metadata/resourceVersion', value: precondition.resourceVersion };
+    const body = [fence, { op: 'add', path: '/spec/replicas', value: replicas }];
     const options = setHeaderOptions('Content-Type', PatchStrategy.JsonPatch);
-    return translateErrors(ref, 'patch the scale of', async () => {
+    return translateErrors(ref, PATCH, async () => {
       if (!isWorkloadRef(ref)) {
         await this.custom.patchNamespacedCustomObjectScale({ ...ref, body }, options);
       } else if (ref.kind === 'Deployment') {
@@ -65,8 +73,10 @@ export class KubernetesScaleTargets implements ScaleTargetApi {
   }
 }
 
-function withSpec(specReplicas: number | undefined, readyReplicas: number): ObservedScale {
-  return specReplicas === undefined ? { readyReplicas } : { specReplicas, readyReplicas };
+const PATCH = 'patch the scale of';
+
+function withSpec(specReplicas: number | undefined, readyReplicas: number, resourceVersion: string | undefined): ObservedScale {
+  return { ...(specReplicas === undefined ? {} : { specReplicas }), readyReplicas, ...(resourceVersion ? { resourceVersion } : {}) };
 }
 
 function workloadParams(ref: WorkloadRef): { namespace: string; name: string } {
@@ -83,7 +93,8 @@ async function translateErrors<T>(ref: KubernetesScaleTargetRef, action: string,
     const target = describeRef(ref);
     const code = error instanceof ApiException ? (error as ApiException<unknown>).code : undefined;
     if (code === 404) throw new TargetNotFoundError(target, { cause: error });
-    if (code === 409) throw new ConflictError(target, { cause: error });
+    // Scale patches carry only a precondition and a replica count ≥ 0: a 422 is their failed test.
+    if (code === 409 || (code === 422 && action === PATCH)) throw new ConflictError(target, { cause: error });
     throw new KubernetesRequestError(`failed to ${action} ${target}: ${reason(error)}`, code, { cause: error });
   }
 }

@@ -8,7 +8,16 @@ export interface ObservedScale {
   specReplicas?: number;
   /** The actual scale: ready replicas (a workload's status.readyReplicas, else the scale's status.replicas). */
   readyReplicas: number;
+  /** metadata.resourceVersion of what was read (a workload's is its Scale's too). */
+  resourceVersion?: string;
 }
+
+/**
+ * What a scale patch requires of the target, so that a holder acting on a stale read changes
+ * nothing: spec.replicas still as read (a JSON patch `test`, refused with 422), or the
+ * object's resourceVersion (refused with 409 when stale).
+ */
+export type ScalePrecondition = { kind: 'replicas'; replicas: number } | { kind: 'resourceVersion'; resourceVersion: string };
 
 export interface ScaleTargetApi {
   /**
@@ -17,8 +26,9 @@ export interface ScaleTargetApi {
    */
   readScale(ref: KubernetesScaleTargetRef): Promise<ObservedScale>;
   /**
-   * Sets spec.replicas through the /scale subresource; idempotent, not retried. Throws
-   * TargetNotFoundError, ConflictError on a 409, KubernetesRequestError otherwise.
+   * Sets spec.replicas through the /scale subresource if `precondition` still holds; not
+   * retried. Throws TargetNotFoundError, ConflictError when the precondition failed (422 for a
+   * failed `test`, 409 for a stale resourceVersion), KubernetesRequestError otherwise.
    */
-  patchScale(ref: KubernetesScaleTargetRef, replicas: number): Promise<void>;
+  patchScale(ref: KubernetesScaleTargetRef, replicas: number, precondition: ScalePrecondition): Promise<void>;
 }

@@ -5,7 +5,7 @@
  *
  * kept within one step of the ready replicas (at most ready × maxScaleUpRate, at least
  * ready ÷ maxScaleDownRate rounded down; a target with none counts as one). No sample in the
- * window means -1, "not yet collected": the scaler then changes nothing.
+ * window means "unknown": the scaler then never lowers the target.
  *
  * Panic mode (off unless configured) watches a shorter window: once it asks for at least
  * `threshold` % of the ready replicas, the target panics, takes the larger of the two
@@ -14,10 +14,7 @@
  * 10: 5 ÷ 2 = 250 % ≥ 200 %, so the target panics and asks for 5 even if the stable window
  * still averages 12 (→ 2).
  */
-import { windowAverage, type Sample } from './samples.js';
-
-/** The -1 of the seed: no sample, no decision. */
-export const DESIRED_UNKNOWN = -1;
+import type { SampleWindow } from './samples.js';
 
 export interface DeciderSettings {
   targetPerReplica: number;
@@ -37,9 +34,8 @@ export interface PanicState {
 }
 
 export interface DesiredInput {
-  samples: readonly Sample[];
-  /** The source is a gauge (push): an empty window reads as its last value. */
-  holdLatest: boolean;
+  /** The target's load samples (a gauge's window already holds its last value). */
+  samples: SampleWindow;
   readyReplicas: number;
   panic: PanicState | undefined;
   settings: DeciderSettings;
@@ -49,7 +45,7 @@ export interface DesiredInput {
 export type RateLimit = 'maxScaleUpRate' | 'maxScaleDownRate';
 
 export type DesiredScale =
-  | { kind: 'unknown'; desired: typeof DESIRED_UNKNOWN; panic: PanicState | undefined }
+  | { kind: 'unknown'; panic: PanicState | undefined }
   | {
       kind: 'known';
       desired: number;
@@ -64,9 +60,9 @@ export type DesiredScale =
 
 export function decideDesiredScale(input: DesiredInput): DesiredScale {
   const { settings, now } = input;
-  const average = windowAverage(input.samples, now, settings.stableWindowMs, input.holdLatest);
+  const average = input.samples.average(settings.stableWindowMs, now);
   // An outage keeps the panic as it was: no data is no evidence either way.
-  if (average === undefined) return { kind: 'unknown', desired: DESIRED_UNKNOWN, panic: input.panic };
+  if (average === undefined) return { kind: 'unknown', panic: input.panic };
 
   const ready = Math.max(1, input.readyReplicas);
   const limits = {
@@ -77,7 +73,7 @@ export function decideDesiredScale(input: DesiredInput): DesiredScale {
   const stable = withinRate(fromLoad, limits);
   if (!settings.panic.enabled) return known(stable.scale, average, fromLoad, stable.limitedBy, undefined);
 
-  const panicAverage = windowAverage(input.samples, now, settings.panic.windowMs, input.holdLatest) ?? average;
+  const panicAverage = input.samples.average(settings.panic.windowMs, now) ?? average;
   const panicFromLoad = replicasFor(panicAverage, settings.targetPerReplica);
   const panic = nextPanic(input.panic, panicFromLoad / ready >= settings.panic.thresholdPercent / 100, settings.stableWindowMs, now);
   if (!panic) return known(stable.scale, average, fromLoad, stable.limitedBy, undefined);

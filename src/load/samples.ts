@@ -44,6 +44,20 @@ function latestSample(samples: readonly Sample[]): Sample | undefined {
 }
 
 /**
+ * What the desired scale reads of a target's load: the average over the last `windowMs`
+ * before `now`, or undefined when the window holds no sample. An interface so that callers
+ * other than the reconcile (a replay over a ring buffer, a table of cases) can pass their own.
+ */
+export interface SampleWindow {
+  average(windowMs: number, now: number): number | undefined;
+}
+
+/** The window over stored samples; a gauge (`holdLatest`) reads its newest value when empty. */
+export function sampleWindow(samples: readonly Sample[], holdLatest: boolean): SampleWindow {
+  return { average: (windowMs, now) => windowAverage(samples, now, windowMs, holdLatest) };
+}
+
+/**
  * Adds a sample. A gauge value equal to the gauge's current one is no new sample: the gauge
  * did not move, and a reconcile message delivered twice counts once.
  */

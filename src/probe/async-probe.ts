@@ -16,7 +16,7 @@ import type { TargetConfig } from '../config/schema.js';
 import type { Log } from '../log.js';
 import type { ProbeMessage } from '../queue/messages.js';
 import type { Runtime } from '../runtime/runtime.js';
-import { patchTargetRecord } from '../scaler/target-record.js';
+import { mergeTargetRecord } from '../scaler/shell/target-store.js';
 
 /** Delay before the reconcile that follows a finished probe (the seed's re-enqueue period). */
 export const AFTER_PROBE_REQUEUE_MS = 1_000;
@@ -139,7 +139,7 @@ async function attempt(rt: Runtime, name: string, activator: Activator, message:
   } else {
     await rt.queues.probe({ ...message, attempt: message.attempt + 1 }, activator.probePeriod);
   }
-  await patchTargetRecord(rt.table('targets'), name, (current) => {
+  await mergeTargetRecord(rt.table('targets'), name, (current) => {
     if (!result.ok) return current?.activatorSeenSince === undefined ? undefined : { activatorSeenSince: undefined };
     return current?.activatorSeenSince === undefined ? { activatorSeenSince: now } : undefined;
   });

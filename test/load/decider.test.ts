@@ -3,8 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { decideDesiredScale, DESIRED_UNKNOWN, type DeciderSettings, type DesiredInput } from '../../src/load/decider.js';
 import type { Sample } from '../../src/load/samples.js';
-import { markActive } from '../../src/scaler/conditions.js';
-import { planScale } from '../../src/scaler/scale.js';
+import { markActive } from '../../src/scaler/decide/conditions.js';
+import { planScale } from '../../src/scaler/decide/plan-scale.js';
 
 const NOW = Date.UTC(2026, 10, 30, 10, 0, 0);
 const WINDOW = 60_000;

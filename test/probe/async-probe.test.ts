@@ -5,7 +5,7 @@ import { ManualClock } from '../../src/clock.js';
 import { silentLog } from '../../src/log.js';
 import { offerProbe, readProbe, runProbeAttempt, type ProbeFn, type ProbeProps } from '../../src/probe/async-probe.js';
 import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
-import { readTargetRecord } from '../../src/scaler/target-record.js';
+import { readTargetRecord } from '../../src/scaler/shell/target-store.js';
 import { azuriteStorage, writeConfig } from '../support/config.js';
 
 const PERIOD = 1_000;

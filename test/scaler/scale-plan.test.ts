@@ -1,8 +1,8 @@
 // The pure scale decision: one row per branch with its reason, the two-step probe protocol and
 // decidePatch.
 import { describe, expect, it } from 'vitest';
-import { markActive, markInactive, initializeConditions } from '../../src/scaler/conditions.js';
-import { decidePatch, planScale, type ScaleInput } from '../../src/scaler/scale.js';
+import { markActive, markInactive, initializeConditions } from '../../src/scaler/decide/conditions.js';
+import { decidePatch, planScale, type ScaleInput } from '../../src/scaler/decide/plan-scale.js';
 
 const NOW = Date.UTC(2026, 10, 30, 10, 0, 0);
 const GRACE = 30_000;

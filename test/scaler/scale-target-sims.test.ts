@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { KubernetesScaleTargets } from '../../src/kubernetes/client-node-scale-targets.js';
 import type { KubernetesScaleTargetRef } from '../../src/kubernetes/scale-target-ref.js';
 import { probeActivator } from '../../src/probe/activator-probe.js';
-import { markInactive } from '../../src/scaler/conditions.js';
+import { markInactive } from '../../src/scaler/decide/conditions.js';
 import { scaleTarget, type ScaleTargetPorts } from '../../src/scaler/scale-target.js';
 import { startActivatorSim, type ActivatorSim } from '../../src/sim/activator/server.js';
 import { startKubernetesSim, type KubernetesSim } from '../../src/sim/kubernetes/server.js';

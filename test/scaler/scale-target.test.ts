@@ -1,14 +1,14 @@
 // The upstream TestScaler table (the 25 rows of the 2020 KPA), TestDisableScaleToZero and the
 // derived edge cases, run through the scale step with in-memory ports and a fixed `now`.
 import { describe, expect, it } from 'vitest';
-import type { Reachability } from '../../src/scaler/bounds.js';
+import type { Reachability } from '../../src/scaler/decide/bounds.js';
 import {
   initializeConditions,
   markActive,
   markInactive,
   type TargetConditions,
-} from '../../src/scaler/conditions.js';
-import type { ScaleToZeroSettings, SyncProbeResult } from '../../src/scaler/scale-to-zero.js';
+} from '../../src/scaler/decide/conditions.js';
+import type { ScaleToZeroSettings, SyncProbeResult } from '../../src/scaler/decide/scale-to-zero.js';
 import { scaleTarget, type ScaleOutcome, type ScaleTargetPorts } from '../../src/scaler/scale-target.js';
 
 const NOW = Date.UTC(2026, 10, 30, 10, 0, 0);

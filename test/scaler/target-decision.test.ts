@@ -2,9 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import type { CollectedLoad } from '../../src/load/collect.js';
 import type { DesiredScale } from '../../src/load/decider.js';
-import { markActivating, markActive, markInactive } from '../../src/scaler/conditions.js';
-import type { ScalePlan } from '../../src/scaler/scale-to-zero.js';
-import { describeTargetDecision, followUps, type FollowUpInput } from '../../src/scaler/target-decision.js';
+import { markActivating, markActive, markInactive } from '../../src/scaler/decide/conditions.js';
+import type { ScalePlan } from '../../src/scaler/decide/scale-to-zero.js';
+import { describeTargetDecision, followUps, type FollowUpInput } from '../../src/scaler/decide/follow-ups.js';
 
 const NOW = Date.UTC(2026, 10, 30, 10, 0, 0) + 300;
 const plan = (p: Partial<ScalePlan>): ScalePlan => ({ scale: 1, apply: true, requeueAfterMs: [], offerAsyncProbe: false, reason: 'desired-nonzero', ...p });

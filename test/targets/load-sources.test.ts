@@ -4,7 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { KubernetesScaleTargetRef } from '../../src/kubernetes/scale-target-ref.js';
-import { readTargetRecord } from '../../src/scaler/target-record.js';
+import { readTargetRecord } from '../../src/scaler/shell/target-store.js';
 import { eventually, startTargetWorld, WEB, webTarget, type TargetWorld } from './support.js';
 
 const API: KubernetesScaleTargetRef = { kind: 'Deployment', namespace: 'default', name: 'api' };

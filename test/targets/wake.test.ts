@@ -13,7 +13,7 @@ import { ACTIVATION_LATENCY_METRIC } from '../../src/metrics/activation-latency.
 import { offerProbe, readProbe } from '../../src/probe/async-probe.js';
 import { readSamples } from '../../src/load/sample-store.js';
 import { reconcileObject } from '../../src/reconcile/object.js';
-import { readTargetRecord } from '../../src/scaler/target-record.js';
+import { readTargetRecord } from '../../src/scaler/shell/target-store.js';
 import { targetStatus } from '../../src/status/target-status.js';
 import { eventually, startTargetWorld, WEB, webTarget, type TargetWorld } from './support.js';
 
