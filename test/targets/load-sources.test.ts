@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { KubernetesScaleTargetRef } from '../../src/kubernetes/scale-target-ref.js';
 import { readTargetRecord } from '../../src/scaler/shell/target-store.js';
+import { targetStatus } from '../../src/status/target-status.js';
 import { eventually, startTargetWorld, WEB, webTarget, type TargetWorld } from './support.js';
 
 const API: KubernetesScaleTargetRef = { kind: 'Deployment', namespace: 'default', name: 'api' };
@@ -48,8 +49,10 @@ describe('a load source that is unreachable', () => {
     expect(kube.inspect(API)?.specReplicas).toBe(3);
     expect(kube.count('patchScale')).toBeLessThanOrEqual(1);
     const web = await readTargetRecord(rt.table('targets'), 'web');
-    expect(web).toMatchObject({ desiredScale: -1, lastError: expect.stringMatching(/127\.0\.0\.1/) });
-    expect(await readTargetRecord(rt.table('targets'), 'api')).toMatchObject({ desiredScale: -1 });
+    expect(web).toMatchObject({ lastError: expect.stringMatching(/127\.0\.0\.1/) });
+    expect(web?.desiredScale).toBeUndefined();
+    expect((await targetStatus(rt, rt.config.targets[0]!)).desiredScale).toBe(-1);
+    expect((await targetStatus(rt, rt.config.targets[1]!)).desiredScale).toBe(-1);
     const decisions = await rt.decisions.recent(Date.now(), 50);
     expect(decisions.some((d) => d.object === 'target/web' && d.decision === 'no metrics')).toBe(true);
   });
