@@ -111,7 +111,7 @@ describe('a failed read of the target', () => {
     const { kube, rt } = world;
     kube.add(WEB, { replicas: 1 });
     await timerPasses(1);
-    const queued = async () => (await rt.storage.queue('reconcile').getProperties()).approximateMessagesCount;
+    const queued = async () => (await rt.storage.queue('reconcile').getProperties()).approximateMessagesCount ?? 0;
     const queuedBefore = await queued();
 
     kube.failNext('get', 500, 'etcd is on fire');
