@@ -133,6 +133,12 @@ describe('last transition time', () => {
     const c = markInactive(markInactive({}, NOW - SECOND, 'TimedOut'), NOW, 'NoTraffic');
     expect(c.active).toEqual({ status: 'False', lastTransitionTime: NOW - SECOND, reason: 'NoTraffic' });
   });
+
+  it('marking active again keeps the reason it became active with (how it was adopted); a change of status drops it', () => {
+    const adopted = markActive({}, NOW - SECOND, 'AdoptedActive');
+    expect(markActive(adopted, NOW).active).toEqual({ status: 'True', lastTransitionTime: NOW - SECOND, reason: 'AdoptedActive' });
+    expect(markActive(markActivating(adopted, NOW), NOW).active).toEqual({ status: 'True', lastTransitionTime: NOW });
+  });
 });
 
 describe('initializeConditions', () => {
