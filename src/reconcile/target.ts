@@ -90,8 +90,6 @@ export async function reconcileTarget(ctx: ReconcileContext, target: TargetConfi
       samples: sampleWindow(load.samples, load.gauge),
       view,
       settings: targetSettings(target, load.targetPerReplica),
-      panicEnabled: target.panic.enabled,
-      activationTimeoutMs: target.activationTimeout,
       loadNote: load.note,
       ...(load.error ? { loadError: load.error } : {}),
       trigger: ctx.reason,
@@ -129,7 +127,6 @@ export function targetSettings(target: TargetConfig, targetPerReplica: number): 
       enableScaleToZero: target.scaleToZero.enabled,
       stableWindowMs,
       gracePeriodMs: target.scaleToZero.gracePeriod,
-      activationTimeoutMs: target.activationTimeout,
     },
     desired: {
       targetPerReplica,

@@ -9,7 +9,7 @@ import {
   markInactive,
   type TargetConditions,
 } from '../../src/scaler/decide/conditions.js';
-import { DEFAULT_ACTIVATION_TIMEOUT_MS, type ScaleToZeroSettings, type SyncProbeResult } from '../../src/scaler/decide/scale-to-zero.js';
+import type { ScaleToZeroSettings, SyncProbeResult } from '../../src/scaler/decide/scale-to-zero.js';
 import { conditionFields, type TargetRecord } from '../../src/scaler/decide/target-record.js';
 import { runScaleStep, type ScaleStepOutcome, type TargetView } from '../../src/scaler/shell/scale-step.js';
 
@@ -84,8 +84,6 @@ async function run(row: Row, options: { record?: TargetRecord | undefined; view?
         // No rate limits: the tables give the autoscaler's answer.
         desired: { targetPerReplica: 1, stableWindowMs, maxScaleUpRate: Infinity, maxScaleDownRate: Infinity, panic: { enabled: false, windowMs: stableWindowMs / 10, thresholdPercent: 200 } },
       },
-      panicEnabled: false,
-      activationTimeoutMs: scaleToZero.activationTimeoutMs ?? DEFAULT_ACTIVATION_TIMEOUT_MS,
       loadNote: 'table',
       trigger: 'test',
       dryRun: false,

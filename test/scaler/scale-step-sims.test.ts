@@ -54,8 +54,6 @@ async function step(observed: ObservedTarget, load: number) {
         scaleToZero: { enableScaleToZero: true, stableWindowMs: 60_000, gracePeriodMs: 30_000 },
         desired: { targetPerReplica: 1, stableWindowMs: 60_000, maxScaleUpRate: 1000, maxScaleDownRate: 2, panic: { enabled: false, windowMs: 6_000, thresholdPercent: 200 } },
       },
-      panicEnabled: false,
-      activationTimeoutMs: 610_000,
       loadNote: 'test',
       trigger: 'test',
       dryRun: false,

@@ -20,7 +20,7 @@ import type { TargetConditions } from '../decide/conditions.js';
 import { decideTarget, type TargetDecided, type TargetSettings } from '../decide/decide-target.js';
 import { describeTargetDecision, followUps, type FollowUp, type WriteResult } from '../decide/follow-ups.js';
 import { DEFAULT_REPLICAS } from '../decide/plan-scale.js';
-import { plannedScale, type ScalePlan, type SyncProbeResult } from '../decide/scale-to-zero.js';
+import { DEFAULT_ACTIVATION_TIMEOUT_MS, plannedScale, type ScalePlan, type SyncProbeResult } from '../decide/scale-to-zero.js';
 import { conditionFields, panicFields, type TargetRecord } from '../decide/target-record.js';
 import { applyScale } from './apply-scale.js';
 import type { ObservedTarget, TargetPort } from './target-port.js';
@@ -36,9 +36,6 @@ export interface ScaleStepInput {
   samples: SampleWindow;
   view: TargetView;
   settings: TargetSettings;
-  /** Whether panic bookkeeping is kept in the record. */
-  panicEnabled: boolean;
-  activationTimeoutMs: number;
   /** What this reconcile learnt of the load, for the decision log. */
   loadNote: string;
   /** Set when the load source was read and gave no sample. */
@@ -127,7 +124,8 @@ export async function runScaleStep(input: ScaleStepInput, ports: ScaleStepPorts)
 
   const requested = requestedAfter(write, observed);
   const settle = { ready: got, requested, lastScaledAt: write.kind === 'written' ? now : record?.lastScaledAt };
-  const wants = followUps({ plan, desired, before, after, write, kind: ports.target.kind, activationTimeoutMs: input.activationTimeoutMs, settle, now });
+  const activationTimeoutMs = input.settings.scaleToZero.activationTimeoutMs ?? DEFAULT_ACTIVATION_TIMEOUT_MS;
+  const wants = followUps({ plan, desired, before, after, write, kind: ports.target.kind, activationTimeoutMs, settle, now });
   const decision = describeTargetDecision({ plan, desired, load: { note: input.loadNote }, write, wake, dryRun: input.dryRun, probe, trigger: input.trigger });
 
   const recordPatch = (current: TargetRecord | undefined): TargetRecordPatch => {
@@ -137,7 +135,7 @@ export async function runScaleStep(input: ScaleStepInput, ports: ScaleStepPorts)
       actualScale: got,
       requestedScale: requested,
       wakeRequestedAt: wake.kind === 'waking' ? wake.since : undefined,
-      ...panicFields(input.panicEnabled ? desired.panic : undefined),
+      ...panicFields(input.settings.desired.panic.enabled ? desired.panic : undefined),
       lastError: write.kind === 'failed' || write.kind === 'unread' ? write.error : input.loadError,
     };
     if (adopted) patch.adoptedAt = now;
