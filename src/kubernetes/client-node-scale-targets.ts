@@ -24,6 +24,8 @@ import { ConflictError, KubernetesRequestError, TargetNotFoundError } from './er
 import type { ObservedScale, ScalePrecondition, ScaleTargetApi } from './scale-target-api.js';
 import { describeRef, isWorkloadRef, type KubernetesScaleTargetRef, type WorkloadRef } from './scale-target-ref.js';
 
+const PATCH = 'patch the scale of';
+
 interface ScaleBody {
   metadata?: { resourceVersion?: string };
   spec?: { replicas?: number };
@@ -72,8 +74,6 @@ export class KubernetesScaleTargets implements ScaleTargetApi {
     });
   }
 }
-
-const PATCH = 'patch the scale of';
 
 function withSpec(specReplicas: number | undefined, readyReplicas: number, resourceVersion: string | undefined): ObservedScale {
   return { ...(specReplicas === undefined ? {} : { specReplicas }), readyReplicas, ...(resourceVersion ? { resourceVersion } : {}) };
