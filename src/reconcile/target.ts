@@ -28,7 +28,7 @@ import { recordAndFlush } from '../metrics/export.js';
 import { probeActivator } from '../probe/activator-probe.js';
 import { offerProbe } from '../probe/async-probe.js';
 import type { WakeOutcome } from '../scaler/decide/activation.js';
-import type { TargetSettings } from '../scaler/decide/decide-target.js';
+import { targetSettings } from '../scaler/decide/decide-target.js';
 import type { FollowUp } from '../scaler/decide/follow-ups.js';
 import type { TargetRecord } from '../scaler/decide/target-record.js';
 import { runScaleStep, type TargetView } from '../scaler/shell/scale-step.js';
@@ -116,26 +116,6 @@ export async function reconcileTarget(ctx: ReconcileContext, target: TargetConfi
   await enqueueFollowUps(ctx, target, step.followUps);
   if (step.offerAsyncProbe && !(await offerProbe(rt, target))) log.info(`target ${target.name}: async probe already in flight`);
   return step.decision;
-}
-
-/** A target's settings as the decisions take them. */
-export function targetSettings(target: TargetConfig, targetPerReplica: number): TargetSettings {
-  const stableWindowMs = target.scaleToZero.stableWindow;
-  return {
-    bounds: { minScale: target.minScale, maxScale: target.maxScale },
-    scaleToZero: {
-      enableScaleToZero: target.scaleToZero.enabled,
-      stableWindowMs,
-      gracePeriodMs: target.scaleToZero.gracePeriod,
-    },
-    desired: {
-      targetPerReplica,
-      stableWindowMs,
-      maxScaleUpRate: target.maxScaleUpRate,
-      maxScaleDownRate: target.maxScaleDownRate,
-      panic: { enabled: target.panic.enabled, windowMs: target.panic.window ?? stableWindowMs / 10, thresholdPercent: target.panic.threshold },
-    },
-  };
 }
 
 /** The target as its record last left it: its own scale and ready replicas then. */

@@ -10,6 +10,7 @@
  * Like planScale it answers `{ kind: 'probe' }` when the synchronous activator probe is needed;
  * the caller probes and calls again with `probe` set.
  */
+import type { TargetConfig } from '../../config/schema.js';
 import { decideDesiredScale, type DeciderSettings, type DesiredScale } from '../../load/decider.js';
 import type { SampleWindow } from '../../load/samples.js';
 import { effectiveMinScale, type ScaleBounds } from './bounds.js';
@@ -33,6 +34,27 @@ export interface TargetSettings {
   bounds: ScaleBounds;
   scaleToZero: ScaleToZeroSettings;
   desired: DeciderSettings;
+}
+
+/** A target's settings as the decisions take them. */
+/** `targetPerReplica` comes from the load source (1 for a target without one). */
+export function targetSettings(target: TargetConfig, targetPerReplica: number): TargetSettings {
+  const stableWindowMs = target.scaleToZero.stableWindow;
+  return {
+    bounds: { minScale: target.minScale, maxScale: target.maxScale },
+    scaleToZero: {
+      enableScaleToZero: target.scaleToZero.enabled,
+      stableWindowMs,
+      gracePeriodMs: target.scaleToZero.gracePeriod,
+    },
+    desired: {
+      targetPerReplica,
+      stableWindowMs,
+      maxScaleUpRate: target.maxScaleUpRate,
+      maxScaleDownRate: target.maxScaleDownRate,
+      panic: { enabled: target.panic.enabled, windowMs: target.panic.window ?? stableWindowMs / 10, thresholdPercent: target.panic.threshold },
+    },
+  };
 }
 
 /** The target as seen now (or, when it could not be read, as last stored). */

@@ -45,6 +45,16 @@ export type TargetRecord = {
 /** A field set to undefined in a patch is removed from the row. */
 export type TargetRecordPatch = { [K in keyof TargetRecord]?: TargetRecord[K] | undefined };
 
+/** The record after `patch`: fields set to undefined are removed. */
+export function applyRecordPatch(current: TargetRecord | undefined, patch: TargetRecordPatch): TargetRecord {
+  const out: TargetRecord = { ...current };
+  for (const [key, value] of Object.entries(patch) as [keyof TargetRecord, TargetRecord[keyof TargetRecord]][]) {
+    if (value === undefined) delete out[key];
+    else (out as Record<string, unknown>)[key] = value;
+  }
+  return out;
+}
+
 function activeConditionOf(record: TargetRecord | undefined): Condition | undefined {
   if (!record?.activeStatus) return undefined;
   const condition: Condition = { status: record.activeStatus, lastTransitionTime: record.activeSince ?? 0 };

@@ -21,10 +21,9 @@ import { decideTarget, type TargetDecided, type TargetSettings } from '../decide
 import { describeTargetDecision, followUps, type FollowUp, type WriteResult } from '../decide/follow-ups.js';
 import { DEFAULT_REPLICAS } from '../decide/plan-scale.js';
 import { DEFAULT_ACTIVATION_TIMEOUT_MS, plannedScale, type ScalePlan, type SyncProbeResult } from '../decide/scale-to-zero.js';
-import { conditionFields, panicFields, type TargetRecord } from '../decide/target-record.js';
+import { conditionFields, panicFields, type TargetRecord, type TargetRecordPatch } from '../decide/target-record.js';
 import { applyScale } from './apply-scale.js';
 import type { ObservedTarget, TargetPort } from './target-port.js';
-import type { TargetRecordPatch } from './target-store.js';
 
 export type ProbeResult = SyncProbeResult & { error?: string };
 

@@ -9,12 +9,11 @@
  * merge does not bump the revision: it never makes a reconcile's write fail.
  */
 import { sameProps, type EntityTable } from '../../state/entity-table.js';
-import type { TargetRecord } from '../decide/target-record.js';
+import { applyRecordPatch, type TargetRecord, type TargetRecordPatch } from '../decide/target-record.js';
 
 const ROW = 'status';
 
-/** A field set to undefined in a patch is removed from the row. */
-export type TargetRecordPatch = { [K in keyof TargetRecord]?: TargetRecord[K] | undefined };
+export type { TargetRecordPatch } from '../decide/target-record.js';
 
 export class TargetRecordChangedError extends Error {
   override name = 'TargetRecordChangedError';
@@ -46,7 +45,7 @@ export async function mergeTargetRecord(
 ): Promise<void> {
   await table.update<TargetRecord>(target, ROW, (row) => {
     const changes = patch(row?.props);
-    return changes === undefined ? undefined : merged(row?.props, changes);
+    return changes === undefined ? undefined : applyRecordPatch(row?.props, changes);
   });
 }
 
@@ -65,19 +64,10 @@ export async function writeTargetRecord(
   const result = await table.update<TargetRecord>(target, ROW, (row) => {
     const found = row?.props.revision ?? 0;
     if (found !== expected) throw new TargetRecordChangedError(target, expected, found);
-    const next = merged(row?.props, patch(row?.props));
+    const next = applyRecordPatch(row?.props, patch(row?.props));
     // Nothing changed, nothing written: the revision stays.
     if (row && sameProps(row.props, next)) return undefined;
     return { ...next, revision };
   });
   return result.changed ? revision : expected;
-}
-
-function merged(current: TargetRecord | undefined, changes: TargetRecordPatch): TargetRecord {
-  const out: TargetRecord = { ...current };
-  for (const [key, value] of Object.entries(changes) as [keyof TargetRecord, TargetRecord[keyof TargetRecord]][]) {
-    if (value === undefined) delete out[key];
-    else (out as Record<string, unknown>)[key] = value;
-  }
-  return out;
 }
