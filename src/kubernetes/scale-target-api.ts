@@ -27,8 +27,9 @@ export interface ScaleTargetApi {
   readScale(ref: KubernetesScaleTargetRef): Promise<ObservedScale>;
   /**
    * Sets spec.replicas through the /scale subresource if `precondition` still holds; not
-   * retried. Throws TargetNotFoundError, ConflictError when the precondition failed (422 for a
-   * failed `test`, 409 for a stale resourceVersion), KubernetesRequestError otherwise.
+   * retried. Throws TargetNotFoundError, TargetConflictError when the precondition failed (422
+   * for a failed `test`, 409 for a stale resourceVersion), RateLimitedError on a 429,
+   * KubernetesRequestError otherwise.
    */
   patchScale(ref: KubernetesScaleTargetRef, replicas: number, precondition: ScalePrecondition): Promise<void>;
 }

@@ -18,6 +18,7 @@
  * the row's lastError says so until the configuration or the cluster is fixed.
  */
 import type { TargetConfig } from '../config/schema.js';
+import { isTransient } from '../errors/transient.js';
 import { errorMessage } from '../log.js';
 import { collectLoad } from '../load/collect.js';
 import { readSamples, writeSamples } from '../load/sample-store.js';
@@ -58,7 +59,7 @@ export async function reconcileTarget(ctx: ReconcileContext, target: TargetConfi
     if (isTargetMissing(error)) return missing(ctx, target, port, error, revision);
     // A target never seen before has nothing to plan from: only the error is recorded.
     if (record?.activeStatus === undefined) return unreadable(ctx, target, port, error, revision);
-    view = { kind: 'stored', observed: storedObservation(record), error: errorMessage(error) };
+    view = { kind: 'stored', observed: storedObservation(record), error: errorMessage(error), transient: isTransient(error) };
   }
   // Decisions are taken as of now, once the target has been read (and its adapter loaded): a
   // wake is timed from the load sample taken next, not from a cold start before it.
@@ -175,7 +176,7 @@ async function missing(ctx: ReconcileContext, target: TargetConfig, port: Target
 async function unreadable(ctx: ReconcileContext, target: TargetConfig, port: TargetPort, error: unknown, revision: number): Promise<Decision> {
   const message = errorMessage(error);
   await recordError(ctx, target, message, revision);
-  return { decision: 'target unreadable', reason: `${port.description} could not be read and was never seen before: nothing to plan from`, error: message, transient: true };
+  return { decision: 'target unreadable', reason: `${port.description} could not be read and was never seen before: nothing to plan from`, error: message, transient: isTransient(error) };
 }
 
 async function recordError(ctx: ReconcileContext, target: TargetConfig, message: string, revision: number): Promise<void> {

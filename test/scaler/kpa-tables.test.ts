@@ -340,10 +340,10 @@ describe('scale step edge cases', () => {
   it('a target read failure plans from the stored record: re-enqueue kept, nothing written, the error reported', async () => {
     const row: Row = { name: 'read failure', start: 10, scaleTo: 0, conditions: active(STABLE_WINDOW - SECOND), want: { scale: 1, patch: null } };
     const record = { ...recordOf(row.conditions!, row), requestedScale: 10, actualScale: 10 };
-    const { outcome, calls } = await run(row, { record, view: { kind: 'stored', observed: { specReplicas: 10, ready: 10 }, error: 'HTTP 500: etcd timed out' } });
+    const { outcome, calls } = await run(row, { record, view: { kind: 'stored', observed: { specReplicas: 10, ready: 10 }, error: 'HTTP 500: etcd timed out', transient: true } });
     expect(outcome.plan).toMatchObject({ kind: 'apply', scale: 1, requeueAfterMs: [SECOND] });
     expect(calls.patches).toEqual([]);
-    expect(outcome.write).toEqual({ kind: 'unread', error: 'HTTP 500: etcd timed out' });
+    expect(outcome.write).toEqual({ kind: 'unread', error: 'HTTP 500: etcd timed out', transient: true });
     expect(outcome.followUps.map((f) => f.at)).toContain(NOW + SECOND);
     expect(outcome.decision).toMatchObject({ decision: 'target unreadable', error: 'HTTP 500: etcd timed out', transient: true });
     expect(outcome.recordPatch(record)).toMatchObject({ lastError: 'HTTP 500: etcd timed out', requestedScale: 10, actualScale: 10 });
@@ -352,7 +352,7 @@ describe('scale step edge cases', () => {
   it('a read failure of an inactive target still offers the async probe', async () => {
     const row: Row = { name: 'read failure', start: 1, scaleTo: 0, conditions: inactive(GRACE + JUST_PAST), probe: { ok: false }, want: { scale: 0, patch: null } };
     const record = { ...recordOf(row.conditions!, row), requestedScale: 1, actualScale: 1 };
-    const { outcome, calls } = await run(row, { record, view: { kind: 'stored', observed: { specReplicas: 1, ready: 1 }, error: 'HTTP 503' } });
+    const { outcome, calls } = await run(row, { record, view: { kind: 'stored', observed: { specReplicas: 1, ready: 1 }, error: 'HTTP 503', transient: true } });
     expect(calls.probes).toBe(1);
     expect(outcome.offerAsyncProbe).toBe(true);
     expect(outcome.write.kind).toBe('unread');

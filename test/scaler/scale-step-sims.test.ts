@@ -3,15 +3,15 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { KubernetesScaleTargets } from '../../src/kubernetes/client-node-scale-targets.js';
-import { isConflictError } from '../../src/kubernetes/errors.js';
+import { TargetConflictError } from '../../src/kubernetes/errors.js';
 import type { KubernetesScaleTargetRef } from '../../src/kubernetes/scale-target-ref.js';
 import { probeActivator } from '../../src/probe/activator-probe.js';
 import { markInactive } from '../../src/scaler/decide/conditions.js';
 import { conditionFields, type TargetRecord } from '../../src/scaler/decide/target-record.js';
 import { runScaleStep, type ScaleStepPorts } from '../../src/scaler/shell/scale-step.js';
 import { preconditionOf, type ObservedTarget } from '../../src/scaler/shell/target-port.js';
-import { startActivatorSim, type ActivatorSim } from '../../src/sim/activator/server.js';
-import { startKubernetesSim, type KubernetesSim } from '../../src/sim/kubernetes/server.js';
+import { startActivatorSim, type ActivatorSim } from '../../sim/activator/server.js';
+import { startKubernetesSim, type KubernetesSim } from '../../sim/kubernetes/server.js';
 
 const NOW = Date.UTC(2026, 10, 30, 10, 0, 0);
 const web: KubernetesScaleTargetRef = { kind: 'Deployment', namespace: 'default', name: 'web' };
@@ -98,7 +98,7 @@ describe('runScaleStep against the simulators', () => {
     const stale = await read();
     await api.patchScale(web, 2, preconditionOf(stale, 'web'));
     const error: unknown = await api.patchScale(web, 5, preconditionOf(stale, 'web')).catch((e: unknown) => e);
-    expect(isConflictError(error)).toBe(true);
+    expect(error).toBeInstanceOf(TargetConflictError);
     expect(kube.inspect(web)?.specReplicas).toBe(2);
   });
 

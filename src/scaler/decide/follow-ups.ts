@@ -20,10 +20,10 @@ export type WriteResult =
   | { kind: 'would'; from: number; to: number }
   | { kind: 'deferred'; from: number; to: number; retryAt: number }
   | { kind: 'written'; from: number; to: number; note?: string; capacityWrites?: string }
-  | { kind: 'failed'; from: number; to: number; error: string; capacityWrites?: string }
+  | { kind: 'failed'; from: number; to: number; error: string; transient: boolean; capacityWrites?: string }
   | { kind: 'missing'; error: unknown }
   /** The target could not be read: the plan was made from its stored record, nothing written. */
-  | { kind: 'unread'; error: string };
+  | { kind: 'unread'; error: string; transient: boolean };
 
 /** The seed's re-enqueue period. */
 const REENQUEUE_MS = 1_000;
@@ -69,7 +69,7 @@ export interface FollowUpInput {
 }
 
 export interface FollowUp {
-  /** Epoch ms wanted (snapped by requeueInstant when sent). */
+  /** Epoch ms wanted (the sender rounds it up to a whole second when it sends the message). */
   at: number;
   why: string;
 }
@@ -134,9 +134,9 @@ export function describeTargetDecision({ plan, desired, load, write, wake, dryRu
     case 'deferred':
       return { decision: 'capacity write deferred', reason };
     case 'failed':
-      return { decision: `scaling ${write.from} → ${write.to} failed`, reason, error: write.error, transient: true };
+      return { decision: `scaling ${write.from} → ${write.to} failed`, reason, error: write.error, transient: write.transient };
     case 'unread':
-      return { decision: 'target unreadable', reason: `planned from the stored record; ${reason}`, error: write.error, transient: true };
+      return { decision: 'target unreadable', reason: `planned from the stored record; ${reason}`, error: write.error, transient: write.transient };
     case 'missing':
     case 'none':
     case 'unchanged':

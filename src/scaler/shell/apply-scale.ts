@@ -9,6 +9,7 @@ import { decidePatch } from '../decide/plan-scale.js';
 import type { WriteResult } from '../decide/follow-ups.js';
 import type { ScalePlan } from '../decide/scale-to-zero.js';
 import type { TargetRecord } from '../decide/target-record.js';
+import { isTransient } from '../../errors/transient.js';
 import { isTargetMissing, type ObservedTarget, type TargetPort } from './target-port.js';
 
 export type { WriteResult } from '../decide/follow-ups.js';
@@ -54,6 +55,6 @@ export async function applyScale(
     return { kind: 'written', from, to, ...(note ? { note } : {}), ...(capacityWrites ? { capacityWrites } : {}) };
   } catch (error) {
     if (isTargetMissing(error)) return { kind: 'missing', error };
-    return { kind: 'failed', from, to, error: errorMessage(error), ...(capacityWrites ? { capacityWrites } : {}) };
+    return { kind: 'failed', from, to, error: errorMessage(error), transient: isTransient(error), ...(capacityWrites ? { capacityWrites } : {}) };
   }
 }

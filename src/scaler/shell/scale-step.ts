@@ -28,7 +28,10 @@ import type { ObservedTarget, TargetPort } from './target-port.js';
 export type ProbeResult = SyncProbeResult & { error?: string };
 
 /** What the reconcile could see of the target: a fresh read, or its stored record when the read failed. */
-export type TargetView = { kind: 'read'; observed: ObservedTarget } | { kind: 'stored'; observed: ObservedTarget; error: string };
+export type TargetView =
+  | { kind: 'read'; observed: ObservedTarget }
+  /** `transient`: whether the failed read may pass by itself (`isTransient`). */
+  | { kind: 'stored'; observed: ObservedTarget; error: string; transient: boolean };
 
 export interface ScaleStepInput {
   record: TargetRecord | undefined;
@@ -88,7 +91,7 @@ export async function runScaleStep(input: ScaleStepInput, ports: ScaleStepPorts)
 
   const write: WriteResult =
     view.kind === 'stored'
-      ? { kind: 'unread', error: view.error }
+      ? { kind: 'unread', error: view.error, transient: view.transient }
       : await applyScale(
           {
             dryRun: input.dryRun,
