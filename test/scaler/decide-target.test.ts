@@ -3,7 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import type { SampleWindow } from '../../src/load/samples.js';
 import { markActive } from '../../src/scaler/decide/conditions.js';
-import { decideTarget, type TargetSettings } from '../../src/scaler/decide/decide-target.js';
+import { parseConfig } from '../../src/config/load.js';
+import { decideTarget, targetSettings, type TargetSettings } from '../../src/scaler/decide/decide-target.js';
 import { conditionFields, type TargetRecord } from '../../src/scaler/decide/target-record.js';
 
 const T0 = Date.UTC(2026, 10, 30, 10, 0, 0);
@@ -43,5 +44,31 @@ describe('decideTarget', () => {
     const input = { record: inactive, samples: windowOf([[T0, 0]]), observation: { scale: 1, ready: 1 }, settings: { ...settings, bounds: { minScale: 0, maxScale: 0 } }, now: T0 };
     expect(decideTarget(input)).toEqual({ kind: 'probe' });
     expect(decideTarget({ ...input, probe: { ok: true } })).toMatchObject({ kind: 'decided', plan: { kind: 'apply', scale: 0, reason: 'grace-period-elapsed' } });
+  });
+});
+
+describe('targetSettings', () => {
+  it('carries every configured setting the decisions read', () => {
+    const config = parseConfig({
+      kubernetes: { kubeconfig: '/nonexistent' },
+      targets: [
+        {
+          name: 'web',
+          scaleTargetRef: { kind: 'Deployment', name: 'web' },
+          minScale: 2,
+          maxScale: 9,
+          scaleToZero: { enabled: false, stableWindow: '20s', gracePeriod: '7s' },
+          activationTimeout: '42s',
+          maxScaleUpRate: 3,
+          maxScaleDownRate: 4,
+          panic: { enabled: true, window: '2s', threshold: 300 },
+        },
+      ],
+    });
+    expect(targetSettings(config.targets[0]!, 5)).toEqual({
+      bounds: { minScale: 2, maxScale: 9 },
+      scaleToZero: { enableScaleToZero: false, stableWindowMs: 20_000, gracePeriodMs: 7_000, activationTimeoutMs: 42_000 },
+      desired: { targetPerReplica: 5, stableWindowMs: 20_000, maxScaleUpRate: 3, maxScaleDownRate: 4, panic: { enabled: true, windowMs: 2_000, thresholdPercent: 300 } },
+    });
   });
 });

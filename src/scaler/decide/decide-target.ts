@@ -46,6 +46,7 @@ export function targetSettings(target: TargetConfig, targetPerReplica: number): 
       enableScaleToZero: target.scaleToZero.enabled,
       stableWindowMs,
       gracePeriodMs: target.scaleToZero.gracePeriod,
+      activationTimeoutMs: target.activationTimeout,
     },
     desired: {
       targetPerReplica,
