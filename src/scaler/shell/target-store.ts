@@ -8,6 +8,7 @@
  * in between, so a holder whose lease ran out never overwrites a newer decision. The probe's
  * merge does not bump the revision: it never makes a reconcile's write fail.
  */
+import { redact } from '../../redact.js';
 import { sameProps, type EntityTable } from '../../state/entity-table.js';
 import { applyRecordPatch, type TargetRecord, type TargetRecordPatch } from '../decide/target-record.js';
 
@@ -45,7 +46,7 @@ export async function mergeTargetRecord(
 ): Promise<void> {
   await table.update<TargetRecord>(target, ROW, (row) => {
     const changes = patch(row?.props);
-    return changes === undefined ? undefined : applyRecordPatch(row?.props, changes);
+    return changes === undefined ? undefined : redacted(applyRecordPatch(row?.props, changes));
   });
 }
 
@@ -64,10 +65,15 @@ export async function writeTargetRecord(
   const result = await table.update<TargetRecord>(target, ROW, (row) => {
     const found = row?.props.revision ?? 0;
     if (found !== expected) throw new TargetRecordChangedError(target, expected, found);
-    const next = applyRecordPatch(row?.props, patch(row?.props));
+    const next = redacted(applyRecordPatch(row?.props, patch(row?.props)));
     // Nothing changed, nothing written: the revision stays.
     if (row && sameProps(row.props, next)) return undefined;
     return { ...next, revision };
   });
   return result.changed ? revision : expected;
+}
+
+/** The status page shows lastError as is: a load or probe URL's token must not get there. */
+function redacted(record: TargetRecord): TargetRecord {
+  return record.lastError === undefined ? record : { ...record, lastError: redact(record.lastError) };
 }
