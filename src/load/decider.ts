@@ -5,7 +5,7 @@
  *
  * kept within one step of the ready replicas (at most ready × maxScaleUpRate, at least
  * ready ÷ maxScaleDownRate rounded down; a target with none counts as one). No sample in the
- * window means "unknown": the scaler then never lowers the target.
+ * window means -1, "not yet collected": the scaler then changes nothing.
  *
  * Panic mode (off unless configured) watches a shorter window: once it asks for at least
  * `threshold` % of the ready replicas, the target panics, takes the larger of the two
@@ -14,7 +14,11 @@
  * 10: 5 ÷ 2 = 250 % ≥ 200 %, so the target panics and asks for 5 even if the stable window
  * still averages 12 (→ 2).
  */
-import type { SampleWindow } from './samples.js';
+import type { SampleWindow } from './sample-window.js';
+import { windowAverage, type Sample } from './samples.js';
+
+/** The -1 of the seed: no sample, no decision. */
+export const DESIRED_UNKNOWN = -1;
 
 export interface DeciderSettings {
   targetPerReplica: number;
@@ -33,9 +37,18 @@ export interface PanicState {
   maxScale: number;
 }
 
+/**
+ * Anything that averages a target's load over a window: a `SampleWindow` (stored samples, a
+ * replay's ring) or a table's stand-in.
+ */
+export interface LoadWindow {
+  average(now: number, windowMs: number, holdLatest: boolean): number | undefined;
+}
+
 export interface DesiredInput {
-  /** The target's load samples (a gauge's window already holds its last value). */
-  samples: SampleWindow;
+  samples: readonly Sample[] | SampleWindow | LoadWindow;
+  /** The source is a gauge (push): an empty window reads as its last value. */
+  holdLatest: boolean;
   readyReplicas: number;
   panic: PanicState | undefined;
   settings: DeciderSettings;
@@ -45,7 +58,7 @@ export interface DesiredInput {
 export type RateLimit = 'maxScaleUpRate' | 'maxScaleDownRate';
 
 export type DesiredScale =
-  | { kind: 'unknown'; panic: PanicState | undefined }
+  | { kind: 'unknown'; desired: typeof DESIRED_UNKNOWN; panic: PanicState | undefined }
   | {
       kind: 'known';
       desired: number;
@@ -60,9 +73,9 @@ export type DesiredScale =
 
 export function decideDesiredScale(input: DesiredInput): DesiredScale {
   const { settings, now } = input;
-  const average = input.samples.average(settings.stableWindowMs, now);
+  const average = averageOf(input, settings.stableWindowMs);
   // An outage keeps the panic as it was: no data is no evidence either way.
-  if (average === undefined) return { kind: 'unknown', panic: input.panic };
+  if (average === undefined) return { kind: 'unknown', desired: DESIRED_UNKNOWN, panic: input.panic };
 
   const ready = Math.max(1, input.readyReplicas);
   const limits = {
@@ -73,7 +86,7 @@ export function decideDesiredScale(input: DesiredInput): DesiredScale {
   const stable = withinRate(fromLoad, limits);
   if (!settings.panic.enabled) return known(stable.scale, average, fromLoad, stable.limitedBy, undefined);
 
-  const panicAverage = input.samples.average(settings.panic.windowMs, now) ?? average;
+  const panicAverage = averageOf(input, settings.panic.windowMs) ?? average;
   const panicFromLoad = replicasFor(panicAverage, settings.targetPerReplica);
   const panic = nextPanic(input.panic, panicFromLoad / ready >= settings.panic.thresholdPercent / 100, settings.stableWindowMs, now);
   if (!panic) return known(stable.scale, average, fromLoad, stable.limitedBy, undefined);
@@ -84,6 +97,10 @@ export function decideDesiredScale(input: DesiredInput): DesiredScale {
   const maxScale = Math.max(panic.maxScale, wanted);
   const limitedBy = wanted === surge.scale ? surge.limitedBy : stable.limitedBy;
   return known(maxScale, average, Math.max(fromLoad, panicFromLoad), maxScale === wanted ? limitedBy : undefined, { ...panic, maxScale });
+}
+
+function averageOf({ samples, now, holdLatest }: DesiredInput, windowMs: number): number | undefined {
+  return 'average' in samples ? samples.average(now, windowMs, holdLatest) : windowAverage(samples, now, windowMs, holdLatest);
 }
 
 /** Rounded up; the epsilon keeps float noise (0.15000000000000002 ÷ 0.05) from adding a replica. */

@@ -1,8 +1,8 @@
 /**
  * Load samples in the `samples` table: one row per target (partition = target name), the
- * samples of the last stable window as compact JSON, bounded by `retainSamples`. Only the
- * target's reconcile writes it, under the target's lease, and only over the row it read:
- * insert-if-absent, else If-Match on the ETag it read. A holder whose lease ran out cannot
+ * samples of the last stable window as compact JSON, bounded as a `SampleWindow` prunes them.
+ * Only the target's reconcile writes it, under the target's lease, and only over the row it
+ * read: insert-if-absent, else If-Match on the ETag it read. A holder whose lease ran out cannot
  * overwrite the samples a newer holder wrote; it gets SamplesChangedError.
  */
 import type { EntityTable } from '../state/entity-table.js';

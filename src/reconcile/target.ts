@@ -22,7 +22,6 @@ import { isTransient } from '../errors/transient.js';
 import { errorMessage } from '../log.js';
 import { collectLoad } from '../load/collect.js';
 import { readSamples, writeSamples } from '../load/sample-store.js';
-import { sampleWindow } from '../load/samples.js';
 import { queueClientFor } from '../load/queue-source.js';
 import { recordActivationLatency } from '../metrics/activation-latency.js';
 import { recordAndFlush } from '../metrics/export.js';
@@ -88,7 +87,8 @@ export async function reconcileTarget(ctx: ReconcileContext, target: TargetConfi
   const step = await runScaleStep(
     {
       record,
-      samples: sampleWindow(load.samples, load.gauge),
+      samples: load.samples,
+      holdLatest: load.gauge,
       view,
       settings: targetSettings(target, load.targetPerReplica),
       loadNote: load.note,

@@ -1,7 +1,7 @@
 // decideTarget: plain data in (record, a sample window, what was observed, settings, `now`),
 // plain data out. A replay passes its own window and a virtual clock, as here.
 import { describe, expect, it } from 'vitest';
-import type { SampleWindow } from '../../src/load/samples.js';
+import type { LoadWindow } from '../../src/load/decider.js';
 import { markActive } from '../../src/scaler/decide/conditions.js';
 import { parseConfig } from '../../src/config/load.js';
 import { decideTarget, targetSettings, type TargetSettings } from '../../src/scaler/decide/decide-target.js';
@@ -15,9 +15,9 @@ const settings: TargetSettings = {
 };
 
 /** A window over pushed values, averaged like the stored one, that a ring buffer could stand in for. */
-function windowOf(points: [at: number, value: number][]): SampleWindow {
+function windowOf(points: [at: number, value: number][]): LoadWindow {
   return {
-    average(windowMs, now) {
+    average(now, windowMs) {
       const inWindow = points.filter(([at]) => at > now - windowMs && at <= now);
       return inWindow.length === 0 ? undefined : inWindow.reduce((sum, [, v]) => sum + v, 0) / inWindow.length;
     },
@@ -28,20 +28,20 @@ const activeRecord: TargetRecord = { ...(conditionFields(markActive({}, T0 - 600
 
 describe('decideTarget', () => {
   it('adopts a target seen for the first time, deciding no scale', () => {
-    const decided = decideTarget({ record: undefined, samples: windowOf([[T0, 0]]), observation: { scale: 8, ready: 8 }, settings, now: T0 });
+    const decided = decideTarget({ record: undefined, holdLatest: false, samples: windowOf([[T0, 0]]), observation: { scale: 8, ready: 8 }, settings, now: T0 });
     expect(decided).toMatchObject({ kind: 'decided', adopted: true, plan: { kind: 'hold', reason: 'adopted' }, conditions: { active: { status: 'True', reason: 'AdoptedActive' } } });
   });
 
   it('holds without a sample in the window, then steps down at the rate limit once one arrives', () => {
-    const empty = decideTarget({ record: activeRecord, samples: windowOf([]), observation: { scale: 8, ready: 8 }, settings, now: T0 });
+    const empty = decideTarget({ record: activeRecord, holdLatest: false, samples: windowOf([]), observation: { scale: 8, ready: 8 }, settings, now: T0 });
     expect(empty).toMatchObject({ kind: 'decided', desired: { kind: 'unknown' }, plan: { kind: 'hold', reason: 'metrics-not-collected' } });
-    const idle = decideTarget({ record: activeRecord, samples: windowOf([[T0, 0]]), observation: { scale: 8, ready: 8 }, settings, now: T0 + 1 });
+    const idle = decideTarget({ record: activeRecord, holdLatest: false, samples: windowOf([[T0, 0]]), observation: { scale: 8, ready: 8 }, settings, now: T0 + 1 });
     expect(idle).toMatchObject({ kind: 'decided', desired: { kind: 'known', desired: 4, limitedBy: 'maxScaleDownRate' }, plan: { kind: 'apply', scale: 4 } });
   });
 
   it('asks for the synchronous probe of an inactive target, and decides with its answer', () => {
     const inactive: TargetRecord = { activeStatus: 'False', activeSince: T0 - 60_000, activeReason: 'NoTraffic', revision: 2 };
-    const input = { record: inactive, samples: windowOf([[T0, 0]]), observation: { scale: 1, ready: 1 }, settings: { ...settings, bounds: { minScale: 0, maxScale: 0 } }, now: T0 };
+    const input = { record: inactive, holdLatest: false, samples: windowOf([[T0, 0]]), observation: { scale: 1, ready: 1 }, settings: { ...settings, bounds: { minScale: 0, maxScale: 0 } }, now: T0 };
     expect(decideTarget(input)).toEqual({ kind: 'probe' });
     expect(decideTarget({ ...input, probe: { ok: true } })).toMatchObject({ kind: 'decided', plan: { kind: 'apply', scale: 0, reason: 'grace-period-elapsed' } });
   });

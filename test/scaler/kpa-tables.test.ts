@@ -77,6 +77,7 @@ async function run(row: Row, options: { record?: TargetRecord | undefined; view?
       record,
       // The autoscaler's answer stands for the samples: one replica per unit of load.
       samples: { average: () => (row.scaleTo < 0 ? undefined : row.scaleTo) },
+      holdLatest: false,
       view,
       settings: {
         bounds: { minScale: row.min ?? 0, maxScale: row.max ?? 0, reachability: row.reachability ?? 'Unreachable' },

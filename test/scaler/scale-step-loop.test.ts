@@ -1,7 +1,7 @@
 // runScaleStep driven as a replay would drive it: plain data, fake ports, a virtual clock and
 // the record carried from step to step with applyRecordPatch.
 import { describe, expect, it } from 'vitest';
-import type { SampleWindow } from '../../src/load/samples.js';
+import type { LoadWindow } from '../../src/load/decider.js';
 import type { TargetSettings } from '../../src/scaler/decide/decide-target.js';
 import { applyRecordPatch, type TargetRecord } from '../../src/scaler/decide/target-record.js';
 import { runScaleStep } from '../../src/scaler/shell/scale-step.js';
@@ -14,8 +14,8 @@ const settings: TargetSettings = {
 };
 
 /** A gauge: the last value pushed at or before `now` holds. */
-function gauge(pushes: [at: number, value: number][]): SampleWindow {
-  return { average: (_windowMs, now) => pushes.filter(([at]) => at <= now).at(-1)?.[1] };
+function gauge(pushes: [at: number, value: number][]): LoadWindow {
+  return { average: (now) => pushes.filter(([at]) => at <= now).at(-1)?.[1] };
 }
 
 describe('runScaleStep on a virtual clock', () => {
@@ -31,6 +31,7 @@ describe('runScaleStep on a virtual clock', () => {
         {
           record,
           samples: gauge(pushes),
+          holdLatest: true,
           view: { kind: 'read', observed: { specReplicas: spec, ready: spec, resourceVersion: String(step) } },
           settings,
           loadNote: 'replay',

@@ -48,6 +48,7 @@ async function step(observed: ObservedTarget, load: number) {
     {
       record: inactivePastGrace,
       samples: { average: () => load },
+      holdLatest: false,
       view: { kind: 'read', observed },
       settings: {
         bounds: { minScale: 0, maxScale: 0 },

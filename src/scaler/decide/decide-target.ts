@@ -11,8 +11,7 @@
  * the caller probes and calls again with `probe` set.
  */
 import type { TargetConfig } from '../../config/schema.js';
-import { decideDesiredScale, type DeciderSettings, type DesiredScale } from '../../load/decider.js';
-import type { SampleWindow } from '../../load/samples.js';
+import { decideDesiredScale, type DeciderSettings, type DesiredInput, type DesiredScale } from '../../load/decider.js';
 import { effectiveMinScale, type ScaleBounds } from './bounds.js';
 import {
   ADOPTED_ACTIVATING,
@@ -68,7 +67,10 @@ export interface Observation {
 
 export interface TargetDecisionInput {
   record: TargetRecord | undefined;
-  samples: SampleWindow;
+  /** The target's load samples: a `SampleWindow`, an array, or anything with its `average`. */
+  samples: DesiredInput['samples'];
+  /** The source is a gauge (push): an empty window reads as its last value. */
+  holdLatest: boolean;
   observation: Observation;
   settings: TargetSettings;
   /** The synchronous probe's answer, once a first call asked for it. */
@@ -92,6 +94,7 @@ export function decideTarget(input: TargetDecisionInput): TargetDecision {
   const { record, observation, settings, now } = input;
   const desired = decideDesiredScale({
     samples: input.samples,
+    holdLatest: input.holdLatest,
     readyReplicas: observation.ready,
     panic: settings.desired.panic.enabled ? panicOf(record) : undefined,
     settings: settings.desired,

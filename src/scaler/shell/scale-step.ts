@@ -12,8 +12,7 @@
  * to store and send, and the caller does it under its lease.
  */
 import type { Decision } from '../../decision.js';
-import type { DesiredScale } from '../../load/decider.js';
-import type { SampleWindow } from '../../load/samples.js';
+import type { DesiredInput, DesiredScale } from '../../load/decider.js';
 import { computeActiveCondition } from '../decide/active-condition.js';
 import { startsWake, trackWake, type WakeOutcome } from '../decide/activation.js';
 import type { TargetConditions } from '../decide/conditions.js';
@@ -35,7 +34,10 @@ export type TargetView =
 
 export interface ScaleStepInput {
   record: TargetRecord | undefined;
-  samples: SampleWindow;
+  /** The target's load samples: a `SampleWindow`, an array, or anything with its `average`. */
+  samples: DesiredInput['samples'];
+  /** The source is a gauge (push): an empty window reads as its last value. */
+  holdLatest: boolean;
   view: TargetView;
   settings: TargetSettings;
   /** What this reconcile learnt of the load, for the decision log. */
@@ -84,7 +86,7 @@ export async function runScaleStep(input: ScaleStepInput, ports: ScaleStepPorts)
   const { record, view, now } = input;
   const observed = view.observed;
   const scaleBefore = observed.specReplicas ?? DEFAULT_REPLICAS;
-  const decisionInput = { record, samples: input.samples, observation: { scale: scaleBefore, ready: observed.ready }, settings: input.settings, now };
+  const decisionInput = { record, samples: input.samples, holdLatest: input.holdLatest, observation: { scale: scaleBefore, ready: observed.ready }, settings: input.settings, now };
   const { decided, probe } = await decideWithProbe(decisionInput, ports.probeActivator);
   const { plan, desired, adopted } = decided;
   const before = decided.conditions;
