@@ -85,7 +85,7 @@ describe('replay through the scaler', () => {
     const firstScaled = [...web!.timeline.rows()].find((r) => r.scale > 0);
     expect(firstScaled).toMatchObject({ at: 60_000, scale: 3 });
     const [every30s] = await replayTrace(config, trace, { readyDelayMs: 0, schedule: parseReplaySchedule('30s') });
-    // Every 30 s the window holds both readings, 0 at 0 s and 45 at 30 s: ceil(22.5 ÷ 10) = 3.
-    expect([...every30s!.timeline.rows()].find((r) => r.scale > 0)).toMatchObject({ at: 30_000, scale: 3 });
+    // Every 30 s the window holds 0 at 0 s, 0 at 1 s (the adoption's follow-up) and 45 at 30 s: ceil(15 ÷ 10) = 2.
+    expect([...every30s!.timeline.rows()].find((r) => r.scale > 0)).toMatchObject({ at: 30_000, scale: 2 });
   });
 });
