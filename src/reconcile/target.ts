@@ -115,7 +115,7 @@ export async function reconcileTarget(ctx: ReconcileContext, target: TargetConfi
   await writeTargetRecord(table, target.name, revision, step.recordPatch);
   if (step.wake.kind === 'woke') await reportWake(ctx, target, port, step.wake);
   await enqueueFollowUps(ctx, target, step.followUps);
-  if (step.offerAsyncProbe && !(await offerProbe(rt, target))) log.info(`target ${target.name}: async probe already in flight`);
+  if (step.offerAsyncProbe && !(await offerProbe(rt.stores.probe, target))) log.info(`target ${target.name}: async probe already in flight`);
   return step.decision;
 }
 
