@@ -24,6 +24,7 @@ const BENCHMARKS: readonly string[] = [
   './cold-start.js',
   './instance-cache.js',
   './rows.js',
+  './cache-scans.js',
 ];
 
 export async function loadBenchmarks(modules: readonly string[] = BENCHMARKS): Promise<Benchmark[]> {
