@@ -25,6 +25,7 @@ const BENCHMARKS: readonly string[] = [
   './instance-cache.js',
   './rows.js',
   './cache-scans.js',
+  './cli-start.js',
 ];
 
 export async function loadBenchmarks(modules: readonly string[] = BENCHMARKS): Promise<Benchmark[]> {
