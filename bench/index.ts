@@ -26,6 +26,7 @@ const BENCHMARKS: readonly string[] = [
   './rows.js',
   './cache-scans.js',
   './cli-start.js',
+  './transactions.js',
 ];
 
 export async function loadBenchmarks(modules: readonly string[] = BENCHMARKS): Promise<Benchmark[]> {
