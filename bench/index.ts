@@ -27,6 +27,7 @@ const BENCHMARKS: readonly string[] = [
   './cache-scans.js',
   './cli-start.js',
   './transactions.js',
+  './two-hosts.js',
 ];
 
 export async function loadBenchmarks(modules: readonly string[] = BENCHMARKS): Promise<Benchmark[]> {

@@ -7,6 +7,7 @@ import { errorMessage, type Log } from '../log.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { prunePending } from '../queue/sender.js';
 import { reconcileObject } from './object.js';
+import { claimOccurrence } from './occurrence-claims.js';
 import { objectKey, type ObjectOutcome, type ObjectRef } from './types.js';
 
 export interface PassOptions {
@@ -18,6 +19,12 @@ export interface PassOptions {
   budgetMs?: number;
   dryRun?: boolean;
   reason?: string;
+  /**
+   * The timer occurrence (epoch ms of its scheduled instant) this pass runs for. With it, each
+   * object is first claimed for that occurrence, so hosts whose timers all fire (local hosts,
+   * or a Functions singleton lock that lapsed) reconcile each object once between them.
+   */
+  occurrence?: number;
 }
 
 export interface PassReport {
@@ -34,6 +41,14 @@ export function allObjects(rt: Runtime): ObjectRef[] {
     ...rt.config.pools.map((p) => ({ kind: 'pool' as const, name: p.name })),
     ...rt.config.targets.map((t) => ({ kind: 'target' as const, name: t.name })),
   ];
+}
+
+/** Runs `reconcile` unless another host claimed `ref` for this occurrence first. */
+async function reconcileClaimed(rt: Runtime, ref: ObjectRef, occurrence: number | undefined, reconcile: () => Promise<ObjectOutcome>): Promise<ObjectOutcome> {
+  if (occurrence === undefined) return reconcile();
+  const claim = await claimOccurrence(rt.table('leases'), objectKey(ref), occurrence, rt.holder);
+  if (!claim.claimed) return { ref, status: 'claimed', by: claim.by, occurrence: claim.occurrence };
+  return reconcile();
 }
 
 export async function runPass(rt: Runtime, options: PassOptions): Promise<PassReport> {
@@ -53,7 +68,7 @@ export async function runPass(rt: Runtime, options: PassOptions): Promise<PassRe
         continue;
       }
       outcomes.push(
-        await reconcileObject(rt, ref, { reason, dryRun: options.dryRun }, { log, signal: options.signal }).catch(
+        await reconcileClaimed(rt, ref, options.occurrence, async () => reconcileObject(rt, ref, { reason, dryRun: options.dryRun }, { log, signal: options.signal })).catch(
           (err: unknown): ObjectOutcome => ({ ref, status: 'failed', error: errorMessage(err) }),
         ),
       );

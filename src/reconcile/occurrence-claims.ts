@@ -1,0 +1,28 @@
+/**
+ * Which timer occurrence each object was last taken for, one row per object in the `leases`
+ * table. A pass takes an object for its occurrence before reconciling it; a pass of another
+ * host for the same (or an older) occurrence finds it taken and moves on, so the hosts split
+ * the fleet instead of each reconciling all of it. The lease still guards the reconcile
+ * itself; this only stops the second reconcile after the first has released it.
+ */
+import type { EntityTable } from '../state/entity-table.js';
+
+const PARTITION = 'occurrence';
+
+type ClaimProps = { occurrence: number; by: string };
+
+export type OccurrenceClaim = { claimed: true } | { claimed: false; by: string; occurrence: number };
+
+export async function claimOccurrence(table: EntityTable, objectKey: string, occurrence: number, holder: string): Promise<OccurrenceClaim> {
+  let taken: ClaimProps | undefined;
+  const result = await table.update<ClaimProps>(PARTITION, objectKey, (current) => {
+    if (current && current.props.occurrence >= occurrence) {
+      taken = current.props;
+      return undefined;
+    }
+    taken = undefined;
+    return { occurrence, by: holder };
+  });
+  if (result.changed) return { claimed: true };
+  return { claimed: false, by: taken?.by ?? 'another host', occurrence: taken?.occurrence ?? occurrence };
+}
