@@ -6,7 +6,7 @@
  * HTTP request per transaction that both paths send.
  */
 import { randomBytes } from 'node:crypto';
-import { startAzurite } from '../src/sim/azurite.js';
+import { startAzurite } from '../sim/azurite.js';
 import { createStorage } from '../src/state/storage.js';
 import { EntityTable, toEntity } from '../src/state/entity-table.js';
 import type { Benchmark, Figure } from './index.js';

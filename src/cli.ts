@@ -9,7 +9,7 @@ import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { parseDuration } from './config/duration.js';
 import { MAX_DELAY_MS } from './queue/sender.js';
 import { errorMessage } from './log.js';
-import type { CliIO } from './cli/commands.js';
+import type { CliIO } from './cli/io.js';
 
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 

@@ -1,14 +1,13 @@
 import type { InvocationContext, Timer } from '@azure/functions';
 import { invocationLog } from '../log.js';
 import { runPass, type PassReport } from '../reconcile/pass.js';
-import { getRuntime } from '../runtime/runtime.js';
+import type { Runtime } from '../runtime/runtime.js';
 import { DEFAULT_SCHEDULE, latestOccurrence } from '../host/schedule.js';
 
 /** The timer's pass over every pool and target. */
-export async function onReconcileTimer(timer: Timer, context: InvocationContext): Promise<PassReport> {
+export async function onReconcileTimer(rt: Runtime, timer: Timer, context: InvocationContext): Promise<PassReport> {
   const log = invocationLog(context);
   if (timer.isPastDue) log.warn('reconcileTimer is running late (past due)');
-  const rt = await getRuntime();
   // Hosts whose timers all fire (two local hosts; Azure's singleton timer lock makes this rare)
   // share the occurrence's objects between them instead of each reconciling all of them.
   const occurrence = latestOccurrence(rt.env.DROVER_SCHEDULE ?? DEFAULT_SCHEDULE, rt.clock.now());
