@@ -12,7 +12,7 @@ export function renderPass(report: PassReport): string {
       case 'busy':
         return `${key} skipped: held by ${o.heldBy} until ${new Date(o.until).toISOString()}`;
       case 'claimed':
-        return `${key} skipped: ${o.by} took it for the ${new Date(o.occurrence).toISOString()} pass`;
+        return `${key} skipped: ${o.by} took it for this timer period`;
       case 'unknown':
         return `${key} not in the configuration`;
       case 'failed':

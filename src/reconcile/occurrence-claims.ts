@@ -6,6 +6,17 @@
  * itself; this only stops the second reconcile after the first has released it.
  */
 import type { EntityTable } from '../state/entity-table.js';
+import { nextOccurrence } from '../host/schedule.js';
+
+/**
+ * What names the occurrence a timer invocation runs for, the same on every host: the scheduled
+ * instant of the next one. The host's schedule status gives it (the local host always, the
+ * Functions host with its schedule monitor); without one it is computed from `schedule`.
+ */
+export function timerOccurrence(timer: { scheduleStatus?: { next?: string } }, schedule: string, now: number): number {
+  const next = timer.scheduleStatus?.next === undefined ? NaN : Date.parse(timer.scheduleStatus.next);
+  return Number.isFinite(next) ? next : nextOccurrence(schedule, now);
+}
 
 const PARTITION = 'occurrence';
 

@@ -20,7 +20,7 @@ export interface PassOptions {
   dryRun?: boolean;
   reason?: string;
   /**
-   * The timer occurrence (epoch ms of its scheduled instant) this pass runs for. With it, each
+   * The timer occurrence this pass runs for (see `timerOccurrence`; later ones larger). With it, each
    * object is first claimed for that occurrence, so hosts whose timers all fire (local hosts,
    * or a Functions singleton lock that lapsed) reconcile each object once between them.
    */

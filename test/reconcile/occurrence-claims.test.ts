@@ -1,23 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { latestOccurrence } from '../../src/host/schedule.js';
 import { silentLog } from '../../src/log.js';
-import { claimOccurrence } from '../../src/reconcile/occurrence-claims.js';
+import { claimOccurrence, timerOccurrence } from '../../src/reconcile/occurrence-claims.js';
 import { runPass, type PassReport } from '../../src/reconcile/pass.js';
 import { EntityTable } from '../../src/state/entity-table.js';
 import { armWorld, type ArmWorld } from '../support/arm.js';
 import { freshStorage } from '../support/storage.js';
 
-describe('the occurrence a timer invocation belongs to', () => {
-  const minute = '0 */1 * * * *';
+describe('the occurrence a timer invocation runs for', () => {
   const at = Date.UTC(2026, 11, 1, 10, 5, 0);
-  it.each([
-    { name: 'on the dot', now: at, want: at },
-    { name: 'late within the period', now: at + 42_000, want: at },
-    { name: 'woken a little early', now: at - 300, want: at },
-    { name: 'more than a second early, the previous one', now: at - 1_500, want: at - 60_000 },
-  ])('$name', ({ now, want }) => {
-    expect(latestOccurrence(minute, now)).toBe(want);
+  it('is the next occurrence the host reports', () => {
+    expect(timerOccurrence({ scheduleStatus: { next: new Date(at + 1_000).toISOString() } }, '0 */1 * * * *', at)).toBe(at + 1_000);
+  });
+
+  it('is computed from the schedule when the host reports none', () => {
+    expect(timerOccurrence({}, '0 */1 * * * *', at + 42_000)).toBe(at + 60_000);
+    expect(timerOccurrence({ scheduleStatus: { next: 'soon' } }, '*/5 * * * * *', at + 1_000)).toBe(at + 5_000);
   });
 });
 
