@@ -78,7 +78,7 @@ async function hosts(fleet: Fleet, count: number, clock: ManualClock, group: str
   const dir = mkdtempSync(path.join(tmpdir(), 'drover-two-hosts-'));
   const pools = Array.from({ length: POOLS }, (_, i) => {
     fleet.sim.addScaleSet({ resourceGroup: group, name: `vmss-${i}`, capacity: VMS });
-    return { name: `pool-${i}`, scaleSet: { resourceGroup: group, name: `vmss-${i}` }, maxCount: VMS, creationRate: '0s,1', reconcileRate: '0s,1', instanceCache: { ttl: '5m' } };
+    return { name: `pool-${i}`, scaleSet: { resourceGroup: group, name: `vmss-${i}` }, maxCount: VMS, creationRate: '0s,1', reconcileRate: '0s,1', instanceCache: { ttl: '2m' } };
   });
   const azure = { subscriptionId: SUBSCRIPTION, credential: 'dev' as const, resourceManagerEndpoint: fleet.sim.url, caFile: fleet.caFile };
   const file = path.join(dir, 'drover.config.yaml');
