@@ -28,6 +28,7 @@ const BENCHMARKS: readonly string[] = [
   './cli-start.js',
   './transactions.js',
   './two-hosts.js',
+  './replay-week.js',
 ];
 
 export async function loadBenchmarks(modules: readonly string[] = BENCHMARKS): Promise<Benchmark[]> {

@@ -10,6 +10,7 @@ import { parseDuration } from './config/duration.js';
 import { MAX_DELAY_MS } from './queue/sender.js';
 import { errorMessage } from './log.js';
 import type { CliIO } from './cli/io.js';
+import { registerReplay } from './replay/cli-register.js';
 
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
@@ -92,6 +93,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       const { commands } = await verbs();
       return run(() => commands.forget(io, configFile(), this.opts<{ pool: string }>().pool, id))();
     });
+  registerReplay(program, io, configFile, run);
   program
     .command('run')
     .description("the local host: the timer and the queue workers, with host.json's queue settings")
