@@ -5,6 +5,7 @@
  * DROVER_SCHEDULE; the queues are polled with host.json's settings; the status endpoint is
  * left out (`drover status` shows the same view).
  */
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { registrations } from '../handlers/registrations.js';
@@ -15,7 +16,15 @@ import { readHostSettings, HOST_DEFAULTS, type QueueHostSettings } from './host-
 import { runQueueWorker } from './queue-worker.js';
 import { DEFAULT_SCHEDULE, checkSchedule, runTimer } from './timer.js';
 
-export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', ...(import.meta.url.includes('/dist/') ? ['..'] : []));
+/** The nearest directory above this module with a host.json: found, not counted, since tsc and the CLI bundle put the module at different depths. */
+export const PROJECT_ROOT = nearestDirectoryWith('host.json', path.dirname(fileURLToPath(import.meta.url)));
+
+function nearestDirectoryWith(file: string, from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, file))) return dir;
+    if (path.dirname(dir) === dir) return from;
+  }
+}
 
 export interface LocalHostOptions {
   rt: Runtime;

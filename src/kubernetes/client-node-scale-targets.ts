@@ -7,7 +7,10 @@
  * resources are known only through their Scale, where an absent replicas field therefore means 0.
  *
  * Writes always go to the Scale subresource as a JSON patch with `add`, which sets the field
- * whether or not the API server serialised it (a `replace` fails on a Scale at 0).
+ * whether or not the API server serialised it (a `replace` fails on a Scale at 0), preceded by
+ * the precondition: a `test` of spec.replicas (the API server answers 422 when it fails), or an
+ * `add` of metadata.resourceVersion, which makes the update conditional on it (409 when stale).
+ * Both come back as ConflictError: another writer changed the target since it was read.
  */
 import {
   ApiException,
@@ -24,10 +27,13 @@ import { callDeadline, reasonOf, TimeoutError, type CallDeadline } from '../dead
 import { RateLimitedError } from '../errors/rate-limited.js';
 import { parseRetryAfter } from '../azure/throttle.js';
 import { KubernetesRequestError, TargetConflictError, TargetNotFoundError } from './errors.js';
-import type { KubernetesCallOptions, ObservedScale, ScaleTargetApi } from './scale-target-api.js';
+import type { KubernetesCallOptions, ObservedScale, ScalePrecondition, ScaleTargetApi } from './scale-target-api.js';
 import { describeRef, isWorkloadRef, type KubernetesScaleTargetRef, type WorkloadRef } from './scale-target-ref.js';
 
+const PATCH = 'patch the scale of';
+
 interface ScaleBody {
+  metadata?: { resourceVersion?: string };
   spec?: { replicas?: number };
   status?: { replicas?: number };
 }
@@ -56,18 +62,27 @@ export class KubernetesScaleTargets implements ScaleTargetApi {
           ref.kind === 'Deployment'
             ? await this.apps.readNamespacedDeployment(params, options)
             : await this.apps.readNamespacedStatefulSet(params, options);
-        return withSpec(workload.spec?.replicas, workload.status?.readyReplicas ?? 0);
+        return withSpec(workload.spec?.replicas, workload.status?.readyReplicas ?? 0, workload.metadata?.resourceVersion);
       }
       const scale = (await this.custom.getNamespacedCustomObjectScale({ ...ref }, options)) as ScaleBody;
-      return withSpec(scale.spec?.replicas ?? 0, scale.status?.replicas ?? 0);
+      return withSpec(scale.spec?.replicas ?? 0, scale.status?.replicas ?? 0, scale.metadata?.resourceVersion);
     });
   }
 
-  patchScale(ref: KubernetesScaleTargetRef, replicas: number, call: KubernetesCallOptions = {}): Promise<void> {
-    const body = [{ op: 'add', path: '/spec/replicas', value: replicas }];
+  patchScale(
+    ref: KubernetesScaleTargetRef,
+    replicas: number,
+    precondition: ScalePrecondition,
+    call: KubernetesCallOptions = {},
+  ): Promise<void> {
+    const fence =
+      precondition.kind === 'replicas'
+        ? { op: 'test', path: '/spec/replicas', value: precondition.replicas }
+        : { op: 'add', path: '/metadata/resourceVersion', value: precondition.resourceVersion };
+    const body = [fence, { op: 'add', path: '/spec/replicas', value: replicas }];
     const deadline = callDeadline(this.requestTimeoutMs, call.signal);
     const options = setHeaderOptions('Content-Type', PatchStrategy.JsonPatch, signalOptions(deadline.signal));
-    return translateErrors(ref, 'patch the scale of', deadline, async () => {
+    return translateErrors(ref, PATCH, deadline, async () => {
       if (!isWorkloadRef(ref)) {
         await this.custom.patchNamespacedCustomObjectScale({ ...ref, body }, options);
       } else if (ref.kind === 'Deployment') {
@@ -79,8 +94,8 @@ export class KubernetesScaleTargets implements ScaleTargetApi {
   }
 }
 
-function withSpec(specReplicas: number | undefined, readyReplicas: number): ObservedScale {
-  return specReplicas === undefined ? { readyReplicas } : { specReplicas, readyReplicas };
+function withSpec(specReplicas: number | undefined, readyReplicas: number, resourceVersion: string | undefined): ObservedScale {
+  return { ...(specReplicas === undefined ? {} : { specReplicas }), readyReplicas, ...(resourceVersion ? { resourceVersion } : {}) };
 }
 
 function workloadParams(ref: WorkloadRef): { namespace: string; name: string } {
@@ -116,7 +131,8 @@ async function translateErrors<T>(ref: KubernetesScaleTargetRef, action: string,
     }
     const code = error instanceof ApiException ? (error as ApiException<unknown>).code : undefined;
     if (code === 404) throw new TargetNotFoundError(target, { cause: error });
-    if (code === 409) throw new TargetConflictError(target, { cause: error });
+    // Scale patches carry only a precondition and a replica count ≥ 0: a 422 is their failed test.
+    if (code === 409 || (code === 422 && action === PATCH)) throw new TargetConflictError(target, { cause: error });
     if (code === 429) throw new RateLimitedError('kubernetes', target, retryAfterOf(error), { cause: error });
     throw new KubernetesRequestError(`failed to ${action} ${target}: ${reason(error)}`, code, { cause: error });
   }

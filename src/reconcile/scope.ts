@@ -42,6 +42,7 @@ export function scopedScaleSetApi(api: ScaleSetApi, scope: ObjectScope): ScaleSe
 export function scopedScaleTargets(api: ScaleTargetApi, signal: AbortSignal): ScaleTargetApi {
   return {
     readScale: (ref, options) => api.readScale(ref, { signal: options?.signal ? AbortSignal.any([options.signal, signal]) : signal }),
-    patchScale: (ref, replicas, options) => api.patchScale(ref, replicas, { signal: options?.signal ? AbortSignal.any([options.signal, signal]) : signal }),
+    patchScale: (ref, replicas, precondition, options) =>
+      api.patchScale(ref, replicas, precondition, { signal: options?.signal ? AbortSignal.any([options.signal, signal]) : signal }),
   };
 }

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readHttpLoad } from '../../src/load/http-source.js';
 import { probeActivator } from '../../src/probe/activator-probe.js';
-import { readTargetRecord } from '../../src/scaler/target-record.js';
+import { readTargetRecord } from '../../src/scaler/shell/target-store.js';
 import { reconcileObject } from '../../src/reconcile/object.js';
 import { silentLog } from '../../src/log.js';
 import { startTargetWorld, WEB, webTarget, type TargetWorld } from '../targets/support.js';
