@@ -17,7 +17,6 @@ import { toEntity, type EntityTable, type Row } from '../state/entity-table.js';
 import { storageError } from '../state/errors.js';
 import { newGeneration } from '../state/generation.js';
 import type { Decision } from '../reconcile/types.js';
-import type { PoolPlan } from './plan.js';
 
 export const GENERATION_KEY = '~generation';
 
@@ -99,20 +98,4 @@ export async function recordWarm(
   const props: GenerationProps = { generation, warm: JSON.stringify({ ...seen, inventory: generation } satisfies WarmRecord) };
   const written = row ? await table.replaceIf(row, props) : await table.create(pool, GENERATION_KEY, props);
   return written !== undefined;
-}
-
-/**
- * Whether carrying the plan out writes nothing at all (pure): only such a plan is recorded, so
- * the pass that skips repeats a decision that changed nothing.
- */
-export function changesNothing(plan: PoolPlan): boolean {
-  return (
-    plan.safety.kind === 'unchanged' &&
-    plan.retire.length === 0 &&
-    plan.adopt.length === 0 &&
-    plan.raise === undefined &&
-    plan.delete.length === 0 &&
-    plan.backoff === undefined &&
-    plan.statusUpdates.length === 0
-  );
 }

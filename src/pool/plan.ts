@@ -187,3 +187,19 @@ export function planPool(snapshot: PoolSnapshot, settings: PoolSettings, now: nu
     lines,
   };
 }
+
+/**
+ * Whether carrying the plan out writes nothing at all (pure): only such a plan is recorded, so
+ * the pass that skips repeats a decision that changed nothing.
+ */
+export function changesNothing(plan: PoolPlan): boolean {
+  return (
+    plan.safety.kind === 'unchanged' &&
+    plan.retire.length === 0 &&
+    plan.adopt.length === 0 &&
+    plan.raise === undefined &&
+    plan.delete.length === 0 &&
+    plan.backoff === undefined &&
+    plan.statusUpdates.length === 0
+  );
+}

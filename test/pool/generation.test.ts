@@ -2,8 +2,8 @@
  * When the last plan that changed nothing still stands (pure), and which plans change nothing.
  */
 import { describe, expect, it } from 'vitest';
-import { changesNothing, stillWarm, warmRecordOf, type WarmRecord, type WarmView } from '../../src/pool/generation.js';
-import type { PoolPlan } from '../../src/pool/plan.js';
+import { stillWarm, warmRecordOf, type WarmRecord, type WarmView } from '../../src/pool/generation.js';
+import { changesNothing, type PoolPlan } from '../../src/pool/plan.js';
 
 const record: WarmRecord = { inventory: 7, cache: 9, capacity: 3, etag: 'e1', decision: { decision: 'at limit', reason: '3 of 3' } };
 const view: WarmView = { inventory: 7, cache: 9, capacity: 3, etag: 'e1', cacheFresh: true, now: 1_000 };
