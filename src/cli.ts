@@ -11,6 +11,7 @@ import { StorageConfigError } from './state/storage.js';
 import { parseDuration } from './config/duration.js';
 import { MAX_DELAY_MS } from './queue/sender.js';
 import { errorMessage } from './log.js';
+import { droverVersion } from './package-root.js';
 import { commands, CliUsageError as UsageError } from './cli/commands.js';
 import type { CliIO } from './cli/io.js';
 
@@ -38,6 +39,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   let exitCode: number = EXIT.ok;
   const program = new Command('drover')
     .description('Serverless capacity controller for Azure VM Scale Sets and Kubernetes workloads')
+    .version(droverVersion(), '--version', 'print the version')
     .option('--config <file>', 'configuration file (default: $DROVER_CONFIG, then drover.config.yaml)')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) })
@@ -88,15 +90,18 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   program
     .command('run')
     .description("the local host: the timer and the queue workers, with host.json's queue settings")
-    .action(run(() => commands.run(io, configFile())));
+    .option('--verbose', 'log every invocation and routine decision, not only changes')
+    .action(function (this: Command) {
+      return run(() => commands.run(io, configFile(), this.opts<{ verbose?: boolean }>()))();
+    });
   program
     .command('sim')
     .description('Azurite, the simulators and the local host on an example configuration (what npm start runs)')
     .option('--for <duration>', 'stop by itself after this long (default: run until Ctrl+C)', durationArg)
-    .option('--status-every <duration>', 'print the status view this often', durationArg)
+    .option('--verbose', 'every log line of every pass, not only the changes')
     .action(function (this: Command) {
-      const o = this.opts<{ for?: number; statusEvery?: number }>();
-      return run(() => commands.sim(io, { forMs: o.for, statusEveryMs: o.statusEvery }))();
+      const o = this.opts<{ for?: number; verbose?: boolean }>();
+      return run(() => commands.sim(io, { forMs: o.for, verbose: o.verbose === true }))();
     });
 
   try {

@@ -6,7 +6,8 @@ import { createRuntime, type Runtime } from '../runtime/runtime.js';
 import { buildStatus } from '../status/status.js';
 import { renderStatus, renderPass } from './render.js';
 import { InventoryStore } from '../provisioner/inventory-store.js';
-import { untilSignal, type CliIO } from './io.js';
+import { aborted, stopRequest, type CliIO } from './io.js';
+import { nodeCommand } from '../package-root.js';
 
 
 export class CliUsageError extends Error {
@@ -69,7 +70,7 @@ export const commands = {
     return 0;
   },
 
-  async run(io: CliIO, configFile: string | undefined): Promise<number> {
+  async run(io: CliIO, configFile: string | undefined, opts: { verbose?: boolean } = {}): Promise<number> {
     try {
       checkSchedule(io.env.DROVER_SCHEDULE ?? DEFAULT_SCHEDULE);
     } catch (err) {
@@ -78,24 +79,34 @@ export const commands = {
     const rt = await runtimeFor(io, configFile);
     // Loaded only here: it brings in @azure/functions (for InvocationContext) and every handler.
     const { startLocalHost } = await import('../host/local-host.js');
-    const host = await startLocalHost({ rt, log: consoleLog, schedule: io.env.DROVER_SCHEDULE ?? DEFAULT_SCHEDULE });
-    await untilSignal();
-    io.stderr('stopping…\n');
+    const log: Log = { ...consoleLog, ...(opts.verbose ? { debug: (...a: unknown[]) => console.log(...a) } : {}) };
+    const host = await startLocalHost({ rt, log, schedule: io.env.DROVER_SCHEDULE ?? DEFAULT_SCHEDULE });
+    const stop = stopRequest();
+    await aborted(stop.signal);
+    io.stderr(`stopping (${errorMessage(stop.signal.reason)})…\n`);
     await host.stop();
+    stop.dispose();
     return 0;
   },
 
-  async sim(io: CliIO, opts: { forMs?: number; statusEveryMs?: number }): Promise<number> {
+  async sim(io: CliIO, opts: { forMs?: number; verbose?: boolean }): Promise<number> {
     const demo = await importDemo();
     if (demo === undefined) {
       throw new CliUsageError('drover sim runs from a checkout of the repository (the simulators in sim/ are not part of the package): run `npm start` there');
     }
-    return demo.runDemo(io, opts);
+    const stop = stopRequest();
+    try {
+      // The commands it prints run this very file, from any directory.
+      const self = process.argv[1];
+      return await demo.runDemo(io, { ...opts, signal: stop.signal, ...(self ? { cliCommand: nodeCommand(self) } : {}) });
+    } finally {
+      stop.dispose();
+    }
   },
 };
 
 interface DemoModule {
-  runDemo(io: CliIO, opts: { forMs?: number; statusEveryMs?: number }): Promise<number>;
+  runDemo(io: CliIO, opts: { forMs?: number; verbose?: boolean; signal?: AbortSignal; cliCommand?: string }): Promise<number>;
 }
 
 /**

@@ -7,6 +7,7 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { findUp } from '../package-root.js';
 import { registrations } from '../handlers/registrations.js';
 import type { Log } from '../log.js';
 import { errorMessage } from '../log.js';
@@ -15,7 +16,8 @@ import { readHostSettings, HOST_DEFAULTS, type QueueHostSettings } from './host-
 import { runQueueWorker } from './queue-worker.js';
 import { DEFAULT_SCHEDULE, checkSchedule, runTimer } from './timer.js';
 
-export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', ...(import.meta.url.includes('/dist/') ? ['..'] : []));
+/** The repository root, where host.json is: found upward, as this module may run from src/, dist/src/ or a bundle. */
+export const PROJECT_ROOT = findUp(path.dirname(fileURLToPath(import.meta.url)), 'host.json') ?? process.cwd();
 
 export interface LocalHostOptions {
   rt: Runtime;

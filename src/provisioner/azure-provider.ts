@@ -86,13 +86,15 @@ export class AzureProvider implements Provider {
     if (isValidProviderId(machine.id)) {
       const instance = this.instances.find((i) => i.id === machine.id);
       const adopted = await this.deps.inventory.adopt(machine.id, instance ? providerStatusOf(instance) : 'Unknown', instance?.name);
-      if (!adopted) this.deps.log.info(`pool ${this.deps.inventory.pool}: ${machine.id} already had an inventory row`);
+      if (adopted) this.deps.log.info(`pool ${this.deps.inventory.pool}: adopted ${machine.id}, a VM of the scale set not in the inventory yet`);
+      else this.deps.log.info(`pool ${this.deps.inventory.pool}: ${machine.id} already had an inventory row`);
       return { ...machine, availability: 'KnownUsed' };
     }
     if (this.scaleSet?.capacity === undefined || this.scaleSet.etag === undefined) {
       throw new Error('the scale set reported no capacity or ETag: a capacity is never computed from an unknown size');
     }
     this.reservedSlots++;
+    this.deps.log.debug?.(`pool ${this.deps.inventory.pool}: slot ${this.reservedSlots} of the next capacity raise reserved`);
     return { id: `slot:${this.reservedSlots}`, addr: '', availability: 'KnownUsed', failed: false };
   }
 

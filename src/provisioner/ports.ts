@@ -48,6 +48,8 @@ export interface Inventory {
 }
 
 export interface ProvisionerLogger {
+  /** The seed's step-by-step lines: shown only when asked for. */
+  debug?(message: string): void;
   info(message: string): void;
   warn(message: string): void;
   error(message: string): void;

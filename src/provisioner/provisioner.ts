@@ -58,7 +58,7 @@ export async function runPoolPass(
   await config.reconcileLimiter.wait(signal);
   await deps.session.check(signal);
 
-  log.info('Getting provider and inventory machines...');
+  log.debug?.('Getting provider and inventory machines...');
   const { providerMachines, inventoryRows } = await listBothSides(deps, log, signal);
 
   const usableRows: InventoryRow[] = [];
@@ -82,7 +82,7 @@ export async function runPoolPass(
     await deps.session.check(signal);
     try {
       const created = await deps.provider.createMachine(machine, signal);
-      log.info(`Created new machine with ID: ${created.id}`);
+      log.debug?.(`brought up ${created.id}`);
       result.created.push(created.id);
     } catch (err) {
       // One bad machine must not hold up the rest; an abort or a lost lease stops the next round.
@@ -108,7 +108,7 @@ async function listBothSides(
   const side = async <T>(name: 'provider' | 'inventory', list: () => Promise<T[]>): Promise<T[]> => {
     try {
       const items = await list();
-      log.info(`Got ${items.length} machines in ${name}.`);
+      log.debug?.(`Got ${items.length} machines in ${name}.`);
       return items;
     } catch (err) {
       listing.abort(new Error(`listing aborted: the ${name} listing failed`, { cause: err }));
@@ -148,8 +148,8 @@ function logDecision(log: ProvisionerLogger, decision: ProvisioningDecision): vo
     case 'atLimit':
     case 'noCapacity':
     case 'bringUp':
-      log.info(`Total managed machines: ${decision.managed}`);
-      log.info(decision.reason);
+      log.debug?.(`Total managed machines: ${decision.managed}`);
+      log.debug?.(decision.reason);
   }
 }
 
@@ -159,6 +159,7 @@ function describe(machine: Machine): string {
 
 function prefixed(logger: ProvisionerLogger, prefix: string): ProvisionerLogger {
   return {
+    debug: (message) => logger.debug?.(prefix + message),
     info: (message) => logger.info(prefix + message),
     warn: (message) => logger.warn(prefix + message),
     error: (message) => logger.error(prefix + message),

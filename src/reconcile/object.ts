@@ -12,6 +12,12 @@ import { reconcilePool } from './pool.js';
 import { reconcileTarget } from './target.js';
 import { objectKey, type Decision, type ObjectOutcome, type ObjectRef, type ReconcileRequest } from './types.js';
 
+/**
+ * Decisions that change nothing, repeated on every tick: logged at debug level, so that what a
+ * log shows by default is what changed. (The decision log keeps them all.)
+ */
+const ROUTINE = /^(steady at|unchanged|no metrics|at limit|activating|waiting to scale to zero|backed off|rate limited)\b/;
+
 /** Long enough for one object's pass; renewed on every lease check, so long passes keep it. */
 export const LEASE_TTL_MS = 60_000;
 
@@ -40,7 +46,7 @@ export async function reconcileObject(
       return pool ? reconcilePool(ctx, pool) : reconcileTarget(ctx, target!);
     });
     if (!leased.ran) {
-      log.info(`${objectKey(ref)}: being reconciled by ${leased.heldBy} until ${new Date(leased.until).toISOString()}, skipping`);
+      log.debug?.(`${objectKey(ref)}: being reconciled by ${leased.heldBy} until ${new Date(leased.until).toISOString()}, skipping`);
       return { ref, status: 'busy', heldBy: leased.heldBy, until: leased.until };
     }
     decision = leased.value;
@@ -48,10 +54,15 @@ export async function reconcileObject(
     const error = errorMessage(err);
     decision = isLeaseExpired(err)
       ? { decision: 'stopped', reason: `the lease ran out mid-pass, the next pass starts over (${error})` }
-      : { decision: 'failed', reason: error, error, transient: isTransient(err) };
+      : signal.aborted
+        ? { decision: 'stopped', reason: `the host is stopping: the reconcile was cut short, the next pass starts over (${error})` }
+        : { decision: 'failed', reason: error, error, transient: isTransient(err) };
   }
 
-  log[decision.error ? 'error' : 'info'](`${objectKey(ref)}: ${decision.decision} — ${decision.reason}`);
+  const line = `${objectKey(ref)}: ${decision.decision} — ${decision.reason}`;
+  if (decision.error) log.error(line);
+  else if (ROUTINE.test(decision.decision)) log.debug?.(line);
+  else log.info(line);
   if (!request.dryRun) {
     await rt.decisions
       .record({ at: rt.clock.now(), object: objectKey(ref), ...decision })

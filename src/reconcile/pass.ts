@@ -63,19 +63,25 @@ export async function runPass(rt: Runtime, options: PassOptions): Promise<PassRe
 
   if (!options.dryRun) {
     for (const ref of deferred) {
-      await rt.queues.reconcile({ ...ref, reason: 'pass budget exhausted' }).catch((err: unknown) =>
+      await rt.queues.reconcile({ ...ref, reason: options.signal?.aborted ? 'the host stopped before reaching it' : 'pass budget exhausted' }).catch((err: unknown) =>
         log.error(`${objectKey(ref)}: could not enqueue after the pass ran out of time: ${errorMessage(err)}`),
       );
     }
-    if (deferred.length) log.warn(`pass budget of ${budgetMs} ms reached: ${deferred.length} object(s) handed to the reconcile queue`);
+    if (deferred.length) {
+      log.warn(
+        options.signal?.aborted
+          ? `the host is stopping: ${deferred.length} object(s) not reached were handed to the reconcile queue`
+          : `pass budget of ${budgetMs} ms reached: ${deferred.length} object(s) handed to the reconcile queue`,
+      );
+    }
   }
-  if (!options.dryRun) {
+  if (!options.dryRun && !options.signal?.aborted) {
     // Housekeeping that keeps the log and the re-enqueue markers bounded.
     await Promise.all([prunePending(rt.table('leases'), rt.clock.now()), rt.decisions.prune(rt.clock.now())]).catch((err: unknown) =>
       log.warn(`could not prune old decisions or re-enqueue markers: ${errorMessage(err)}`),
     );
   }
   const errors = outcomes.filter((o) => o.status === 'failed').length;
-  log.info(`pass finished: ${outcomes.length} reconciled, ${deferred.length} deferred, ${errors} failed`);
+  log.debug?.(`pass finished: ${outcomes.length} reconciled, ${deferred.length} deferred, ${errors} failed`);
   return { startedAt, finishedAt: rt.clock.now(), outcomes, deferred, errors };
 }

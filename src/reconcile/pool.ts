@@ -164,8 +164,11 @@ function describeDecision(
   r: { created: number; failedCreations: string[]; flush: FlushResult; deleted: string[]; backingOff: boolean; backoffUntil?: number; wouldDelete?: string[]; dryRun?: boolean },
 ): Decision {
   // No decision: the creation rate limit stopped the chunk part-way.
-  const parts: string[] = [d?.reason ?? `brought up ${r.created} before the creation rate limit ran dry; the rest waits for the next pass`];
-  if (r.backingOff) parts.push(`creations backed off until ${new Date(r.backoffUntil ?? 0).toISOString()} after failed provisioning`);
+  const backoff = `creations backed off until ${new Date(r.backoffUntil ?? 0).toISOString()} after failed provisioning`;
+  // While backing off the pool offers no slots: "no capacity" would then blame the scale set.
+  const backedOff = r.backingOff && d?.kind === 'noCapacity';
+  const parts: string[] = [backedOff ? backoff : (d?.reason ?? `brought up ${r.created} before the creation rate limit ran dry; the rest waits for the next pass`)];
+  if (r.backingOff && !backedOff) parts.push(backoff);
   if (r.flush.kind === 'raised') parts.push(`capacity ${r.flush.from} → ${r.flush.to}, adopted ${r.flush.adopted.length}${r.flush.awaiting ? `, ${r.flush.awaiting} awaited` : ''}`);
   if (r.flush.kind === 'conflict') parts.push(r.flush.reason);
   if (r.deleted.length) parts.push(`fast-deleted ${r.deleted.length}: ${r.deleted.join(', ')}`);
@@ -176,6 +179,7 @@ function describeDecision(
     : d.kind === 'safetySwitch' ? 'safety switch'
     : d.kind === 'invalidAvailability' ? 'refused'
     : d.kind === 'atLimit' ? 'at limit'
+    : backedOff ? 'backed off'
     : 'no capacity';
   const reason = parts.join('; ');
   return d && isRefusal(d) ? { decision: verb, reason, error: d.reason } : { decision: verb, reason };

@@ -1,15 +1,20 @@
 import { expect, it } from 'vitest';
 import { runDemo } from '../../sim/demo.js';
 
-it('drover sim starts Azurite, the simulators and the local host, runs passes and stops cleanly', async () => {
+it('drover sim starts Azurite, the simulators and the local host, tells what changes, and stops cleanly', async () => {
   let out = '';
   const before = { ...process.env };
-  const code = await runDemo({ stdout: (s) => (out += s), stderr: (s) => (out += s), env: {} }, { forMs: 4_000, statusEveryMs: 3_000 });
+  const code = await runDemo({ stdout: (s) => (out += s), stderr: (s) => (out += s), env: {} }, { forMs: 6_000, storyEveryMs: 500, cliCommand: 'node /x/cli.js' });
   expect(code).toBe(0);
   // The runtime is handed to the handlers, not found through app settings the demo would set.
   expect(process.env).toEqual(before);
   expect(out).toMatch(/Drover is running on .*drover\.config\.yaml/);
-  expect(out).toMatch(/reconcileTimer: executing/);
-  expect(out).toMatch(/POOLS \(1\)[\s\S]*workers: scale set rg-demo\/vmss-workers/);
+  expect(out).toMatch(/In another terminal: +node \/x\/cli\.js --config \S+drover\.config\.yaml status/);
+  // A summary per pool and target, then a line per change: the first pass adopts the two VMs there.
+  expect(out).toMatch(/ {2}= workers: not read yet/);
+  expect(out).toMatch(/workers: adopted rg-demo\/vmss-workers\/0, rg-demo\/vmss-workers\/1 into the inventory\n.* {2}= workers: 2\/2 running, inventory 2/);
+  expect(out).toMatch(/ {2}= web: 1\/1 ready, active/);
+  // Without --verbose, no per-tick line of the host or the provisioner.
+  expect(out).not.toMatch(/executing|pass finished|Getting provider|Got \d+ machines|executed message/);
   expect(out).toMatch(/Stopping the demo/);
-}, 30_000);
+}, 40_000);
