@@ -8,6 +8,7 @@ import { renderStatus, renderPass } from './render.js';
 import { InventoryStore } from '../provisioner/inventory-store.js';
 import { aborted, stopRequest, type CliIO } from './io.js';
 import { nodeCommand } from '../package-root.js';
+import { checkTableStorage } from './reachability.js';
 
 
 export class CliUsageError extends Error {
@@ -20,8 +21,14 @@ const stderrLog = (io: CliIO): Log => ({
   error: (...a) => io.stderr(`error: ${a.join(' ')}\n`),
 });
 
-async function runtimeFor(io: CliIO, configFile: string | undefined): Promise<Runtime> {
+/**
+ * The runtime for a verb: the configuration is read and `check`ed first (a name that is not in it
+ * is a usage error found without any connection), then storage is reached, or said not to be.
+ */
+async function runtimeFor(io: CliIO, configFile: string | undefined, check: (rt: Runtime) => void = () => undefined): Promise<Runtime> {
   const rt = await createRuntime({ configFile, env: io.env });
+  check(rt);
+  await checkTableStorage(rt.storage.table('leases').url);
   await rt.storage.ensure();
   return rt;
 }
@@ -29,7 +36,9 @@ async function runtimeFor(io: CliIO, configFile: string | undefined): Promise<Ru
 export const commands = {
   async reconcile(io: CliIO, configFile: string | undefined, opts: { dryRun?: boolean; json?: boolean }): Promise<number> {
     const rt = await runtimeFor(io, configFile);
-    const report: PassReport = await runPass(rt, { log: stderrLog(io), dryRun: opts.dryRun, reason: opts.dryRun ? 'dry run' : 'drover reconcile', budgetMs: Infinity });
+    // The report below lists every decision: the log adds only warnings and errors, not each decision again.
+    const log: Log = { ...stderrLog(io), info: () => undefined };
+    const report: PassReport = await runPass(rt, { log, dryRun: opts.dryRun, reason: opts.dryRun ? 'dry run' : 'drover reconcile', budgetMs: Infinity });
     io.stdout(opts.json ? `${JSON.stringify(report, null, 2)}\n` : renderPass(report));
     return report.errors > 0 ? 1 : 0;
   },
@@ -42,11 +51,12 @@ export const commands = {
   },
 
   async enqueue(io: CliIO, configFile: string | undefined, o: { target?: string; pool?: string; delay?: number; load?: number }): Promise<number> {
-    const rt = await runtimeFor(io, configFile);
     const kind = o.target ? 'target' : 'pool';
     const name = (o.target ?? o.pool)!;
-    const known = kind === 'target' ? rt.config.targets.some((t) => t.name === name) : rt.config.pools.some((p) => p.name === name);
-    if (!known) throw new CliUsageError(`no ${kind} named "${name}" in ${rt.configFile}`);
+    const rt = await runtimeFor(io, configFile, (r) => {
+      const known = kind === 'target' ? r.config.targets.some((t) => t.name === name) : r.config.pools.some((p) => p.name === name);
+      if (!known) throw new CliUsageError(`no ${kind} named "${name}" in ${r.configFile}`);
+    });
     const { sent, dueAt } = await rt.queues.reconcile({ kind, name, reason: 'forced (drover enqueue)', ...(o.load !== undefined ? { load: o.load } : {}) }, o.delay ?? 0);
     const due = new Date(dueAt).toISOString();
     io.stdout(
@@ -58,8 +68,9 @@ export const commands = {
   },
 
   async forget(io: CliIO, configFile: string | undefined, pool: string, id: string): Promise<number> {
-    const rt = await runtimeFor(io, configFile);
-    if (!rt.config.pools.some((p) => p.name === pool)) throw new CliUsageError(`no pool named "${pool}" in ${rt.configFile}`);
+    const rt = await runtimeFor(io, configFile, (r) => {
+      if (!r.config.pools.some((p) => p.name === pool)) throw new CliUsageError(`no pool named "${pool}" in ${r.configFile}`);
+    });
     const removed = await new InventoryStore(rt.table('machines'), pool, rt.clock).remove(id);
     if (!removed) {
       io.stderr(`pool ${pool} has no inventory row for ${id}\n`);

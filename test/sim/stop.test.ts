@@ -6,6 +6,7 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, expect, it } from 'vitest';
@@ -65,11 +66,19 @@ const tempDirOf = (out: string) => /Drover is running on (\S+)drover\.config\.ya
 it('Ctrl+C in the middle of a pass: the demo, Azurite with it, is gone within 2 s, its temporary folder too', async () => {
   const demo = start(process.execPath, ['dist/start/main.js', '--verbose']);
   const pgid = demo.child.pid!;
-  // The seed's first line of a pool pass: the pass is under way when the signal comes.
-  await until('a pass under way', () => /Drover is running[\s\S]*Getting provider and inventory machines/.test(demo.output()), 60_000, demo.output);
+  await until('the demo to run', () => /Drover is running/.test(demo.output()), 60_000, demo.output);
   expect(livingInGroup(pgid).some((p) => p.includes('azurite'))).toBe(true);
   const dir = tempDirOf(demo.output());
   expect(dir && existsSync(dir)).toBe(true);
+  // The command it prints for a second terminal works from any directory, with no registry involved.
+  const printed = /In another terminal: +node (\/\S+\/cli\.js) (--config \S+ status)/.exec(demo.output());
+  expect(printed).not.toBeNull();
+  const status = execFileSync(process.execPath, [printed![1]!, ...printed![2]!.split(' ')], { cwd: tmpdir(), encoding: 'utf8' });
+  expect(status).toMatch(/POOLS \(1\)/);
+  // The next pass under way (a pool pass begins with the seed's line): now the signal comes.
+  const passes = () => demo.output().match(/Getting provider and inventory machines/g)?.length ?? 0;
+  const seen = passes();
+  await until('the next pass', () => passes() > seen, 30_000, demo.output);
 
   const sent = Date.now();
   process.kill(-pgid, 'SIGINT');
