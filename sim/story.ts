@@ -80,6 +80,10 @@ function targetChanges(before: TargetStatus | undefined, t: TargetStatus): strin
   if (before && before.active !== t.active) {
     out.push(t.active === 'True' ? 'active' : t.active === 'False' ? `inactive${t.reason ? ` (${t.reason})` : ''}` : 'activating');
   }
+  // Ready replicas reaching the scale asked for is the end of a change: told once, when it happens.
+  if (before && t.actualScale !== null && t.actualScale > 0 && t.actualScale === t.requestedScale && before.actualScale !== t.actualScale) {
+    out.push(`all ${t.actualScale} replica(s) ready`);
+  }
   if (t.lastActivation && t.lastActivation.at !== before?.lastActivation?.at) out.push(`woke from zero in ${t.lastActivation.latencyMs} ms`);
   if (t.lastError && t.lastError !== before?.lastError) out.push(`error: ${t.lastError}`);
   return out;
