@@ -93,10 +93,13 @@ export const commands = {
     const log: Log = { ...consoleLog, ...(opts.verbose ? { debug: (...a: unknown[]) => console.log(...a) } : {}) };
     const host = await startLocalHost({ rt, log, schedule: io.env.DROVER_SCHEDULE ?? DEFAULT_SCHEDULE });
     const stop = stopRequest();
-    await aborted(stop.signal);
-    io.stderr(`stopping (${errorMessage(stop.signal.reason)})…\n`);
-    await host.stop();
-    stop.dispose();
+    try {
+      await aborted(stop.signal);
+      io.stderr(`stopping (${errorMessage(stop.signal.reason)})…\n`);
+      await host.stop();
+    } finally {
+      stop.dispose();
+    }
     return 0;
   },
 

@@ -29,7 +29,7 @@ export interface StopOptions {
 export interface StopRequest {
   /** Aborts on SIGINT, SIGTERM or SIGHUP, or when the parent process goes away; its reason says which. */
   signal: AbortSignal;
-  /** Stops listening (the process then ends as usual). */
+  /** Stops listening, and calls off the forced exit: the process has stopped and ends as usual. */
   dispose(): void;
 }
 
@@ -44,10 +44,11 @@ export function stopRequest(options: StopOptions = {}): StopRequest {
   const graceMs = options.graceMs ?? 1_800;
   const ac = new AbortController();
   const parent = process.ppid;
+  let grace: NodeJS.Timeout | undefined;
   const request = (why: string) => {
     if (ac.signal.aborted) process.exit(130);
     ac.abort(new Error(why));
-    setTimeout(() => process.exit(130), graceMs).unref();
+    grace = setTimeout(() => process.exit(130), graceMs).unref();
   };
   const onSignal = (name: NodeJS.Signals) => request(name);
   const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
@@ -59,6 +60,7 @@ export function stopRequest(options: StopOptions = {}): StopRequest {
   return {
     signal: ac.signal,
     dispose() {
+      clearTimeout(grace);
       clearInterval(watch);
       for (const s of signals) process.off(s, onSignal);
     },

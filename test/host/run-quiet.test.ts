@@ -12,7 +12,7 @@ it('drover run starts the local host without the "test mode" lines of @azure/fun
     const file = writeConfig({ storage: azuriteStorage() });
     let out = '';
     const io = { stdout: (s: string) => void (out += s), stderr: (s: string) => void (out += s), env: { DROVER_SCHEDULE: '* * * * * *' } };
-    const running = runCli(['--config', file, 'run'], io);
+    const running = runCli(['--config', file, 'run', '--verbose'], io);
     const deadline = Date.now() + 10_000;
     while (Date.now() < deadline && !printed.some((line) => /reconcileTimer: executing/.test(line))) await new Promise((r) => setTimeout(r, 50));
     process.emit('SIGINT');
