@@ -1,0 +1,99 @@
+/**
+ * What the log and the decision log say must be what happened: an adopted VM is not "created",
+ * a reserved slot is no machine, a back-off is named as the cause, a stop is no failure.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reconcileObject } from '../../src/reconcile/object.js';
+import { silentLog, type Log } from '../../src/log.js';
+import type { Runtime } from '../../src/runtime/runtime.js';
+import { describeTargetDecision } from '../../src/scaler/target-decision.js';
+import { armWorld, type ArmWorld } from '../support/arm.js';
+
+let world: ArmWorld;
+beforeAll(async () => {
+  world = await armWorld();
+});
+afterAll(async () => {
+  await world.sim.close();
+});
+
+const pool = (name: string, extra: object = {}) => ({
+  name,
+  scaleSet: { resourceGroup: 'rg-msgs', name },
+  creationRate: '0s,1',
+  reconcileRate: '0s,1',
+  instanceCache: { ttl: '5m' },
+  ...extra,
+});
+
+function recording(): { log: Log; lines: string[] } {
+  const lines: string[] = [];
+  const put = (level: string) => (...a: unknown[]) => void lines.push(`${level} ${a.join(' ')}`);
+  return { log: { debug: put('debug'), info: put('info'), warn: put('warn'), error: put('error') }, lines };
+}
+
+const pass = (rt: Runtime, name: string, log: Log = silentLog, signal?: AbortSignal) =>
+  reconcileObject(rt, { kind: 'pool', name }, { reason: 'test' }, { log, ...(signal ? { signal } : {}) });
+
+describe('pool messages', () => {
+  it('an existing VM is adopted, slots are reserved for a raise: neither is "created"', async () => {
+    world.sim.addScaleSet({ resourceGroup: 'rg-msgs', name: 'adopt', capacity: 1 });
+    const rt = await world.runtime({ pools: [pool('adopt', { maxCount: 3, chunkSize: 3 })] });
+    const { log, lines } = recording();
+    await pass(rt, 'adopt', log);
+    const shown = lines.filter((l) => !l.startsWith('debug'));
+    expect(shown.filter((l) => /adopted azure:\/\/\/.*\/virtualMachines\/0, a VM of the scale set not in the inventory yet/.test(l))).toHaveLength(1);
+    expect(shown.some((l) => /raised adopt capacity 1 → 3/.test(l))).toBe(true);
+    expect(lines.some((l) => /Created new machine|slot:/.test(l) && !l.startsWith('debug'))).toBe(false);
+    // The seed's step-by-step lines are there for whoever asks, at debug level only.
+    expect(lines.filter((l) => /Getting provider and inventory machines|Got \d+ machines in/.test(l)).every((l) => l.startsWith('debug'))).toBe(true);
+  });
+
+  it('while creations back off, the decision names the back-off, not a lack of capacity', async () => {
+    const scaleSet = world.sim.addScaleSet({ resourceGroup: 'rg-msgs', name: 'backoff', capacity: 0 });
+    const rt = await world.runtime({ pools: [pool('backoff', { maxCount: 5, chunkSize: 1, enableFastDeleteOnFailedProvisioning: true })] });
+    scaleSet.failNextCreations(1);
+    await pass(rt, 'backoff');
+    await new Promise((r) => setTimeout(r, 120));
+    const deleting = await pass(rt, 'backoff');
+    expect(deleting.status === 'done' && deleting.decision.reason).toMatch(/fast-deleted 1/);
+    const after = await pass(rt, 'backoff');
+    expect(after.status).toBe('done');
+    const decision = after.status === 'done' ? after.decision : undefined;
+    expect(decision?.decision).toBe('backed off');
+    expect(decision?.reason).toMatch(/^creations backed off until \S+ after failed provisioning/);
+    expect(decision?.reason).not.toMatch(/No more capacity/);
+  });
+
+  it('a pass cut short by the host stopping is "stopped", not "failed"', async () => {
+    world.sim.addScaleSet({ resourceGroup: 'rg-msgs', name: 'stopping', capacity: 0 });
+    const rt = await world.runtime({ pools: [pool('stopping', { maxCount: 1 })] });
+    const outcome = await pass(rt, 'stopping', silentLog, AbortSignal.abort(new Error('the local host is stopping')));
+    expect(outcome.status).toBe('done');
+    expect(outcome.status === 'done' && outcome.decision).toMatchObject({ decision: 'stopped', reason: expect.stringMatching(/^the host is stopping/) });
+  });
+});
+
+describe('target messages', () => {
+  const base = {
+    desired: { kind: 'unknown' as const, desired: -1 as const, panic: undefined },
+    load: { samples: [], gauge: true, targetPerReplica: 1, note: 'no new push' },
+    wake: { kind: 'idle' as const },
+    dryRun: false,
+    probe: undefined,
+    trigger: 'timer',
+  };
+
+  it('an activating target does not say "activating" twice', () => {
+    const d = describeTargetDecision({ ...base, plan: { scale: -1, apply: false, requeueAfterMs: [], offerAsyncProbe: false, reason: 'activating' }, write: { kind: 'none' } });
+    expect(d.decision).toBe('activating');
+    expect(`${d.decision} — ${d.reason}`).not.toMatch(/activating — activating/);
+  });
+
+  it('marking a target inactive says what the rule checked: no load now, active longer than the stable window', () => {
+    const d = describeTargetDecision({ ...base, plan: { scale: 0, apply: false, requeueAfterMs: [], offerAsyncProbe: false, reason: 'stable-window-elapsed' }, write: { kind: 'unchanged', current: 1 } });
+    expect(d.decision).toBe('marked inactive');
+    expect(d.reason).toMatch(/^no load now, and active for longer than the stable window/);
+    expect(d.reason).not.toMatch(/idle for the whole stable window/);
+  });
+});
