@@ -1,5 +1,5 @@
 /** What each `drover` verb does, once the command line is parsed. */
-import { consoleLog, errorMessage, type Log } from '../log.js';
+import { consoleLog, errorMessage, verboseConsoleLog, type Log } from '../log.js';
 import { DEFAULT_SCHEDULE, checkSchedule } from '../host/schedule.js';
 import { runPass, type PassReport } from '../reconcile/pass.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
@@ -90,8 +90,7 @@ export const commands = {
     const rt = await runtimeFor(io, configFile);
     // Loaded only here: it brings in @azure/functions (for InvocationContext) and every handler.
     const { startLocalHost } = await import('../host/local-host.js');
-    const log: Log = { ...consoleLog, ...(opts.verbose ? { debug: (...a: unknown[]) => console.log(...a) } : {}) };
-    const host = await startLocalHost({ rt, log, schedule: io.env.DROVER_SCHEDULE ?? DEFAULT_SCHEDULE });
+    const host = await startLocalHost({ rt, log: opts.verbose ? verboseConsoleLog : consoleLog, schedule: io.env.DROVER_SCHEDULE ?? DEFAULT_SCHEDULE });
     const stop = stopRequest();
     try {
       await aborted(stop.signal);
