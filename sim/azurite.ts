@@ -106,7 +106,7 @@ export async function startAzurite(options: { timeoutMs?: number } = {}): Promis
           return resolve();
         }
         // Azurite closes its servers on SIGTERM; one that takes longer than a moment is killed.
-        const kill = setTimeout(() => child.kill('SIGKILL'), 1_000);
+        const kill = setTimeout(() => child.kill('SIGKILL'), 600);
         child.once('exit', () => {
           clearTimeout(kill);
           process.off('exit', killOnExit);

@@ -35,7 +35,7 @@ export interface DemoOptions {
 }
 
 /** How long the local host may take to finish an invocation in flight before the rest stops anyway. */
-const HOST_STOP_MS = 700;
+const HOST_STOP_MS = 600;
 
 export async function runDemo(io: CliIO, options: DemoOptions = {}): Promise<number> {
   // Whatever started is stopped again, in reverse order (the host first, Azurite last), even

@@ -81,7 +81,7 @@ function targetChanges(before: TargetStatus | undefined, t: TargetStatus): strin
     out.push(t.active === 'True' ? 'active' : t.active === 'False' ? `inactive${t.reason ? ` (${t.reason})` : ''}` : 'activating');
   }
   // Ready replicas reaching the scale asked for is the end of a change: told once, when it happens.
-  if (before && t.actualScale !== null && t.actualScale > 0 && t.actualScale === t.requestedScale && before.actualScale !== t.actualScale) {
+  if (before?.actualScale != null && t.actualScale !== null && t.actualScale > 0 && t.actualScale === t.requestedScale && before.actualScale !== t.actualScale) {
     out.push(`all ${t.actualScale} replica(s) ready`);
   }
   if (t.lastActivation && t.lastActivation.at !== before?.lastActivation?.at) out.push(`woke from zero in ${t.lastActivation.latencyMs} ms`);

@@ -41,7 +41,7 @@ export interface StopRequest {
  * remove temporary folders synchronously) still run.
  */
 export function stopRequest(options: StopOptions = {}): StopRequest {
-  const graceMs = options.graceMs ?? 1_800;
+  const graceMs = options.graceMs ?? 1_500;
   const ac = new AbortController();
   const parent = process.ppid;
   let grace: NodeJS.Timeout | undefined;
