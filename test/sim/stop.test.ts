@@ -91,9 +91,13 @@ it('Ctrl+C in the middle of a pass: the demo, Azurite with it, is gone within 2 
   expect(demo.output()).not.toMatch(/ECONNREFUSED/);
 }, 90_000);
 
-it('SIGTERM to npm alone (an IDE stop button): no process of the demo is left, nor its temporary folder', async () => {
+it('npm start speaks within seconds; SIGTERM to npm alone (an IDE stop button) leaves no process of the demo, nor its temporary folder', async () => {
+  const spawned = Date.now();
   const npm = start(NPM, ['start']);
   const pgid = npm.child.pid!;
+  // npm start bundles (no full tsc build): its first line comes within seconds, even on a busy machine.
+  await until('the first line', () => /Starting the demo/.test(npm.output()), 60_000, npm.output);
+  expect(Date.now() - spawned).toBeLessThan(10_000);
   await until('the demo to run', () => /Drover is running/.test(npm.output()), 60_000, npm.output);
   const dir = tempDirOf(npm.output());
   expect(dir && existsSync(dir)).toBe(true);
