@@ -47,6 +47,13 @@ describe('pool messages', () => {
     expect(lines.some((l) => /Created new machine|slot:/.test(l) && !l.startsWith('debug'))).toBe(false);
     // The seed's step-by-step lines are there for whoever asks, at debug level only.
     expect(lines.filter((l) => /Getting provider and inventory machines|Got \d+ machines in/.test(l)).every((l) => l.startsWith('debug'))).toBe(true);
+    // A decision that changed something is news; the same pool at its limit on the next tick is not.
+    expect(lines).toContainEqual(expect.stringMatching(/^info pool\/adopt: brought up 3 — /));
+    const next = recording();
+    await new Promise((r) => setTimeout(r, 120));
+    await pass(rt, 'adopt', next.log);
+    expect(next.lines).toContainEqual(expect.stringMatching(/^debug pool\/adopt: at limit — /));
+    expect(next.lines.filter((l) => !l.startsWith('debug'))).toEqual([]);
   });
 
   it('while creations back off, the decision names the back-off, not a lack of capacity', async () => {
