@@ -14,6 +14,7 @@ import { errorMessage } from './log.js';
 import { droverVersion } from './package-root.js';
 import { commands, CliUsageError as UsageError } from './cli/commands.js';
 import type { CliIO } from './cli/io.js';
+import { registerReplay } from './replay/cli-verb.js';
 
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
@@ -87,6 +88,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .action(function (this: Command, id: string) {
       return run(() => commands.forget(io, configFile(), this.opts<{ pool: string }>().pool, id))();
     });
+  registerReplay(program, io, configFile, run);
   program
     .command('run')
     .description("the local host: the timer and the queue workers, with host.json's queue settings")
