@@ -33,10 +33,12 @@ export function renderStatus(s: Status): string {
       const err = i.errorInfo ? ` [${i.errorInfo.errorClass} ${i.errorInfo.errorCode}: ${i.errorInfo.errorMessage}]` : '';
       out.push(`      ${i.state ?? 'Unknown'} ${i.powerState ?? ''} ${i.id}${err}`);
     }
+    const c = p.counts;
+    out.push(`    VMs: ${c.healthy} healthy, ${c.broken} broken, ${c.creating} creating, ${c.stopped} stopped, ${c.deleting} deleting, ${c.unmanaged} unmanaged, ${c.missing} missing`);
     out.push(`    inventory: ${p.machines.length} machine(s)`);
     for (const m of p.machines) out.push(`      ${m.providerStatus ?? '-'} ${m.providerId}${m.address ? ` ${m.address}` : ''}`);
     if (p.safetySwitch) {
-      out.push(`    SAFETY SWITCH since ${p.safetySwitch.since}: nothing is created until the views agree`);
+      out.push(`    SAFETY SWITCH since ${p.safetySwitch.since}: nothing is written to ARM or the inventory until the views agree`);
       for (const id of p.safetySwitch.providerOnly) out.push(`      in the scale set only: ${id}`);
       for (const id of p.safetySwitch.inventoryOnly) out.push(`      in the inventory only: ${id}  (drover machines forget --pool ${p.name} ${id})`);
     }

@@ -9,8 +9,9 @@ import { errorMessage, type Log } from '../log.js';
 import { isLeaseExpired, withLease } from '../state/leases.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { reconcilePool } from './pool.js';
+import { LEASE_TTL_MS } from './lease-ttl.js';
 import { reconcileTarget } from './target.js';
-import { objectKey, type Decision, type ObjectOutcome, type ObjectRef, type ReconcileRequest } from './types.js';
+import { objectKey, type Decision, type ObjectOutcome, type ObjectRef, type ReconcileContext, type ReconcileRequest } from './types.js';
 
 /**
  * Decisions that change nothing, repeated on every tick: logged at debug level, so that what a
@@ -18,8 +19,7 @@ import { objectKey, type Decision, type ObjectOutcome, type ObjectRef, type Reco
  */
 const ROUTINE = /^(steady at|unchanged|no metrics|at limit|activating|waiting to scale to zero|backed off|rate limited)\b/;
 
-/** Long enough for one object's pass; renewed on every lease check, so long passes keep it. */
-export const LEASE_TTL_MS = 60_000;
+export { LEASE_TTL_MS };
 
 export async function reconcileObject(
   rt: Runtime,
@@ -41,10 +41,14 @@ export async function reconcileObject(
     // One holder per invocation: two invocations in one process (the timer and a queue
     // message, or a batch of messages) must not share a lease.
     const holder = `${rt.holder}:${randomUUID().slice(0, 8)}`;
-    const leased = await withLease(rt.leases, rt.clock, objectKey(ref), holder, LEASE_TTL_MS, async (lease) => {
+    const work = (lease: ReconcileContext['lease']) => {
       const ctx = { ...request, rt, ref, lease, log, signal };
       return pool ? reconcilePool(ctx, pool) : reconcileTarget(ctx, target!);
-    });
+    };
+    // A dry run writes no table entity, a lease row included.
+    const leased = request.dryRun
+      ? { ran: true as const, value: await work({ check: () => Promise.resolve(), remainingMs: () => LEASE_TTL_MS }) }
+      : await withLease(rt.leases, rt.clock, objectKey(ref), holder, LEASE_TTL_MS, work);
     if (!leased.ran) {
       log.debug?.(`${objectKey(ref)}: being reconciled by ${leased.heldBy} until ${new Date(leased.until).toISOString()}, skipping`);
       return { ref, status: 'busy', heldBy: leased.heldBy, until: leased.until };

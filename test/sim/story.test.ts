@@ -16,6 +16,7 @@ function pool(over: Partial<PoolStatus> = {}): PoolStatus {
     machines: [0, 1].map((n) => ({ providerId: vm(n), providerStatus: 'Running', address: null, createdAt: null, updatedAt: null })),
     safetySwitch: null,
     backoffUntil: null,
+    counts: { healthy: 2, broken: 0, creating: 0, stopped: 0, deleting: 0, unmanaged: 0, missing: 0 },
     ...over,
   };
 }
