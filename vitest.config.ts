@@ -49,7 +49,6 @@ export const UNIT_FILES = [
   'test/scaler/scale-target.test.ts',
   'test/scaler/target-bookkeeping.test.ts',
   'test/scaler/target-decision.test.ts',
-  'test/sim/story.test.ts',
   'test/state/keys.test.ts',
   'test/support/guards.test.ts',
   'test/support/memory-table.test.ts',

@@ -76,6 +76,6 @@ describe('reconcile --dry-run', () => {
     const r = await drover('--config', file, 'reconcile', '--dry-run');
     expect(r.code).toBe(0);
     expect(`${r.stdout}${r.stderr}`.match(/pool\/workers/g)).toHaveLength(1);
-    expect(r.stdout).toMatch(/pool\/workers +would bring up 2/);
+    expect(r.stdout).toMatch(/pool\/workers +would adopt 2/);
   });
 });

@@ -6,7 +6,7 @@ it('drover sim starts Azurite, the simulators and the local host, tells what cha
   const before = { ...process.env };
   // Stops once the first pass has been told (or after 30 s, and the expectations below then say what is missing).
   const stop = new AbortController();
-  const told = /= workers: 2\/2 running, inventory 2/;
+  const told = /= workers: \d+\/\d+ running, .*inventory [2-9]/;
   const write = (s: string) => {
     out += s;
     if (told.test(out)) stop.abort();
@@ -19,9 +19,10 @@ it('drover sim starts Azurite, the simulators and the local host, tells what cha
   expect(out).toMatch(/In another terminal: +node \/x\/cli\.js --config \S+drover\.config\.yaml status/);
   // A summary per pool and target, then a line per change: the first pass adopts the two VMs there.
   expect(out).toMatch(/ {2}= workers: not read yet/);
-  // (One reading may fall between the two adoptions: then each has its line.)
-  expect(out).toMatch(/workers: adopted (\S+, )?rg-demo\/vmss-workers\/0(, \S+)? into the inventory/);
-  expect(out).toMatch(/workers: adopted (\S+, )?rg-demo\/vmss-workers\/1(, \S+)? into the inventory\n.* {2}= workers: 2\/2 running, inventory 2/);
+  // (Readings fall where they fall: the adoptions and a capacity raise may share one or not.)
+  expect(out).toMatch(/workers: adopted (\S+, )*rg-demo\/vmss-workers\/0(, \S+)* into the inventory/);
+  expect(out).toMatch(/workers: adopted (\S+, )*rg-demo\/vmss-workers\/1(, \S+)* into the inventory/);
+  expect(out).toMatch(told);
   expect(out).toMatch(/ {2}= web: 1\/1 ready, active/);
   // Without --verbose, no per-tick line of the host or the provisioner.
   expect(out).not.toMatch(/executing|pass finished|Getting provider|Got \d+ machines|executed message/);

@@ -75,8 +75,8 @@ it('Ctrl+C in the middle of a pass: the demo, Azurite with it, is gone within 2 
   expect(printed).not.toBeNull();
   const status = execFileSync(process.execPath, [printed![1]!, ...printed![2]!.split(' ')], { cwd: tmpdir(), encoding: 'utf8' });
   expect(status).toMatch(/POOLS \(1\)/);
-  // The next pass under way (a pool pass begins with the seed's line): now the signal comes.
-  const passes = () => demo.output().match(/Getting provider and inventory machines/g)?.length ?? 0;
+  // The next timer pass under way (its first line, with --verbose): now the signal comes.
+  const passes = () => demo.output().match(/reconcileTimer: executing/g)?.length ?? 0;
   const seen = passes();
   await until('the next pass', () => passes() > seen, 30_000, demo.output);
 
