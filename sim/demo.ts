@@ -61,7 +61,7 @@ function bounded(promise: Promise<unknown>, ms: number): Promise<unknown> {
 }
 
 async function demo(io: CliIO, options: DemoOptions, started: Started): Promise<number> {
-  // Once stopping, what the host still logs (a pass meeting a closing Azurite) is not news.
+  // Once stopping, what the host still logs is not news.
   let stopping = false;
   const say = (text: string) => {
     if (!stopping) io.stdout(`${text}\n`);
@@ -144,8 +144,9 @@ async function demo(io: CliIO, options: DemoOptions, started: Started): Promise<
   started(host, async (h) => {
     // The host goes first, while storage still answers: an invocation in flight finishes (or
     // is cut short by the runtime's shutdown signal) instead of retrying against a closed port.
-    await bounded(h.stop(), HOST_STOP_MS);
+    // What it logs meanwhile (a pass aborted and handed on) is no news to whoever stopped it.
     stopping = true;
+    await bounded(h.stop(), HOST_STOP_MS);
   });
   const cli = options.cliCommand ?? 'drover';
   say(`Drover is running on ${configFile}`);

@@ -9,6 +9,7 @@ import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { isConfigError } from './config/load.js';
 import { StorageConfigError } from './state/storage.js';
 import { parseDuration } from './config/duration.js';
+import { MAX_DURATION_MS } from './config/schema.js';
 import { MAX_DELAY_MS } from './queue/sender.js';
 import { errorMessage } from './log.js';
 import { droverVersion } from './package-root.js';
@@ -24,6 +25,16 @@ const durationArg = (value: string) => {
     const ms = parseDuration(value);
     if (ms < 0) throw new Error('must not be negative');
     if (ms > MAX_DELAY_MS) throw new Error('at most 7 days (the queue cannot hide a message longer)');
+    return ms;
+  } catch (err) {
+    throw new InvalidArgumentError(errorMessage(err));
+  }
+};
+
+const budgetArg = (value: string) => {
+  try {
+    const ms = parseDuration(value);
+    if (ms <= 0 || ms > MAX_DURATION_MS) throw new Error('expected a duration > 0 and at most 24h');
     return ms;
   } catch (err) {
     throw new InvalidArgumentError(errorMessage(err));
@@ -55,6 +66,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .description('one pass over every pool and target')
     .option('--dry-run', 'decide and print, write nothing to ARM, Kubernetes or the inventory')
     .option('--json', 'print the pass report as JSON')
+    .option('--budget <duration>', 'abort what is still running after this long (default 45s, as the timer)', budgetArg)
     .action(function (this: Command) {
       return run(() => commands.reconcile(io, configFile(), this.opts()))();
     });

@@ -15,9 +15,12 @@ export function renderPass(report: PassReport): string {
         return `${key} not in the configuration`;
       case 'failed':
         return `${key} FAILED: ${o.error}`;
+      case 'aborted':
+        return `${key} ABORTED: ${o.reason}`;
     }
   });
-  for (const ref of report.deferred) lines.push(`${objectKey(ref).padEnd(28)} deferred to the reconcile queue`);
+  const enqueued = new Set(report.enqueued.map(objectKey));
+  for (const ref of report.deferred) lines.push(`${objectKey(ref).padEnd(28)} not started${enqueued.has(objectKey(ref)) ? ', handed to the reconcile queue' : ''}`);
   lines.push(`${report.outcomes.length} reconciled, ${report.deferred.length} deferred, ${report.errors} failed in ${report.finishedAt - report.startedAt} ms`);
   return `${lines.join('\n')}\n`;
 }

@@ -11,17 +11,9 @@ export interface ObjectRef {
 
 export const objectKey = (ref: ObjectRef) => `${ref.kind}/${ref.name}`;
 
-/** What one reconcile of one object decided, for the decision log and the caller. */
-export interface Decision {
-  /** A short verb phrase: "scaled 3 → 1", "safety switch", "nothing to do". */
-  decision: string;
-  /** Why, in words an operator can act on. */
-  reason: string;
-  /** Set when the reconcile failed or refused; the pass then reports errors (exit code 1). */
-  error?: string;
-  /** The failure may pass by itself (ARM down, a conflict), as `isTransient` decides: a queued reconcile is retried. */
-  transient?: boolean;
-}
+import type { Decision } from '../decision.js';
+
+export type { Decision };
 
 export interface ReconcileRequest {
   /** Why this reconcile runs: "timer", "forced", "requeue", "probe finished"… */
@@ -45,4 +37,6 @@ export type ObjectOutcome =
   | { ref: ObjectRef; status: 'done'; decision: Decision }
   | { ref: ObjectRef; status: 'busy'; heldBy: string; until: number }
   | { ref: ObjectRef; status: 'unknown' }
-  | { ref: ObjectRef; status: 'failed'; error: string; decision?: Decision };
+  | { ref: ObjectRef; status: 'failed'; error: string; decision?: Decision }
+  /** Cut short by its pass's deadline or the host's shutdown; another reconcile must finish it. */
+  | { ref: ObjectRef; status: 'aborted'; reason: string };

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconcileObject } from '../../src/reconcile/object.js';
 import { silentLog, type Log } from '../../src/log.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
-import { describeTargetDecision } from '../../src/scaler/target-decision.js';
+import { describeTargetDecision } from '../../src/scaler/decide/follow-ups.js';
 import { armWorld, type ArmWorld } from '../support/arm.js';
 
 let world: ArmWorld;
@@ -68,19 +68,18 @@ describe('pool messages', () => {
     expect(decision?.reason).not.toMatch(/No more capacity/);
   });
 
-  it('a pass cut short by the host stopping is "stopped", not "failed"', async () => {
+  it('a pass cut short by the host stopping is "aborted" and handed on, not "failed"', async () => {
     world.sim.addScaleSet({ resourceGroup: 'rg-msgs', name: 'stopping', capacity: 0 });
     const rt = await world.runtime({ pools: [pool('stopping', { maxCount: 1 })] });
     const outcome = await pass(rt, 'stopping', silentLog, AbortSignal.abort(new Error('the local host is stopping')));
-    expect(outcome.status).toBe('done');
-    expect(outcome.status === 'done' && outcome.decision).toMatchObject({ decision: 'stopped', reason: expect.stringMatching(/^the host is stopping/) });
+    expect(outcome).toMatchObject({ status: 'aborted', reason: 'the local host is stopping' });
   });
 });
 
 describe('target messages', () => {
   const base = {
     desired: { kind: 'unknown' as const, desired: -1 as const, panic: undefined },
-    load: { samples: [], gauge: true, targetPerReplica: 1, note: 'no new push' },
+    load: { note: 'no new push' },
     wake: { kind: 'idle' as const },
     dryRun: false,
     probe: undefined,
@@ -88,13 +87,13 @@ describe('target messages', () => {
   };
 
   it('an activating target does not say "activating" twice', () => {
-    const d = describeTargetDecision({ ...base, plan: { scale: -1, apply: false, requeueAfterMs: [], offerAsyncProbe: false, reason: 'activating' }, write: { kind: 'none' } });
+    const d = describeTargetDecision({ ...base, plan: { kind: 'hold' as const, requeueAfterMs: [], offerAsyncProbe: false, reason: 'activating' as const }, write: { kind: 'none' } });
     expect(d.decision).toBe('activating');
     expect(`${d.decision} — ${d.reason}`).not.toMatch(/activating — activating/);
   });
 
   it('marking a target inactive says what the rule checked: no load now, active longer than the stable window', () => {
-    const d = describeTargetDecision({ ...base, plan: { scale: 0, apply: false, requeueAfterMs: [], offerAsyncProbe: false, reason: 'stable-window-elapsed' }, write: { kind: 'unchanged', current: 1 } });
+    const d = describeTargetDecision({ ...base, plan: { kind: 'report' as const, scale: 0, requeueAfterMs: [], offerAsyncProbe: false, reason: 'stable-window-elapsed' as const }, write: { kind: 'unchanged', current: 1 } });
     expect(d.decision).toBe('marked inactive');
     expect(d.reason).toMatch(/^no load now, and active for longer than the stable window/);
     expect(d.reason).not.toMatch(/idle for the whole stable window/);
