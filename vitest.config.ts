@@ -53,6 +53,7 @@ export const UNIT_FILES = [
   'test/scaler/target-bookkeeping.test.ts',
   'test/scaler/target-decision.test.ts',
   'test/state/keys.test.ts',
+  'test/state/row-conversion.test.ts',
   'test/support/guards.test.ts',
   'test/support/memory-table.test.ts',
 ];

@@ -6,18 +6,21 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import { isConfigError } from './config/load.js';
-import { StorageConfigError } from './state/storage.js';
 import { parseDuration } from './config/duration.js';
 import { MAX_DURATION_MS } from './config/schema.js';
 import { MAX_DELAY_MS } from './queue/sender.js';
 import { errorMessage } from './log.js';
 import { droverVersion } from './package-root.js';
-import { commands, CliUsageError as UsageError } from './cli/commands.js';
 import type { CliIO } from './cli/io.js';
-import { registerReplay } from './replay/cli-verb.js';
+import { registerReplay } from './replay/cli-register.js';
 
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+
+/**
+ * The verbs, with the runtime and every SDK behind them, load only once a verb runs: `--help`
+ * and usage errors then cost the process a fraction of its start-up.
+ */
+const verbs = () => import('./cli/commands.js');
 
 
 const durationArg = (value: string) => {
@@ -67,14 +70,16 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .option('--dry-run', 'decide and print, write nothing to ARM, Kubernetes or the inventory')
     .option('--json', 'print the pass report as JSON')
     .option('--budget <duration>', 'abort what is still running after this long (default 45s, as the timer)', budgetArg)
-    .action(function (this: Command) {
+    .action(async function (this: Command) {
+      const { commands } = await verbs();
       return run(() => commands.reconcile(io, configFile(), this.opts()))();
     });
   program
     .command('status')
     .description('pools with cache and instances, inventory, safety switch, targets, probes, recent decisions')
     .option('--json', 'print one JSON object')
-    .action(function (this: Command) {
+    .action(async function (this: Command) {
+      const { commands } = await verbs();
       return run(() => commands.status(io, configFile(), this.opts()))();
     });
   program
@@ -84,8 +89,9 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .option('--pool <name>', 'the pool to reconcile')
     .option('--delay <duration>', 'deliver after this long (e.g. 30s)', durationArg)
     .option('--load <n>', 'a pushed load value for the target', loadArg)
-    .action(function (this: Command) {
+    .action(async function (this: Command) {
       const o = this.opts<{ target?: string; pool?: string; delay?: number; load?: number }>();
+      const { commands, CliUsageError: UsageError } = await verbs();
       if (!!o.target === !!o.pool) throw new UsageError('give exactly one of --target NAME or --pool NAME');
       if (o.load !== undefined && !o.target) throw new UsageError('--load applies to targets only');
       return run(() => commands.enqueue(io, configFile(), o))();
@@ -100,8 +106,9 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .option('--force', 'forget the machine even though ARM lists its VM as running or creating')
     .option('--gone', 'forget every row whose VM ARM does not list')
     .option('--dry-run', 'with --gone: list the rows, remove nothing')
-    .action(function (this: Command, id: string | undefined) {
+    .action(async function (this: Command, id: string | undefined) {
       const o = this.opts<{ pool: string; force?: boolean; gone?: boolean; dryRun?: boolean }>();
+      const { commands, CliUsageError: UsageError } = await verbs();
       if (!!id === !!o.gone) throw new UsageError('give exactly one of ID or --gone');
       if (o.dryRun && !o.gone) throw new UsageError('--dry-run applies to --gone only');
       if (o.force && o.gone) throw new UsageError('--force applies to one ID only');
@@ -113,7 +120,8 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .command('run')
     .description("the local host: the timer and the queue workers, with host.json's queue settings")
     .option('--verbose', 'log every invocation and routine decision, not only changes')
-    .action(function (this: Command) {
+    .action(async function (this: Command) {
+      const { commands } = await verbs();
       return run(() => commands.run(io, configFile(), this.opts<{ verbose?: boolean }>()))();
     });
   program
@@ -121,8 +129,9 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .description('Azurite, the simulators and the local host on an example configuration (what npm start runs)')
     .option('--for <duration>', 'stop by itself after this long (default: run until Ctrl+C)', durationArg)
     .option('--verbose', 'every log line of every pass, not only the changes')
-    .action(function (this: Command) {
+    .action(async function (this: Command) {
       const o = this.opts<{ for?: number; verbose?: boolean }>();
+      const { commands } = await verbs();
       return run(() => commands.sim(io, { forMs: o.for, verbose: o.verbose === true }))();
     });
 
@@ -133,6 +142,12 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     if (err instanceof CommanderError) {
       return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
+    // Any other error came from a verb, so these modules are loaded already.
+    const [{ CliUsageError: UsageError }, { isConfigError }, { StorageConfigError }] = await Promise.all([
+      verbs(),
+      import('./config/load.js'),
+      import('./state/storage.js'),
+    ]);
     if (isConfigError(err)) {
       io.stderr(`${err.message}\n`);
       return EXIT.usage;

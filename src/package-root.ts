@@ -6,14 +6,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The nearest directory at or above `from` that holds `file`, or undefined. */
-export function findUp(from: string, file: string): string | undefined {
-  for (let dir = from; ; dir = path.dirname(dir)) {
-    if (existsSync(path.join(dir, file))) return dir;
-    if (path.dirname(dir) === dir) return undefined;
-  }
-}
-
 /** Drover's version, from the package.json above `moduleUrl` that names the package `drover`. */
 export function droverVersion(moduleUrl: string = import.meta.url): string {
   for (let dir = path.dirname(fileURLToPath(moduleUrl)); ; dir = path.dirname(dir)) {

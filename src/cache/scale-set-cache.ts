@@ -20,7 +20,7 @@ import {
   lookupCacheSize,
   lookupInstance,
   lookupInstancesByState,
-  setInstanceStatusByProviderId,
+  withInstancesStatus,
   type CacheRead,
   type InstanceLookup,
 } from './queries.js';
@@ -174,8 +174,7 @@ export class ScaleSetCache {
   /** `setInstanceStatus` for several instances: one validation, one batched write. */
   async setInstancesStatus(providerIds: readonly string[], status: InstanceStatus): Promise<void> {
     const view = await this.validate();
-    let instances: readonly CachedInstance[] = view.read.ok ? view.read.instances : view.read.stale;
-    for (const id of providerIds) instances = setInstanceStatusByProviderId({ ok: true, instances }, id, status);
+    const instances = withInstancesStatus(view.read.ok ? view.read.instances : view.read.stale, providerIds, status);
     const { rows } = await this.load();
     const marked = new Set(providerIds);
     await this.deps.table.writeChanged(

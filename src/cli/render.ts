@@ -11,6 +11,8 @@ export function renderPass(report: PassReport): string {
         return `${key} ${o.decision.decision}: ${o.decision.reason}`;
       case 'busy':
         return `${key} skipped: held by ${o.heldBy} until ${new Date(o.until).toISOString()}`;
+      case 'claimed':
+        return `${key} skipped: ${o.by} took it for this timer period`;
       case 'unknown':
         return `${key} not in the configuration`;
       case 'failed':

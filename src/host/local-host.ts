@@ -5,9 +5,9 @@
  * DROVER_SCHEDULE; the queues are polled with host.json's settings; the status endpoint is
  * left out (`drover status` shows the same view).
  */
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findUp } from '../package-root.js';
 import { registrations } from '../handlers/registrations.js';
 import type { Log } from '../log.js';
 import { errorMessage } from '../log.js';
@@ -16,8 +16,15 @@ import { readHostSettings, HOST_DEFAULTS, type QueueHostSettings } from './host-
 import { runQueueWorker } from './queue-worker.js';
 import { DEFAULT_SCHEDULE, checkSchedule, runTimer } from './timer.js';
 
-/** The repository root, where host.json is: found upward, as this module may run from src/, dist/src/ or a bundle. */
-export const PROJECT_ROOT = findUp(path.dirname(fileURLToPath(import.meta.url)), 'host.json') ?? process.cwd();
+/** The nearest directory above this module with a host.json: found, not counted, since tsc and the CLI bundle put the module at different depths. */
+export const PROJECT_ROOT = nearestDirectoryWith('host.json', path.dirname(fileURLToPath(import.meta.url)));
+
+function nearestDirectoryWith(file: string, from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, file))) return dir;
+    if (path.dirname(dir) === dir) return from;
+  }
+}
 
 export interface LocalHostOptions {
   rt: Runtime;

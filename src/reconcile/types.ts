@@ -36,6 +36,8 @@ export interface ReconcileContext extends ReconcileRequest {
 export type ObjectOutcome =
   | { ref: ObjectRef; status: 'done'; decision: Decision }
   | { ref: ObjectRef; status: 'busy'; heldBy: string; until: number }
+  /** Another host's pass already took this object for the same timer occurrence. */
+  | { ref: ObjectRef; status: 'claimed'; by: string; occurrence: number }
   | { ref: ObjectRef; status: 'unknown' }
   | { ref: ObjectRef; status: 'failed'; error: string; decision?: Decision }
   /** Cut short by its pass's deadline or the host's shutdown; another reconcile must finish it. */
