@@ -36,7 +36,12 @@ export async function reconcileObject(
     const holder = `${rt.holder}:${randomUUID().slice(0, 8)}`;
     const leased = await withLease(rt.leases, rt.clock, objectKey(ref), holder, LEASE_TTL_MS, async (lease) => {
       const ctx = { ...request, rt, ref, lease, log, signal };
-      return pool ? reconcilePool(ctx, pool) : reconcileTarget(ctx, target!);
+      const { observed, ...decided } = pool ? await reconcilePool(ctx, pool) : await reconcileTarget(ctx, target!);
+      // Under the lease, so an older holder's row never lands after a newer one's.
+      if (observed && !request.dryRun) {
+        await rt.history.record(objectKey(ref), observed.fields, rt.clock.now()).catch((err: unknown) => log.warn(`${objectKey(ref)}: could not write its history: ${errorMessage(err)}`));
+      }
+      return decided;
     });
     if (!leased.ran) {
       log.info(`${objectKey(ref)}: being reconciled by ${leased.heldBy} until ${new Date(leased.until).toISOString()}, skipping`);

@@ -20,6 +20,7 @@ import type { BackoffState } from '../provisioner/backoff.js';
 import type { CachedInstance } from '../cache/instance.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { Decision, ReconcileContext } from './types.js';
+import { poolFields } from '../state/history.js';
 
 /** How long a pass may wait for a token of the pool's rate limits before leaving it to the next pass. */
 const MAX_LIMITER_WAIT_MS = 20_000;
@@ -99,14 +100,15 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
   if (decision) {
     await inventory.setSafetySwitch(decision.kind === 'safetySwitch' ? { providerOnly: decision.providerOnly, inventoryOnly: decision.inventoryOnly } : undefined, safety);
   }
-  return describeDecision(decision, {
+  const observed = { kind: 'pool' as const, fields: poolFields(provider.view.instances, rows.length, flush.kind === 'raised' ? flush.to : provider.view.scaleSet?.capacity) };
+  return { observed, ...describeDecision(decision, {
     created: pass ? pass.created.length : provider.broughtUp,
     failedCreations: pass?.failed.map((f) => `${f.id}: ${f.error}`) ?? [],
     flush,
     deleted,
     backingOff,
     backoffUntil: backoff?.until,
-  });
+  }) };
 }
 
 async function fastDelete(

@@ -34,6 +34,7 @@ import { conditionFields, conditionsOf, panicFields, panicOf, patchTargetRecord,
 import { isTargetMissing, targetScaleFor, type ObservedTarget, type TargetScale } from '../scaler/target-scale.js';
 import { applyScale } from '../scaler/target-write.js';
 import type { Decision, ReconcileContext } from './types.js';
+import { minuteLoad } from '../state/history.js';
 
 /**
  * How often a waking target is read while the reconcile that woke it watches for readiness: a
@@ -151,7 +152,9 @@ export async function reconcileTarget(ctx: ReconcileContext, target: TargetConfi
   const wants = followUps({ plan, desired, before: conditions, after: next, write, kind: scale.kind, activationTimeoutMs: target.activationTimeout, settle, now });
   await enqueueFollowUps(ctx, target, wants);
   if (plan.offerAsyncProbe && !(await offerProbe(rt, target))) log.info(`target ${target.name}: async probe already in flight`);
-  return decision;
+  const load1m = minuteLoad(load.samples, load.gauge, now);
+  const fields = { desired: desired.desired, scale: settle.requested, ready: got, ...(load1m === undefined ? {} : { load: load1m }), ...(wake.kind === 'woke' ? { activationMs: wake.latencyMs } : {}) };
+  return { ...decision, observed: { kind: 'target', fields } };
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Log } from '../log.js';
 import type { LeaseGuard } from '../state/leases.js';
 import type { Runtime } from '../runtime/runtime.js';
+import type { HistoryObservation } from '../state/history.js';
 
 export type ObjectKind = 'pool' | 'target';
 
@@ -21,6 +22,8 @@ export interface Decision {
   error?: string;
   /** The failure may pass by itself (ARM down, a conflict): a queued reconcile is retried. */
   transient?: boolean;
+  /** What the reconcile saw of its object, for the `history` table; not part of the decision log. */
+  observed?: HistoryObservation;
 }
 
 export interface ReconcileRequest {

@@ -15,6 +15,7 @@ import { EntityTable } from '../state/entity-table.js';
 import { Leases } from '../state/leases.js';
 import { SharedLimiter } from '../state/limiter.js';
 import { DecisionLog } from '../state/decisions.js';
+import { HistoryStore } from '../state/history-store.js';
 import { createQueueSender, type QueueSender } from '../queue/sender.js';
 import type { ScaleSetApi } from '../azure/scale-set-api.js';
 import type { ScaleTargetApi } from '../kubernetes/scale-target-api.js';
@@ -26,6 +27,8 @@ export interface Runtime {
   readonly storage: Storage;
   readonly leases: Leases;
   readonly decisions: DecisionLog;
+  /** The per-minute time series of every pool and target (status page timelines). */
+  readonly history: HistoryStore;
   readonly queues: QueueSender;
   /** Who holds leases taken by this process (instance id and process id). */
   readonly holder: string;
@@ -97,6 +100,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     table,
     leases: new Leases(table('leases'), clock),
     decisions: new DecisionLog(table('decisions')),
+    history: new HistoryStore(table('history')),
     queues: createQueueSender({
       reconcileQueue: storage.queue('reconcile'),
       probeQueue: storage.queue('probe'),
