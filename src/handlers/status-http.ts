@@ -2,12 +2,19 @@ import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/fu
 import { errorMessage } from '../log.js';
 import { getRuntime } from '../runtime/runtime.js';
 import { buildStatus } from '../status/status.js';
+import { statusFormat } from '../status/page/negotiate.js';
+import { buildStatusPage, pageHeaders } from '../status/page/status-page.js';
 
+/** `GET /api/status`: the status page for a browser, JSON for anything else or with `?format=json`. */
 export async function onStatusRequest(request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> {
+  const format = statusFormat(request.headers.get('accept'), request.query.get('format'));
   try {
     const rt = await getRuntime();
     const limit = Number(request.query.get('decisions') ?? 50);
-    return { status: 200, jsonBody: await buildStatus(rt, { decisions: Number.isFinite(limit) ? Math.min(500, Math.max(0, limit)) : 50 }) };
+    const status = await buildStatus(rt, { decisions: Number.isFinite(limit) ? Math.min(500, Math.max(0, limit)) : 50 });
+    if (format === 'json') return { status: 200, jsonBody: status };
+    const page = await buildStatusPage(rt, status, request.query);
+    return { status: 200, headers: pageHeaders(page.nonce), body: page.html };
   } catch (err) {
     context.error(`status failed: ${errorMessage(err)}`);
     return { status: 500, jsonBody: { error: errorMessage(err) } };
