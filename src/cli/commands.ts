@@ -83,6 +83,7 @@ export const commands = {
     // Loaded only here: it brings in @azure/functions and the function modules.
     const { startLocalHost } = await import('../host/local-host.js');
     const host = await startLocalHost({ rt, log: consoleLog, schedule: io.env.DROVER_SCHEDULE ?? DEFAULT_SCHEDULE });
+    if (host.statusUrl) io.stdout(`status page: ${host.statusUrl}\n`);
     await untilSignal();
     io.stderr('stopping…\n');
     await host.stop();

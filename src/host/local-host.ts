@@ -13,6 +13,7 @@ import { errorMessage } from '../log.js';
 import { provideRuntime, type Runtime } from '../runtime/runtime.js';
 import { readHostSettings, HOST_DEFAULTS, type QueueHostSettings } from './host-settings.js';
 import { runQueueWorker } from './queue-worker.js';
+import { startStatusServer } from './status-server.js';
 import { DEFAULT_SCHEDULE, checkSchedule, runTimer } from './timer.js';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', ...(import.meta.url.includes('/dist/') ? ['..'] : []));
@@ -23,10 +24,14 @@ export interface LocalHostOptions {
   schedule?: string;
   hostJsonFile?: string;
   runOnStartup?: boolean;
+  /** Port of the status page on 127.0.0.1 (default 7071, or any free one when taken; 0 any); false for none. */
+  statusPort?: number | false;
 }
 
 export interface LocalHost {
   settings: QueueHostSettings;
+  /** The status page, when served. */
+  statusUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -45,9 +50,12 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     runQueueWorker({ functionName: 'probeQueue', queue: rt.storage.queue('probe'), poison: rt.storage.poisonQueue('probe'), handler: probeQueue, settings, log, signal: ac.signal }),
   ].map((p) => p.catch((err: unknown) => log.error(`local host: ${errorMessage(err)}`)));
   log.info(`local host running: timer "${schedule}", queues ${rt.storage.names.queues.reconcile} and ${rt.storage.names.queues.probe} (batch ${settings.batchSize}, max dequeue ${settings.maxDequeueCount})`);
+  const page = options.statusPort === false ? undefined : await startStatusServer({ log, ...(options.statusPort === undefined ? {} : { port: options.statusPort }) });
   return {
     settings,
+    ...(page ? { statusUrl: page.url } : {}),
     async stop() {
+      await page?.close();
       ac.abort();
       rt.shutdown.abort(new Error('the local host is stopping'));
       await Promise.allSettled(running);

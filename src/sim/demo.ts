@@ -27,6 +27,8 @@ export interface DemoOptions {
   forMs?: number;
   /** Print the status view every this many ms. */
   statusEveryMs?: number;
+  /** Port of the status page on 127.0.0.1 (default 7071, or any free one when taken). */
+  statusPort?: number;
 }
 
 export async function runDemo(io: CliIO, options: DemoOptions = {}): Promise<number> {
@@ -103,8 +105,9 @@ async function demo(io: CliIO, options: DemoOptions, started: Started): Promise<
     warn: (...a) => say(`  warning: ${a.join(' ')}`),
     error: (...a) => say(`  error: ${a.join(' ')}`),
   };
-  started(await startLocalHost({ rt, log, schedule, runOnStartup: true }), (h) => h.stop());
+  const host = started(await startLocalHost({ rt, log, schedule, runOnStartup: true, ...(options.statusPort === undefined ? {} : { statusPort: options.statusPort }) }), (h) => h.stop());
   say(`Drover is running on ${configFile}`);
+  if (host.statusUrl) say(`Status page:          ${host.statusUrl}`);
   say(`In another terminal:  npx drover --config ${configFile} status`);
   say(`                      npx drover --config ${configFile} enqueue --target web --load 35`);
   say('Ctrl+C stops the demo.\n');

@@ -14,6 +14,7 @@ it('drover sim starts Azurite, the simulators and the local host, runs passes an
     }
   }
   expect(out).toMatch(/Drover is running on .*drover\.config\.yaml/);
+  expect(out).toMatch(/Status page: +http:\/\/127\.0\.0\.1:\d+\/api\/status\n/);
   expect(out).toMatch(/reconcileTimer: executing/);
   expect(out).toMatch(/POOLS \(1\)[\s\S]*workers: scale set rg-demo\/vmss-workers/);
   expect(out).toMatch(/Stopping the demo/);
