@@ -3,7 +3,7 @@ import { errorMessage } from '../log.js';
 import { getRuntime } from '../runtime/runtime.js';
 import { buildStatus } from '../status/status.js';
 import { statusFormat } from '../status/page/negotiate.js';
-import { buildStatusPage, pageHeaders } from '../status/page/status-page.js';
+import { buildStatusPage, errorPage, pageHeaders } from '../status/page/status-page.js';
 
 /** `GET /api/status`: the status page for a browser, JSON for anything else or with `?format=json`. */
 export async function onStatusRequest(request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> {
@@ -17,6 +17,7 @@ export async function onStatusRequest(request: HttpRequest, context: InvocationC
     return { status: 200, headers: pageHeaders(page.nonce), body: page.html };
   } catch (err) {
     context.error(`status failed: ${errorMessage(err)}`);
+    if (format === 'html') return { status: 500, headers: { 'content-type': 'text/html; charset=utf-8' }, body: errorPage(errorMessage(err)) };
     return { status: 500, jsonBody: { error: errorMessage(err) } };
   }
 }

@@ -4,6 +4,7 @@ import { formatDuration } from '../../src/status/page/format.js';
 import { refreshSeconds, statusFormat } from '../../src/status/page/negotiate.js';
 import { refreshQuery, renderStatusPage, type PageOptions } from '../../src/status/page/page.js';
 import { poolChart, targetChart } from '../../src/status/page/timeline.js';
+import { errorPage } from '../../src/status/page/status-page.js';
 import type { PoolStatus } from '../../src/status/pool-status.js';
 import type { TargetStatus } from '../../src/status/target-status.js';
 import type { Status } from '../../src/status/status.js';
@@ -166,3 +167,9 @@ describe('timelines', () => {
 function escapeRe(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }
+
+describe('the error page', () => {
+  it('says why the status could not be read, escaped', () => {
+    expect(errorPage('connect ECONNREFUSED <127.0.0.1:1>')).toContain('The status could not be read: connect ECONNREFUSED &lt;127.0.0.1:1&gt;');
+  });
+});

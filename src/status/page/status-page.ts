@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { Runtime } from '../../runtime/runtime.js';
 import type { HistoryRow } from '../../state/history.js';
 import type { Status } from '../status.js';
+import { esc } from './html.js';
 import { refreshSeconds } from './negotiate.js';
 import { refreshQuery, renderStatusPage } from './page.js';
 import { uplotAssets } from './uplot-assets.js';
@@ -41,4 +42,9 @@ export function pageHeaders(nonce: string): Record<string, string> {
     // the page's own inline script and style run.
     'content-security-policy': `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}' 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`,
   };
+}
+
+/** What a browser sees when the status cannot be read (storage unreachable, a bad configuration). */
+export function errorPage(message: string): string {
+  return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>Drover status: error</title></head><body><h1>Drover</h1><p>The status could not be read: ${esc(message)}</p></body></html>\n`;
 }
