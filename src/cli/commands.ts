@@ -4,7 +4,7 @@ import { DEFAULT_SCHEDULE, checkSchedule } from '../host/schedule.js';
 import { runPass, type PassReport } from '../reconcile/pass.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
 import { buildStatus } from '../status/status.js';
-import { renderStatus, renderPass } from './render.js';
+import { passReportJson, renderStatus, renderPass } from './render.js';
 import { InventoryStore } from '../provisioner/inventory-store.js';
 
 export interface CliIO {
@@ -33,14 +33,14 @@ export const commands = {
   async reconcile(io: CliIO, configFile: string | undefined, opts: { dryRun?: boolean; json?: boolean }): Promise<number> {
     const rt = await runtimeFor(io, configFile);
     const report: PassReport = await runPass(rt, { log: stderrLog(io), dryRun: opts.dryRun, reason: opts.dryRun ? 'dry run' : 'drover reconcile', budgetMs: Infinity });
-    io.stdout(opts.json ? `${JSON.stringify(report, null, 2)}\n` : renderPass(report));
+    io.stdout(opts.json ? `${JSON.stringify(passReportJson(report), null, 2)}\n` : renderPass(report));
     return report.errors > 0 ? 1 : 0;
   },
 
   async status(io: CliIO, configFile: string | undefined, opts: { json?: boolean }): Promise<number> {
     const rt = await runtimeFor(io, configFile);
     const status = await buildStatus(rt);
-    io.stdout(opts.json ? `${JSON.stringify(status, null, 2)}\n` : renderStatus(status));
+    io.stdout(opts.json ? `${JSON.stringify(status, null, 2)}\n` : renderStatus(status, rt.clock.now()));
     return 0;
   },
 

@@ -126,7 +126,7 @@ async function demo(io: CliIO, options: DemoOptions, started: Started): Promise<
   const statusEvery = options.statusEveryMs ?? 15_000;
   started(setInterval(() => {
     buildStatus(rt, { decisions: 8 })
-      .then((s) => say(`\n${renderStatus(s)}`))
+      .then((s) => say(`\n${renderStatus(s, rt.clock.now())}`))
       .catch((err: unknown) => say(`  (status failed: ${errorMessage(err)})`));
   }, statusEvery), clearInterval);
 

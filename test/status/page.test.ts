@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { esc, scriptJson } from '../../src/status/page/html.js';
-import { formatDuration } from '../../src/status/page/format.js';
+import { formatDuration } from '../../src/status/format.js';
 import { refreshSeconds, statusFormat } from '../../src/status/page/negotiate.js';
 import { refreshQuery, renderStatusPage, type PageOptions } from '../../src/status/page/page.js';
 import { poolChart, targetChart } from '../../src/status/page/timeline.js';

@@ -5,7 +5,7 @@
  */
 import type { DecisionStatus } from '../status.js';
 import { esc } from './html.js';
-import { clockTime } from './format.js';
+import { clockTime } from '../format.js';
 
 export function renderDecisions(decisions: readonly DecisionStatus[], objects: readonly string[], filter: string | undefined, now: number): string {
   const known = [...new Set([...objects, ...decisions.map((d) => d.object)])];

@@ -6,7 +6,7 @@ import type { PoolStatus } from '../pool-status.js';
 import type { ChartSpec } from './timeline.js';
 import { poolNow } from './timeline.js';
 import { esc } from './html.js';
-import { clockTime, formatDuration, relative } from './format.js';
+import { clockTime, formatDuration, relative } from '../format.js';
 
 export function renderPool(pool: PoolStatus, chart: ChartSpec, now: number): string {
   const n = poolNow(pool);

@@ -6,7 +6,7 @@ import type { HistoryRow } from '../../state/history.js';
 import type { TargetStatus } from '../target-status.js';
 import type { ChartSpec } from './timeline.js';
 import { esc } from './html.js';
-import { clockTime, relative } from './format.js';
+import { clockTime, relative } from '../format.js';
 
 export function renderTarget(target: TargetStatus, rows: readonly HistoryRow[], chart: ChartSpec, now: number): string {
   const desired = target.desiredScale === -1 ? 'no sample yet' : (target.desiredScale ?? 'unknown');
