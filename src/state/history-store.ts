@@ -1,8 +1,8 @@
 /**
  * Reads and writes the `history` table (row shape in `history.ts`). A reconcile hands over what
  * it saw once per object; the store writes the minute's row only when it says something new,
- * remembering per process the last row of each object (a cold process reads it once from the
- * last hour). Rows older than 24 h are deleted per object, in transactions of up to 100, at most
+ * comparing with the object's newest row: remembered per process within a minute, read again
+ * (from that row on) in the next, so that rows other instances wrote count. Rows older than 24 h are deleted per object, in transactions of up to 100, at most
  * once an hour per object and process.
  */
 import type { EntityTable, Row } from './entity-table.js';
@@ -22,14 +22,24 @@ import {
 const PRUNE_EVERY_MS = 3_600_000;
 
 export class HistoryStore {
-  private readonly last = new Map<string, LastHistoryRow | undefined>();
+  private readonly last = new Map<string, LastHistoryRow>();
   private readonly prunedAt = new Map<string, number>();
+  /** The minute in which each object's newest row was last looked up. */
+  private readonly checked = new Map<string, string>();
 
   constructor(private readonly table: EntityTable) {}
 
   /** Notes what `object` looks like at `now`; returns whether a row was written. */
   async record(object: string, fields: HistoryFields, now: number): Promise<boolean> {
-    const last = this.last.has(object) ? this.last.get(object) : await this.latest(object, now);
+    const known = this.last.get(object);
+    const minute = minuteKey(now);
+    // Within a minute this process trusts what it last wrote or read; in a new one it looks for
+    // rows other instances wrote since (a short read: the rows from its own last one on).
+    let last = known;
+    if (this.checked.get(object) !== minute) {
+      last = (await this.latest(object, known ? minuteStart(known.minute)! : now - HISTORY_PAGE_WINDOW_MS)) ?? known;
+      this.checked.set(object, minute);
+    }
     const next = nextHistoryRow(last, fields, now);
     if (next) {
       await this.table.client.upsertEntity(
@@ -37,7 +47,8 @@ export class HistoryStore {
         'Replace',
       );
     }
-    this.last.set(object, next ?? last);
+    const remembered = next ?? last;
+    if (remembered) this.last.set(object, remembered);
     if (now - (this.prunedAt.get(object) ?? 0) >= PRUNE_EVERY_MS) {
       this.prunedAt.set(object, now);
       await this.prune(object, now);
@@ -68,9 +79,14 @@ export class HistoryStore {
     return (await this.table.writeChanged(object, [], old, { deleteMissing: true })).deleted;
   }
 
-  private async latest(object: string, now: number): Promise<LastHistoryRow | undefined> {
-    const rows = await this.read(object, now);
-    const newest = rows.at(-1);
+  /** The object's newest row from the minute holding `since` on. */
+  private async latest(object: string, since: number): Promise<LastHistoryRow | undefined> {
+    const filter = `PartitionKey eq '${quote(escapeKey(object))}' and RowKey ge '${minuteKey(since)}'`;
+    let newest: HistoryRow | undefined;
+    for await (const e of this.table.client.listEntities<Record<string, unknown>>({ queryOptions: { filter } })) {
+      const at = minuteStart(e.rowKey ?? '');
+      if (at !== undefined && (!newest || at > newest.at)) newest = { object, minute: e.rowKey!, at, fields: fieldsFromProps(object, e) };
+    }
     return newest && { minute: newest.minute, fields: newest.fields };
   }
 }

@@ -96,6 +96,15 @@ describe('history store', () => {
     expect(await store.read('target/web', T0 + 2 * 3_600_000)).toEqual([]);
   });
 
+  it("counts rows other instances wrote: an instance that saw X writes X again once another wrote Y", async () => {
+    const table = new EntityTable(storage.table('history'));
+    const [a, b] = [new HistoryStore(table), new HistoryStore(table)];
+    expect(await a.record('target/shared', web(), T0)).toBe(true);
+    expect(await b.record('target/shared', web({ ready: 1 }), T0 + 61_000)).toBe(true);
+    expect(await a.record('target/shared', web(), T0 + 125_000)).toBe(true);
+    expect((await a.read('target/shared', T0 + 180_000)).map((r) => (r.fields as TargetHistoryFields).ready)).toEqual([3, 1, 3]);
+  });
+
   it('deletes rows older than 24 hours in batches and keeps the newer ones', async () => {
     const table = new EntityTable(storage.table('history'));
     const store = new HistoryStore(table);
