@@ -143,20 +143,21 @@ describe('timelines', () => {
     const rows = [row('target/web', 30, { desired: -1, scale: 1, ready: 1 }), row('target/web', 10, { desired: 3, scale: 3, ready: 1, load: 25 })];
     const chart = targetChart(target(), rows, NOW);
     expect(chart.historyPoints).toBe(2);
+    expect(chart.series.map((s) => s.label)).toEqual(['load', 'ready', 'scale', 'desired']);
     expect(chart.data).toEqual([
       [rows[0]!.at / 1000, rows[1]!.at / 1000, NOW / 1000],
-      [null, 3, 3],
-      [1, 3, 3],
-      [1, 1, 2],
       [null, 25, 25],
+      [1, 1, 2],
+      [1, 3, 3],
+      [null, 3, 3],
     ]);
   });
 
   it("counts a pool's VMs by state at each point", () => {
     const chart = poolChart(pool(), [row('pool/workers', 3, { capacity: 2, running: 2, creating: 0, deleting: 0, unknown: 0, failed: 0, inventory: 2 })], NOW);
-    expect(chart.series.map((s) => s.label)).toEqual(['capacity', 'running', 'creating', 'deleting', 'failed', 'inventory']);
-    expect(chart.data.slice(1).map((s) => s.at(-1))).toEqual([3, 2, 1, 0, 0, 2]);
-    expect(chart.data.slice(1).map((s) => s[0])).toEqual([2, 2, 0, 0, 0, 2]);
+    expect(chart.series.map((s) => s.label)).toEqual(['running', 'creating', 'deleting', 'failed', 'inventory', 'capacity']);
+    expect(chart.data.slice(1).map((s) => s.at(-1))).toEqual([2, 1, 0, 0, 2, 3]);
+    expect(chart.data.slice(1).map((s) => s[0])).toEqual([2, 0, 0, 0, 2, 2]);
   });
 
   it('formats durations as an operator reads them', () => {

@@ -25,7 +25,7 @@ export const CLIENT_SCRIPT = String.raw`(function () {
       height: 200,
       scales: { x: { time: true }, count: { auto: true, range: function (u, min, max) { return [0, Math.max(1, max + 1)]; } } },
       series: [{}].concat(c.series.map(function (s) {
-        return { label: s.label, stroke: s.color, width: 2, scale: s.scale, paths: stepped, points: { show: true, size: 6, fill: s.color } };
+        return { label: s.label, stroke: s.color, width: 2, dash: s.dash, scale: s.scale, paths: stepped, points: { show: true, size: 6, fill: s.color } };
       })),
       axes: [{}, { scale: 'count' }].concat(hasLoad ? [{ scale: 'load', side: 1, grid: { show: false } }] : []),
     };

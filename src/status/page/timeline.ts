@@ -13,6 +13,8 @@ export interface SeriesSpec {
   color: string;
   /** The y scale: replicas and machines share `count`; load has its own. */
   scale: 'count' | 'load';
+  /** Canvas line dash, for lines that often coincide with another. */
+  dash?: number[];
 }
 
 export interface ChartSpec {
@@ -25,20 +27,22 @@ export interface ChartSpec {
   historyPoints: number;
 }
 
+// Later series are drawn over earlier ones: the targets a count follows (capacity, desired)
+// come last and dashed, so they stay visible where the lines meet.
 const POOL_SERIES: SeriesSpec[] = [
-  { label: 'capacity', field: 'capacity', color: '#1f77b4', scale: 'count' },
   { label: 'running', field: 'running', color: '#2ca02c', scale: 'count' },
   { label: 'creating', field: 'creating', color: '#ff7f0e', scale: 'count' },
   { label: 'deleting', field: 'deleting', color: '#9467bd', scale: 'count' },
   { label: 'failed', field: 'failed', color: '#d62728', scale: 'count' },
-  { label: 'inventory', field: 'inventory', color: '#7f7f7f', scale: 'count' },
+  { label: 'inventory', field: 'inventory', color: '#7f7f7f', scale: 'count', dash: [2, 3] },
+  { label: 'capacity', field: 'capacity', color: '#1f77b4', scale: 'count', dash: [8, 4] },
 ];
 
 const TARGET_SERIES: SeriesSpec[] = [
-  { label: 'desired', field: 'desired', color: '#1f77b4', scale: 'count' },
-  { label: 'scale', field: 'scale', color: '#ff7f0e', scale: 'count' },
-  { label: 'ready', field: 'ready', color: '#2ca02c', scale: 'count' },
   { label: 'load', field: 'load', color: '#8c564b', scale: 'load' },
+  { label: 'ready', field: 'ready', color: '#2ca02c', scale: 'count' },
+  { label: 'scale', field: 'scale', color: '#ff7f0e', scale: 'count' },
+  { label: 'desired', field: 'desired', color: '#1f77b4', scale: 'count', dash: [8, 4] },
 ];
 
 export function chartId(object: string): string {
