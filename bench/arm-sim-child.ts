@@ -2,7 +2,7 @@
  * The ARM simulator in a process of its own, so a benchmark's CPU figures count only the
  * client side. Driven over IPC: `{ addScaleSet }` adds one; the reply carries the URL and CA.
  */
-import { startArmSim, type SimScaleSetSpec } from '../src/sim/arm/index.js';
+import { startArmSim, type SimScaleSetSpec } from '../sim/arm/index.js';
 
 const sim = await startArmSim({ subscriptionId: process.argv[2], pageSize: 1000 });
 process.on('message', (msg: { addScaleSet?: SimScaleSetSpec; counts?: true; close?: true }) => {

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ManualClock } from '../src/clock.js';
 import { silentLog } from '../src/log.js';
-import { startAzurite } from '../src/sim/azurite.js';
+import { startAzurite } from '../sim/azurite.js';
 import { createStorage } from '../src/state/storage.js';
 import { EntityTable } from '../src/state/entity-table.js';
 import { createComputeScaleSetApi } from '../src/azure/compute-adapter.js';

@@ -1,12 +1,12 @@
-import { app, type InvocationContext } from '@azure/functions';
-import { onProbeMessage } from '../src/handlers/probe-queue.js';
+/** Registers the probeQueue trigger with the Functions host; src/handlers/ does the work. */
+import { app } from '@azure/functions';
+import { probeQueue } from '../src/handlers/registrations.js';
+import { appRuntime } from '../src/runtime/app-runtime.js';
 
-export async function probeQueue(message: unknown, context: InvocationContext): Promise<void> {
-  await onProbeMessage(message, context);
-}
-
-app.storageQueue('probeQueue', {
-  queueName: '%DROVER_PROBE_QUEUE%',
+app.storageQueue(probeQueue.name, {
+  queueName: probeQueue.queueName,
   connection: 'AzureWebJobsStorage',
-  handler: probeQueue,
+  handler: async (message, context) => {
+    await probeQueue.handler(await appRuntime(), message, context);
+  },
 });

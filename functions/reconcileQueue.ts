@@ -1,12 +1,12 @@
-import { app, type InvocationContext } from '@azure/functions';
-import { onReconcileMessage } from '../src/handlers/reconcile-queue.js';
+/** Registers the reconcileQueue trigger with the Functions host; src/handlers/ does the work. */
+import { app } from '@azure/functions';
+import { reconcileQueue } from '../src/handlers/registrations.js';
+import { appRuntime } from '../src/runtime/app-runtime.js';
 
-export async function reconcileQueue(message: unknown, context: InvocationContext): Promise<void> {
-  await onReconcileMessage(message, context);
-}
-
-app.storageQueue('reconcileQueue', {
-  queueName: '%DROVER_RECONCILE_QUEUE%',
+app.storageQueue(reconcileQueue.name, {
+  queueName: reconcileQueue.queueName,
   connection: 'AzureWebJobsStorage',
-  handler: reconcileQueue,
+  handler: async (message, context) => {
+    await reconcileQueue.handler(await appRuntime(), message, context);
+  },
 });

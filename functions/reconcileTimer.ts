@@ -1,8 +1,11 @@
-import { app, type InvocationContext, type Timer } from '@azure/functions';
-import { onReconcileTimer } from '../src/handlers/reconcile-timer.js';
+/** Registers the timer pass with the Functions host; src/handlers/ does the work. */
+import { app } from '@azure/functions';
+import { reconcileTimer } from '../src/handlers/registrations.js';
+import { appRuntime } from '../src/runtime/app-runtime.js';
 
-export async function reconcileTimer(timer: Timer, context: InvocationContext): Promise<void> {
-  await onReconcileTimer(timer, context);
-}
-
-app.timer('reconcileTimer', { schedule: '%DROVER_SCHEDULE%', handler: reconcileTimer });
+app.timer(reconcileTimer.name, {
+  schedule: reconcileTimer.schedule,
+  handler: async (timer, context) => {
+    await reconcileTimer.handler(await appRuntime(), timer, context);
+  },
+});

@@ -1,8 +1,11 @@
-import { app, type HttpRequest, type HttpResponseInit, type InvocationContext } from '@azure/functions';
-import { onStatusRequest } from '../src/handlers/status-http.js';
+/** Registers the status endpoint with the Functions host; src/handlers/ does the work. */
+import { app } from '@azure/functions';
+import { status } from '../src/handlers/registrations.js';
+import { appRuntime } from '../src/runtime/app-runtime.js';
 
-export async function status(request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> {
-  return onStatusRequest(request, context);
-}
-
-app.http('status', { methods: ['GET'], authLevel: 'function', route: 'status', handler: status });
+app.http(status.name, {
+  methods: status.methods,
+  authLevel: status.authLevel,
+  route: status.route,
+  handler: async (request, context) => status.handler(await appRuntime(), request, context),
+});

@@ -11,7 +11,8 @@ import { StorageConfigError } from './state/storage.js';
 import { parseDuration } from './config/duration.js';
 import { MAX_DELAY_MS } from './queue/sender.js';
 import { errorMessage } from './log.js';
-import { commands, CliUsageError as UsageError, type CliIO } from './cli/commands.js';
+import { commands, CliUsageError as UsageError } from './cli/commands.js';
+import type { CliIO } from './cli/io.js';
 
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 

@@ -1,11 +1,12 @@
 /**
  * ScaleSetApi over `@azure/arm-compute`. Built once per process by the composition root;
- * it keeps no state but the rate-limit budgets of the last response.
+ * it keeps no per-call state: a listing's rate-limit budget is returned with the listing.
  *
  * The SDK's own retries are off: a 429 must reach the cache (which keeps serving cached
  * instances and moves its next refresh past Retry-After) instead of being slept on inside an
  * invocation, and any other failure is retried by the next pass.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { readFile } from 'node:fs/promises';
 import { rootCertificates } from 'node:tls';
 import type { ComputeManagementClientOptionalParams } from '@azure/arm-compute';
@@ -26,6 +27,7 @@ import type {
   RateLimitRemaining,
   ScaleSetApi,
   ScaleSetInfo,
+  VmListing,
   VmRecord,
 } from './scale-set-api.js';
 
@@ -77,12 +79,22 @@ async function readCaFile(path: string): Promise<string> {
   }
 }
 
+/** The budget seen on the responses of one call. */
+interface BudgetSeen {
+  latest: RateLimitRemaining | null;
+}
+
+/**
+ * The call a response belongs to: the client (and its pipeline) is shared by concurrent calls,
+ * so each call that wants its budget runs in a scope of its own and gets only its responses'.
+ */
+const budgetScope = new AsyncLocalStorage<BudgetSeen>();
+
 class ComputeScaleSetApi implements ScaleSetApi {
   private readonly client: ComputeManagementClient;
   private readonly clock: Clock;
   private readonly lroWaitMs: number;
   private readonly lroPollIntervalMs: number;
-  private lastBudget: RateLimitRemaining | null = null;
 
   constructor(
     private readonly subscriptionId: string,
@@ -105,10 +117,6 @@ class ComputeScaleSetApi implements ScaleSetApi {
     });
   }
 
-  lastRateLimit(): RateLimitRemaining | null {
-    return this.lastBudget;
-  }
-
   async getScaleSet(resourceGroup: string, name: string, options: CallOptions = {}): Promise<ScaleSetInfo> {
     const op = 'get scale set';
     try {
@@ -126,29 +134,33 @@ class ComputeScaleSetApi implements ScaleSetApi {
     name: string,
     mode: OrchestrationMode,
     options: CallOptions = {},
-  ): Promise<VmRecord[]> {
+  ): Promise<VmListing> {
     const context = { operation: `list ${mode} VMs`, resource: this.describe(resourceGroup, name) };
     const vms: VmRecord[] = [];
+    const seen: BudgetSeen = { latest: null };
     try {
-      if (mode === 'Uniform') {
-        const pages = this.client.virtualMachineScaleSetVMs.list(resourceGroup, name, {
-          expand: 'instanceView',
-          abortSignal: options.abortSignal,
-        });
-        for await (const vm of pages) vms.push(uniformVmRecord(vm));
-      } else {
-        const scaleSetId = this.scaleSetId(resourceGroup, name).replace(/'/g, "''");
-        const pages = this.client.virtualMachines.list(resourceGroup, {
-          filter: `'virtualMachineScaleSet/id' eq '${scaleSetId}'`,
-          expand: 'instanceView',
-          abortSignal: options.abortSignal,
-        });
-        for await (const vm of pages) vms.push(flexibleVmRecord(vm));
-      }
+      // Every page's response passes the budget recorder inside this scope, and only this listing's.
+      await budgetScope.run(seen, async () => {
+        if (mode === 'Uniform') {
+          const pages = this.client.virtualMachineScaleSetVMs.list(resourceGroup, name, {
+            expand: 'instanceView',
+            abortSignal: options.abortSignal,
+          });
+          for await (const vm of pages) vms.push(uniformVmRecord(vm));
+        } else {
+          const scaleSetId = this.scaleSetId(resourceGroup, name).replace(/'/g, "''");
+          const pages = this.client.virtualMachines.list(resourceGroup, {
+            filter: `'virtualMachineScaleSet/id' eq '${scaleSetId}'`,
+            expand: 'instanceView',
+            abortSignal: options.abortSignal,
+          });
+          for await (const vm of pages) vms.push(flexibleVmRecord(vm));
+        }
+      });
     } catch (error) {
       throw translateArmError(error, context, this.clock.now());
     }
-    return vms;
+    return { vms, rateLimit: seen.latest };
   }
 
   async setCapacity(
@@ -196,13 +208,15 @@ class ComputeScaleSetApi implements ScaleSetApi {
     }
   }
 
+  /** Hands the budget of each response to the call it belongs to (see `budgetScope`); calls outside a scope are not watched. */
   private budgetRecorder(): PipelinePolicy {
     return {
       name: 'droverRateLimitBudget',
       sendRequest: async (request, next) => {
         const response = await next(request);
-        const budget = rateLimitFromHeaders(response.headers, this.clock.now());
-        if (budget) this.lastBudget = budget;
+        const seen = budgetScope.getStore();
+        const budget = seen ? rateLimitFromHeaders(response.headers, this.clock.now()) : null;
+        if (seen && budget) seen.latest = budget;
         return response;
       },
     };

@@ -1,11 +1,11 @@
 /** SDK and HTTP errors → the domain errors of `errors.ts`, at the adapter's edge. */
 import {
+  ArmConflictError,
+  ArmNotFoundError,
+  ArmOperationFailedError,
+  ArmPreconditionFailedError,
   ArmRequestError,
-  ConflictError,
-  NotFoundError,
-  OperationFailedError,
-  PreconditionFailedError,
-  ThrottledError,
+  RateLimitedError,
 } from './errors.js';
 import { throttleOf } from './throttle.js';
 
@@ -17,11 +17,11 @@ export interface ErrorContext {
 }
 
 const DOMAIN_ERRORS = [
-  ThrottledError,
-  NotFoundError,
-  PreconditionFailedError,
-  ConflictError,
-  OperationFailedError,
+  RateLimitedError,
+  ArmNotFoundError,
+  ArmPreconditionFailedError,
+  ArmConflictError,
+  ArmOperationFailedError,
   ArmRequestError,
 ];
 
@@ -30,15 +30,15 @@ export function translateArmError(error: unknown, context: ErrorContext, now: nu
   const { operation, resource } = context;
   const options = { cause: error };
   const throttle = throttleOf(error, now);
-  if (throttle.throttled) return new ThrottledError(operation, throttle.retryAfterMs, options);
+  if (throttle.throttled) return new RateLimitedError('arm', operation, throttle.retryAfterMs, options);
   const { statusCode, code, message } = httpFieldsOf(error);
   switch (statusCode) {
     case 404:
-      return new NotFoundError(operation, resource, options);
+      return new ArmNotFoundError(operation, resource, options);
     case 412:
-      return new PreconditionFailedError(operation, resource, context.etag ?? '(none)', options);
+      return new ArmPreconditionFailedError(operation, resource, context.etag ?? '(none)', options);
     case 409:
-      return new ConflictError(operation, resource, code, options);
+      return new ArmConflictError(operation, resource, code, options);
     default:
       return new ArmRequestError(operation, statusCode, code, message, options);
   }

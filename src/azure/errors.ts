@@ -1,33 +1,25 @@
 /**
- * The closed set of errors the ARM adapter throws. Core code switches on these, never on SDK
- * status codes; the SDK error is kept as `cause`.
+ * The closed set of errors the ARM adapter throws. Core code tells them apart with `instanceof`,
+ * never by SDK status codes or `error.name`; the SDK error is kept as `cause`. ARM's 429 is the
+ * shared `RateLimitedError` (source 'arm', src/errors/rate-limited.ts).
  */
+export { RateLimitedError } from '../errors/rate-limited.js';
 
-export class ThrottledError extends Error {
-  constructor(
-    readonly operation: string,
-    /** From Retry-After; 0 when ARM gave none (or nothing parseable). */
-    readonly retryAfterMs: number,
-    options?: ErrorOptions,
-  ) {
-    super(`ARM throttled ${operation}; retry after ${Math.ceil(retryAfterMs / 1000)} s`, options);
-    this.name = 'ThrottledError';
-  }
-}
-
-export class NotFoundError extends Error {
+/** 404: the scale set (or its resource group) does not exist. */
+export class ArmNotFoundError extends Error {
+  override name = 'ArmNotFoundError';
   constructor(
     readonly operation: string,
     readonly resource: string,
     options?: ErrorOptions,
   ) {
     super(`${operation}: ${resource} not found`, options);
-    this.name = 'NotFoundError';
   }
 }
 
 /** 412: the If-Match ETag is stale; someone else changed the resource. Re-read and decide again. */
-export class PreconditionFailedError extends Error {
+export class ArmPreconditionFailedError extends Error {
+  override name = 'ArmPreconditionFailedError';
   constructor(
     readonly operation: string,
     readonly resource: string,
@@ -35,12 +27,12 @@ export class PreconditionFailedError extends Error {
     options?: ErrorOptions,
   ) {
     super(`${operation}: ${resource} changed since ETag ${etag} was read`, options);
-    this.name = 'PreconditionFailedError';
   }
 }
 
 /** 409: ARM refuses because of the resource's current state (e.g. another operation runs). */
-export class ConflictError extends Error {
+export class ArmConflictError extends Error {
+  override name = 'ArmConflictError';
   constructor(
     readonly operation: string,
     readonly resource: string,
@@ -48,12 +40,12 @@ export class ConflictError extends Error {
     options?: ErrorOptions,
   ) {
     super(`${operation}: ${resource} conflict${code ? ` (${code})` : ''}`, options);
-    this.name = 'ConflictError';
   }
 }
 
 /** A long-running operation that ARM reports as failed or canceled. */
-export class OperationFailedError extends Error {
+export class ArmOperationFailedError extends Error {
+  override name = 'ArmOperationFailedError';
   constructor(
     readonly operation: string,
     readonly resource: string,
@@ -61,39 +53,28 @@ export class OperationFailedError extends Error {
     options?: ErrorOptions,
   ) {
     super(`${operation}: operation on ${resource} failed: ${detail}`, options);
-    this.name = 'OperationFailedError';
   }
 }
 
 /** Any other failure talking to ARM (other status codes, network, TLS). */
 export class ArmRequestError extends Error {
+  override name = 'ArmRequestError';
   constructor(
     readonly operation: string,
+    /** HTTP status, when ARM answered; `undefined` for network and TLS failures. */
     readonly statusCode: number | undefined,
     readonly code: string | undefined,
     message: string,
     options?: ErrorOptions,
   ) {
     super(`${operation}: ${message}`, options);
-    this.name = 'ArmRequestError';
   }
 }
 
 /** A credential configuration that must not be used (e.g. a static token for a remote endpoint). */
 export class CredentialConfigError extends Error {
+  override name = 'CredentialConfigError';
   constructor(message: string) {
     super(message);
-    this.name = 'CredentialConfigError';
   }
 }
-
-export const isThrottledError = (e: unknown): e is ThrottledError => e instanceof ThrottledError;
-export const isNotFoundError = (e: unknown): e is NotFoundError => e instanceof NotFoundError;
-export const isPreconditionFailedError = (e: unknown): e is PreconditionFailedError =>
-  e instanceof PreconditionFailedError;
-export const isConflictError = (e: unknown): e is ConflictError => e instanceof ConflictError;
-export const isOperationFailedError = (e: unknown): e is OperationFailedError =>
-  e instanceof OperationFailedError;
-export const isArmRequestError = (e: unknown): e is ArmRequestError => e instanceof ArmRequestError;
-export const isCredentialConfigError = (e: unknown): e is CredentialConfigError =>
-  e instanceof CredentialConfigError;

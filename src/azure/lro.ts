@@ -3,7 +3,7 @@
  * not sit on a scale-out that takes minutes: after the bound, the operation keeps running in ARM
  * and the caller re-reads the scale set on a later pass.
  */
-import { OperationFailedError } from './errors.js';
+import { ArmOperationFailedError } from './errors.js';
 import type { LroResult } from './scale-set-api.js';
 
 /** The part of the SDK's PollerLike used here. */
@@ -21,7 +21,7 @@ export interface LroContext {
 
 /**
  * Sends the operation (errors of the initial request propagate as they are), then polls until
- * it is done or `boundMs` has passed. A failed or canceled operation throws OperationFailedError.
+ * it is done or `boundMs` has passed. A failed or canceled operation throws ArmOperationFailedError.
  */
 export async function waitBounded(
   poller: BoundablePoller,
@@ -45,12 +45,12 @@ export async function waitBounded(
   return { done: true };
 }
 
-/** Throws OperationFailedError when the operation ended unsuccessfully, else rethrows `error` if any. */
+/** Throws ArmOperationFailedError when the operation ended unsuccessfully, else rethrows `error` if any. */
 function throwFailure(poller: BoundablePoller, context: LroContext, error: unknown): void {
   const status = poller.operationState?.status;
   if (status === 'failed' || status === 'canceled') {
     const detail = error instanceof Error ? error.message : status;
-    throw new OperationFailedError(context.operation, context.resource, detail, { cause: error });
+    throw new ArmOperationFailedError(context.operation, context.resource, detail, { cause: error });
   }
   if (error !== undefined) throw error;
 }

@@ -2,9 +2,11 @@
  * The narrow port through which Drover reads and changes scale sets in ARM. The compute adapter
  * (`compute-adapter.ts`) implements it over `@azure/arm-compute`; tests may fake it.
  *
- * Every method throws only the domain errors of `errors.ts` (`ThrottledError`, `NotFoundError`,
- * `PreconditionFailedError`, `ConflictError`, `OperationFailedError`, `ArmRequestError`); no SDK
- * error leaves the adapter. No method retries: a failed call is retried on a later pass.
+ * Every method throws only the domain errors of `errors.ts` (`RateLimitedError` with source
+ * 'arm', `ArmNotFoundError`, `ArmPreconditionFailedError`, `ArmConflictError`,
+ * `ArmOperationFailedError`, `ArmRequestError`); no SDK error leaves the adapter. No method
+ * retries: a failed call is retried on a later pass. The adapter keeps no per-call state: what a
+ * response said about the rate-limit budget comes back with that response (`listVms`).
  */
 
 export type OrchestrationMode = 'Uniform' | 'Flexible';
@@ -66,27 +68,34 @@ export interface RateLimitRemaining {
   observedAt: number;
 }
 
+/** One listing of a scale set's VMs, with the budget ARM reported on its responses. */
+export interface VmListing {
+  vms: VmRecord[];
+  /** From the last response of the listing that carried the headers; `null` when none did. */
+  rateLimit: RateLimitRemaining | null;
+}
+
 export interface CallOptions {
   abortSignal?: AbortSignal;
 }
 
 export interface ScaleSetApi {
-  /** The scale set. @throws NotFoundError when it (or its resource group) does not exist. */
+  /** The scale set. @throws ArmNotFoundError when it (or its resource group) does not exist. */
   getScaleSet(resourceGroup: string, name: string, options?: CallOptions): Promise<ScaleSetInfo>;
   /**
    * Every VM of the scale set with its instance view, in ARM's order, all pages read.
    * Uniform lists the scale set's VMs; Flexible lists the resource group's VMs filtered by
-   * `virtualMachineScaleSet/id`. @throws NotFoundError when the scale set does not exist.
+   * `virtualMachineScaleSet/id`. @throws ArmNotFoundError when the scale set does not exist.
    */
   listVms(
     resourceGroup: string,
     name: string,
     mode: OrchestrationMode,
     options?: CallOptions,
-  ): Promise<VmRecord[]>;
+  ): Promise<VmListing>;
   /**
    * Sets `sku.capacity`, guarded by `If-Match: ifMatchEtag`.
-   * @throws PreconditionFailedError when the scale set changed since the ETag was read.
+   * @throws ArmPreconditionFailedError when the scale set changed since the ETag was read.
    */
   setCapacity(
     resourceGroup: string,
@@ -102,6 +111,4 @@ export interface ScaleSetApi {
     instanceIds: readonly string[],
     options?: CallOptions,
   ): Promise<LroResult>;
-  /** Rate-limit budgets of the most recent ARM response that carried any; `null` before one. */
-  lastRateLimit(): RateLimitRemaining | null;
 }

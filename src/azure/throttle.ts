@@ -10,7 +10,7 @@
  * | 429 with `Retry-After: <HTTP date>`    | yes       | date − now (0 if past)   |
  * | 429 with anything else                 | yes       | 0                        |
  */
-import { isThrottledError } from './errors.js';
+import { RateLimitedError } from '../errors/rate-limited.js';
 
 export interface Throttle {
   throttled: boolean;
@@ -24,7 +24,7 @@ interface HttpErrorLike {
 }
 
 export function throttleOf(error: unknown, now: number): Throttle {
-  if (isThrottledError(error)) return { throttled: true, retryAfterMs: error.retryAfterMs };
+  if (error instanceof RateLimitedError) return { throttled: true, retryAfterMs: error.retryAfterMs };
   if (typeof error !== 'object' || error === null) return { throttled: false, retryAfterMs: 0 };
   const httpError = error as HttpErrorLike;
   if (httpError.statusCode !== 429) return { throttled: false, retryAfterMs: 0 };

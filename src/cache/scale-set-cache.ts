@@ -11,7 +11,7 @@ import type { Clock } from '../clock.js';
 import { errorMessage, type Log } from '../log.js';
 import type { EntityTable, Row } from '../state/entity-table.js';
 import type { ScaleSetApi, ScaleSetInfo } from '../azure/scale-set-api.js';
-import { isThrottledError } from '../azure/errors.js';
+import { RateLimitedError } from '../errors/rate-limited.js';
 import { buildInstances } from './build-instances.js';
 import type { CachedInstance, InstanceState, InstanceStatus } from './instance.js';
 import type { StatusFlags } from './instance-status.js';
@@ -179,13 +179,13 @@ export class ScaleSetCache {
       const scaleSet = known ?? (await api.getScaleSet(resourceGroup, name));
       const mode = listingModeFor(name, scaleSet.orchestrationMode, flags.enableVmssFlexNodes);
       if (!mode.ok) throw mode.error;
-      const vms = await api.listVms(resourceGroup, name, mode.mode);
+      const { vms, rateLimit } = await api.listVms(resourceGroup, name, mode.mode);
       const built = buildInstances(vms, stale, flags);
       for (const s of built.skipped) {
         if (s.reason !== 'no resource id') log.warn(`instance cache ${key}: skipping VM ${s.name} (${s.id}): ${s.reason}`);
       }
       await table.writeChanged(key, built.instances.map((i) => ({ rowKey: i.id, props: instanceToProps(i) })), rows, { deleteMissing: true });
-      const slowdown = slowdownFromRateLimit(api.lastRateLimit(), clock.now());
+      const slowdown = slowdownFromRateLimit(rateLimit, clock.now());
       next = {
         ...base,
         ...this.initialMeta(),
@@ -199,7 +199,7 @@ export class ScaleSetCache {
       read = { ok: true, instances: built.instances };
       log.info(`instance cache ${key}: listed ${built.instances.length} VM(s)${slowdown.reason ? `; slowing down: ${slowdown.reason}` : ''}`);
     } catch (err) {
-      if (isThrottledError(err)) {
+      if (err instanceof RateLimitedError) {
         const lastRefresh = lastRefreshAfterThrottle(base, clock.now(), err.retryAfterMs, random);
         next = { ...claimProps, lastRefresh, throttledUntil: clock.now() + err.retryAfterMs, lastError: errorMessage(err) };
         read = { ok: true, instances: stale };

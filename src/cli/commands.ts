@@ -6,12 +6,8 @@ import { createRuntime, type Runtime } from '../runtime/runtime.js';
 import { buildStatus } from '../status/status.js';
 import { passReportJson, renderStatus, renderPass } from './render.js';
 import { InventoryStore } from '../provisioner/inventory-store.js';
+import { untilSignal, type CliIO } from './io.js';
 
-export interface CliIO {
-  stdout(text: string): void;
-  stderr(text: string): void;
-  env: NodeJS.ProcessEnv;
-}
 
 export class CliUsageError extends Error {
   override name = 'UsageError';
@@ -80,7 +76,7 @@ export const commands = {
       throw new CliUsageError(`DROVER_SCHEDULE: ${errorMessage(err)}`);
     }
     const rt = await runtimeFor(io, configFile);
-    // Loaded only here: it brings in @azure/functions and the function modules.
+    // Loaded only here: it brings in @azure/functions (for InvocationContext) and every handler.
     const { startLocalHost } = await import('../host/local-host.js');
     const host = await startLocalHost({ rt, log: consoleLog, schedule: io.env.DROVER_SCHEDULE ?? DEFAULT_SCHEDULE });
     if (host.statusUrl) io.stdout(`status page: ${host.statusUrl}\n`);
@@ -91,19 +87,37 @@ export const commands = {
   },
 
   async sim(io: CliIO, opts: { forMs?: number; statusEveryMs?: number }): Promise<number> {
-    const { runDemo } = await import('../sim/demo.js');
-    return runDemo(io, opts);
+    const demo = await importDemo();
+    if (demo === undefined) {
+      throw new CliUsageError('drover sim runs from a checkout of the repository (the simulators in sim/ are not part of the package): run `npm start` there');
+    }
+    return demo.runDemo(io, opts);
   },
 };
 
-export function untilSignal(): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      process.off('SIGINT', done);
-      process.off('SIGTERM', done);
-      resolve();
-    };
-    process.once('SIGINT', done);
-    process.once('SIGTERM', done);
-  });
+interface DemoModule {
+  runDemo(io: CliIO, opts: { forMs?: number; statusEveryMs?: number }): Promise<number>;
+}
+
+/**
+ * The demo lives in the top-level sim/ directory, next to src/ in a checkout (and in dist/ after
+ * tsc). The specifier is computed so that neither tsc nor a bundler follows it: sim/ stays out of
+ * the `drover` bin's import graph and out of the function app.
+ */
+const DEMO_URL = new URL(['..', '..', 'sim', 'demo.js'].join('/'), import.meta.url);
+
+/** The demo module, or `undefined` when there is none at `demoUrl` (an installed package). */
+export async function importDemo(demoUrl: URL = DEMO_URL): Promise<DemoModule | undefined> {
+  try {
+    return (await import(demoUrl.href)) as DemoModule;
+  } catch (err) {
+    if (isMissingModule(err, demoUrl)) return undefined;
+    throw err;
+  }
+}
+
+/** Node says ERR_MODULE_NOT_FOUND; a test runner's loader may say it in words. */
+function isMissingModule(err: unknown, url: URL): boolean {
+  if (!(err instanceof Error) || !err.message.includes(url.pathname)) return false;
+  return (err as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' || /cannot find|failed to load|does not exist/i.test(err.message);
 }

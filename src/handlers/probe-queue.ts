@@ -3,16 +3,15 @@ import { invocationLog } from '../log.js';
 import { runProbeAttempt, type AttemptOutcome } from '../probe/async-probe.js';
 import { probeActivator } from '../probe/activator-probe.js';
 import { decodeMessage, probeMessageSchema } from '../queue/messages.js';
-import { getRuntime } from '../runtime/runtime.js';
+import type { Runtime } from '../runtime/runtime.js';
 
 /** One attempt of an asynchronous activator probe; a malformed message is logged and dropped. */
-export async function onProbeMessage(message: unknown, context: InvocationContext): Promise<AttemptOutcome | undefined> {
+export async function onProbeMessage(rt: Runtime, message: unknown, context: InvocationContext): Promise<AttemptOutcome | undefined> {
   const log = invocationLog(context);
   const decoded = decodeMessage(probeMessageSchema, message);
   if (!decoded.ok) {
     log.error(`dropping malformed probe message: ${decoded.reason}`);
     return undefined;
   }
-  const rt = await getRuntime();
   return runProbeAttempt(rt, decoded.message, (url) => probeActivator(url, { signal: rt.shutdown.signal }), log);
 }

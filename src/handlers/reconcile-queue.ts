@@ -4,7 +4,7 @@ import { decodeMessage, reconcileMessageSchema } from '../queue/messages.js';
 import { markDelivered } from '../queue/sender.js';
 import { reconcileObject } from '../reconcile/object.js';
 import type { ObjectOutcome } from '../reconcile/types.js';
-import { getRuntime } from '../runtime/runtime.js';
+import type { Runtime } from '../runtime/runtime.js';
 
 /** How soon a reconcile that found its object busy is tried again. */
 const BUSY_RETRY_MS = 5_000;
@@ -14,7 +14,7 @@ const BUSY_RETRY_MS = 5_000;
  * logged and dropped (returning normally deletes it); a failed reconcile throws so the host
  * retries it and, after maxDequeueCount tries, moves it to the poison queue.
  */
-export async function onReconcileMessage(message: unknown, context: InvocationContext): Promise<ObjectOutcome | undefined> {
+export async function onReconcileMessage(rt: Runtime, message: unknown, context: InvocationContext): Promise<ObjectOutcome | undefined> {
   const log = invocationLog(context);
   const decoded = decodeMessage(reconcileMessageSchema, message);
   if (!decoded.ok) {
@@ -22,7 +22,6 @@ export async function onReconcileMessage(message: unknown, context: InvocationCo
     return undefined;
   }
   const { kind, name, reason, load } = decoded.message;
-  const rt = await getRuntime();
   // From here on a new request for this object and due second is a new message, not a repeat.
   await markDelivered(rt.table('leases'), decoded.message);
   const outcome = await reconcileObject(rt, { kind, name }, { reason, load }, { log, signal: rt.shutdown.signal });

@@ -1,15 +1,14 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
 import { errorMessage } from '../log.js';
-import { getRuntime } from '../runtime/runtime.js';
+import type { Runtime } from '../runtime/runtime.js';
 import { buildStatus } from '../status/status.js';
 import { statusFormat } from '../status/page/negotiate.js';
 import { buildStatusPage, errorPage, pageHeaders } from '../status/page/status-page.js';
 
 /** `GET /api/status`: the status page for a browser, JSON for anything else or with `?format=json`. */
-export async function onStatusRequest(request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> {
+export async function onStatusRequest(rt: Runtime, request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> {
   const format = statusFormat(request.headers.get('accept'), request.query.get('format'));
   try {
-    const rt = await getRuntime();
     const limit = Number(request.query.get('decisions') ?? 50);
     const status = await buildStatus(rt, { decisions: Number.isFinite(limit) ? Math.min(500, Math.max(0, limit)) : 50 });
     if (format === 'json') return { status: 200, jsonBody: status };

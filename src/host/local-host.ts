@@ -1,16 +1,16 @@
 /**
  * The local host: runs Drover's functions outside Azure (dev machines, containers, the demo),
- * calling the very handlers the Functions host registers. The timer runs on DROVER_SCHEDULE;
- * both queues are polled with host.json's settings.
+ * calling the very handlers the Functions host registers, from the same registration table
+ * (src/handlers/registrations.ts), with the runtime its caller built. The timer runs on
+ * DROVER_SCHEDULE; the queues are polled with host.json's settings; the status endpoint is
+ * served on 127.0.0.1 (src/host/status-server.ts).
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { reconcileTimer } from '../../functions/reconcileTimer.js';
-import { reconcileQueue } from '../../functions/reconcileQueue.js';
-import { probeQueue } from '../../functions/probeQueue.js';
+import { registrations } from '../handlers/registrations.js';
 import type { Log } from '../log.js';
 import { errorMessage } from '../log.js';
-import { provideRuntime, type Runtime } from '../runtime/runtime.js';
+import type { Runtime } from '../runtime/runtime.js';
 import { readHostSettings, HOST_DEFAULTS, type QueueHostSettings } from './host-settings.js';
 import { runQueueWorker } from './queue-worker.js';
 import { startStatusServer } from './status-server.js';
@@ -41,16 +41,33 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
   const schedule = options.schedule ?? rt.env.DROVER_SCHEDULE ?? DEFAULT_SCHEDULE;
   checkSchedule(schedule);
   await rt.storage.ensure();
-  // The handlers look the runtime up by app setting, as in Azure: let them find this one.
-  provideRuntime(rt);
   const ac = new AbortController();
-  const running = [
-    runTimer({ functionName: 'reconcileTimer', schedule, handler: reconcileTimer, log, signal: ac.signal, runOnStartup: options.runOnStartup }),
-    runQueueWorker({ functionName: 'reconcileQueue', queue: rt.storage.queue('reconcile'), poison: rt.storage.poisonQueue('reconcile'), handler: reconcileQueue, settings, log, signal: ac.signal }),
-    runQueueWorker({ functionName: 'probeQueue', queue: rt.storage.queue('probe'), poison: rt.storage.poisonQueue('probe'), handler: probeQueue, settings, log, signal: ac.signal }),
-  ].map((p) => p.catch((err: unknown) => log.error(`local host: ${errorMessage(err)}`)));
+  const running = registrations.flatMap((r) => {
+    switch (r.trigger) {
+      case 'timer':
+        return [runTimer({ functionName: r.name, schedule, handler: (timer, context) => r.handler(rt, timer, context), log, signal: ac.signal, runOnStartup: options.runOnStartup })];
+      case 'storageQueue':
+        return [
+          runQueueWorker({
+            functionName: r.name,
+            queue: rt.storage.queue(r.queue),
+            poison: rt.storage.poisonQueue(r.queue),
+            handler: (message, context) => r.handler(rt, message, context),
+            settings,
+            log,
+            signal: ac.signal,
+          }),
+        ];
+      case 'http':
+        return [];
+    }
+  }).map((p) => p.catch((err: unknown) => log.error(`local host: ${errorMessage(err)}`)));
   log.info(`local host running: timer "${schedule}", queues ${rt.storage.names.queues.reconcile} and ${rt.storage.names.queues.probe} (batch ${settings.batchSize}, max dequeue ${settings.maxDequeueCount})`);
-  const page = options.statusPort === false ? undefined : await startStatusServer({ log, ...(options.statusPort === undefined ? {} : { port: options.statusPort }) });
+  const http = registrations.find((r) => r.trigger === 'http');
+  const page =
+    options.statusPort === false || !http
+      ? undefined
+      : await startStatusServer({ handler: (request, context) => http.handler(rt, request, context), log, ...(options.statusPort === undefined ? {} : { port: options.statusPort }) });
   return {
     settings,
     ...(page ? { statusUrl: page.url } : {}),

@@ -8,7 +8,7 @@ import type { QueueClient, DequeuedMessageItem } from '@azure/storage-queue';
 import { pause } from '../clock.js';
 import { errorMessage, type Log } from '../log.js';
 import type { QueueHostSettings } from './host-settings.js';
-import { newInvocationContext, type AnyInvocationContext } from './invocation.js';
+import { logHandlerFor, newInvocationContext, type AnyInvocationContext } from './invocation.js';
 
 export type QueueHandler = (message: unknown, context: AnyInvocationContext) => Promise<unknown>;
 
@@ -52,7 +52,7 @@ export async function deliver(opts: QueueWorkerOptions, msg: DequeuedMessageItem
       expirationTime: msg.expiresOn.toISOString(),
       nextVisibleTime: msg.nextVisibleOn.toISOString(),
       popReceipt: msg.popReceipt,
-    });
+    }, logHandlerFor(opts.functionName, log));
     await opts.handler(payload, context);
     await queue.deleteMessage(msg.messageId, msg.popReceipt);
     log.info(`${opts.functionName}: executed message ${msg.messageId} (dequeue count ${msg.dequeueCount})`);

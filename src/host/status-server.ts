@@ -1,13 +1,12 @@
 /**
  * The status page on the local host: `GET /api/status` on 127.0.0.1 (the same route as in
  * Azure, with no function key, as nothing but this machine can reach it), answered by the
- * very handler the `status` function calls. `/` leads to it.
+ * `status` registration's handler, as the Functions host would. `/` leads to it.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import azureFunctions from '@azure/functions';
-import type { HttpResponseInit } from '@azure/functions';
-import { onStatusRequest } from '../handlers/status-http.js';
+import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
 import { errorMessage, type Log } from '../log.js';
 import { newInvocationContext } from './invocation.js';
 
@@ -21,9 +20,11 @@ export interface StatusServer {
   close(): Promise<void>;
 }
 
-export async function startStatusServer(options: { port?: number; log: Log }): Promise<StatusServer> {
+export type StatusHandler = (request: HttpRequest, context: InvocationContext) => Promise<HttpResponseInit>;
+
+export async function startStatusServer(options: { handler: StatusHandler; port?: number; log: Log }): Promise<StatusServer> {
   const server = createServer((req, res) => {
-    serve(req, res, options.log).catch((err: unknown) => {
+    serve(req, res, options.handler, options.log).catch((err: unknown) => {
       options.log.error(`status page: ${errorMessage(err)}`);
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
       res.end('status failed\n');
@@ -55,7 +56,7 @@ export async function startStatusServer(options: { port?: number; log: Log }): P
   };
 }
 
-async function serve(req: IncomingMessage, res: ServerResponse, log: Log): Promise<void> {
+async function serve(req: IncomingMessage, res: ServerResponse, handler: StatusHandler, log: Log): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
   if (url.pathname === '/') {
     res.writeHead(302, { location: STATUS_PATH });
@@ -68,7 +69,7 @@ async function serve(req: IncomingMessage, res: ServerResponse, log: Log): Promi
   for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;
   const request = new azureFunctions.HttpRequest({ method: 'GET', url: url.toString(), headers });
   const context = newInvocationContext('status', {}, (level, ...args) => (level === 'error' ? log.error(...args) : undefined));
-  const response: HttpResponseInit = await onStatusRequest(request, context);
+  const response = await handler(request, context);
   const out = new Headers(response.headers as Record<string, string> | undefined);
   let body: string;
   if (response.jsonBody !== undefined) {

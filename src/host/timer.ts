@@ -6,7 +6,7 @@
 import type { Timer } from '@azure/functions';
 import { pause } from '../clock.js';
 import { errorMessage, type Log } from '../log.js';
-import { newInvocationContext, type AnyInvocationContext } from './invocation.js';
+import { logHandlerFor, newInvocationContext, type AnyInvocationContext } from './invocation.js';
 import { checkSchedule, nextOccurrence } from './schedule.js';
 
 export { DEFAULT_SCHEDULE, checkSchedule, nextOccurrence } from './schedule.js';
@@ -40,7 +40,7 @@ export async function runTimer(options: {
     };
     try {
       log.info(`${options.functionName}: executing${timer.isPastDue ? ' (past due)' : ''}`);
-      await options.handler(timer, newInvocationContext(options.functionName));
+      await options.handler(timer, newInvocationContext(options.functionName, {}, logHandlerFor(options.functionName, log)));
     } catch (err) {
       log.error(`${options.functionName} failed: ${errorMessage(err)}`);
     }

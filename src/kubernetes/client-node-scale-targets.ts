@@ -17,7 +17,9 @@ import {
   setHeaderOptions,
   type KubeConfig,
 } from '@kubernetes/client-node';
-import { ConflictError, KubernetesRequestError, TargetNotFoundError } from './errors.js';
+import { RateLimitedError } from '../errors/rate-limited.js';
+import { parseRetryAfter } from '../azure/throttle.js';
+import { KubernetesRequestError, TargetConflictError, TargetNotFoundError } from './errors.js';
 import type { ObservedScale, ScaleTargetApi } from './scale-target-api.js';
 import { describeRef, isWorkloadRef, type KubernetesScaleTargetRef, type WorkloadRef } from './scale-target-ref.js';
 
@@ -83,9 +85,16 @@ async function translateErrors<T>(ref: KubernetesScaleTargetRef, action: string,
     const target = describeRef(ref);
     const code = error instanceof ApiException ? (error as ApiException<unknown>).code : undefined;
     if (code === 404) throw new TargetNotFoundError(target, { cause: error });
-    if (code === 409) throw new ConflictError(target, { cause: error });
+    if (code === 409) throw new TargetConflictError(target, { cause: error });
+    if (code === 429) throw new RateLimitedError('kubernetes', target, retryAfterOf(error), { cause: error });
     throw new KubernetesRequestError(`failed to ${action} ${target}: ${reason(error)}`, code, { cause: error });
   }
+}
+
+/** Retry-After of a 429, in ms; 0 when absent. */
+function retryAfterOf(error: unknown): number {
+  const headers = (error as ApiException<unknown>).headers as Record<string, string | undefined> | undefined;
+  return parseRetryAfter(headers?.['retry-after'] ?? headers?.['Retry-After'], Date.now());
 }
 
 /** The API server's own message when it sent a Status, else the error's. */

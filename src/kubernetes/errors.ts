@@ -1,30 +1,34 @@
 /**
- * The Kubernetes adapter's errors. Core code switches on these, never on HTTP status codes:
- * a target that is gone is reported (and not retried forever), a conflict may be retried on
- * the next pass, anything else carries the target's name and the original error as `cause`.
+ * The closed set of errors the Kubernetes adapter throws, told apart with `instanceof`: a target
+ * that is gone is reported (and not retried forever), a conflict may be retried on the next
+ * pass, anything else carries the target's name and the original error as `cause`. The API
+ * server's 429 is the shared `RateLimitedError` (source 'kubernetes').
  */
+export { RateLimitedError } from '../errors/rate-limited.js';
 
 export class TargetNotFoundError extends Error {
+  override name = 'TargetNotFoundError';
   constructor(
     readonly target: string,
     options?: ErrorOptions,
   ) {
     super(`scale target ${target} not found`, options);
-    this.name = 'TargetNotFoundError';
   }
 }
 
-export class ConflictError extends Error {
+/** 409: the API server refused the change because of the object's current state. */
+export class TargetConflictError extends Error {
+  override name = 'TargetConflictError';
   constructor(
     readonly target: string,
     options?: ErrorOptions,
   ) {
     super(`conflicting change to scale target ${target}`, options);
-    this.name = 'ConflictError';
   }
 }
 
 export class KubernetesRequestError extends Error {
+  override name = 'KubernetesRequestError';
   constructor(
     message: string,
     /** HTTP status, when the API server answered. */
@@ -32,18 +36,5 @@ export class KubernetesRequestError extends Error {
     options?: ErrorOptions,
   ) {
     super(message, options);
-    this.name = 'KubernetesRequestError';
   }
-}
-
-export function isTargetNotFoundError(error: unknown): error is TargetNotFoundError {
-  return error instanceof Error && error.name === 'TargetNotFoundError';
-}
-
-export function isConflictError(error: unknown): error is ConflictError {
-  return error instanceof Error && error.name === 'ConflictError';
-}
-
-export function isKubernetesRequestError(error: unknown): error is KubernetesRequestError {
-  return error instanceof Error && error.name === 'KubernetesRequestError';
 }

@@ -18,7 +18,8 @@ export interface ScaleTargetApi {
   readScale(ref: KubernetesScaleTargetRef): Promise<ObservedScale>;
   /**
    * Sets spec.replicas through the /scale subresource; idempotent, not retried. Throws
-   * TargetNotFoundError, ConflictError on a 409, KubernetesRequestError otherwise.
+   * TargetNotFoundError, TargetConflictError on a 409, RateLimitedError on a 429,
+   * KubernetesRequestError otherwise.
    */
   patchScale(ref: KubernetesScaleTargetRef, replicas: number): Promise<void>;
 }

@@ -12,7 +12,7 @@ import type { ScaleSetApi, ScaleSetInfo } from '../azure/scale-set-api.js';
 import type { ScaleSetCache } from '../cache/scale-set-cache.js';
 import type { CachedInstance } from '../cache/instance.js';
 import { AZURE_PREFIX, tryProviderIdFromResourceId } from '../cache/ids.js';
-import { isPreconditionFailedError } from '../azure/errors.js';
+import { ArmPreconditionFailedError } from '../azure/errors.js';
 import { isValidProviderId, type Machine, type ProviderId } from './machine.js';
 import type { Provider } from './ports.js';
 import { providerStatusOf, scaleSetMachines } from './azure-machines.js';
@@ -119,7 +119,7 @@ export class AzureProvider implements Provider {
     try {
       lro = await api.setCapacity(this.settings.resourceGroup, this.settings.name, to, scaleSet.etag, { abortSignal: signal });
     } catch (err) {
-      if (isPreconditionFailedError(err)) {
+      if (err instanceof ArmPreconditionFailedError) {
         return { kind: 'conflict', reason: `the scale set changed since it was read (ETag ${scaleSet.etag}); nothing written, the next pass decides again` };
       }
       throw err;

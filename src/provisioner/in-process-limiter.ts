@@ -7,6 +7,7 @@
 import { abortReason } from '../clock.js';
 import type { Clock } from '../clock.js';
 import type { Limiter } from './ports.js';
+import { LimiterBurstError } from '../errors/rate-limited.js';
 
 export interface TokenBucketRate {
   /** Milliseconds per token; 0 is an infinite rate: waits never block, whatever the burst. */
@@ -15,13 +16,7 @@ export interface TokenBucketRate {
   burst: number;
 }
 
-/** The rate can never grant a token: burst 0 with a finite rate. */
-export class LimiterBurstError extends Error {
-  override name = 'LimiterBurstError';
-  constructor(burst: number) {
-    super(`rate: Wait(n=1) exceeds limiter's burst ${burst}`);
-  }
-}
+export { LimiterBurstError } from '../errors/rate-limited.js';
 
 export function isLimiterBurstError(err: unknown): err is LimiterBurstError {
   return err instanceof LimiterBurstError;

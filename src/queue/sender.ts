@@ -6,6 +6,7 @@ import type { QueueClient } from '@azure/storage-queue';
 import type { Clock } from '../clock.js';
 import type { EntityTable } from '../state/entity-table.js';
 import { encodeMessage, type ProbeMessage, type ReconcileMessage } from './messages.js';
+import { storageError } from '../state/errors.js';
 
 /** The queue service's ceiling for a visibility timeout. */
 export const MAX_DELAY_MS = 7 * 24 * 3_600_000;
@@ -35,7 +36,11 @@ export function createQueueSender(deps: {
   const send = async (queue: QueueClient, body: object, delayMs: number) => {
     const seconds = Math.ceil(clampDelay(delayMs) / 1000);
     // A delayed message must not expire (7 days by default) before it becomes visible.
-    await queue.sendMessage(encodeMessage(body), seconds > 0 ? { visibilityTimeout: seconds, messageTimeToLive: -1 } : {});
+    try {
+      await queue.sendMessage(encodeMessage(body), seconds > 0 ? { visibilityTimeout: seconds, messageTimeToLive: -1 } : {});
+    } catch (err) {
+      throw storageError(err, `queues/${queue.name} send`);
+    }
   };
   const reconcileAt = async (message: Omit<ReconcileMessage, 'dueAt'>, at: number) => {
     const now = deps.clock.now();

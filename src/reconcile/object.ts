@@ -4,6 +4,7 @@
  * through here, so an object behaves the same whatever woke it.
  */
 import { randomUUID } from 'node:crypto';
+import { isTransient } from '../errors/transient.js';
 import { errorMessage, type Log } from '../log.js';
 import { isLeaseExpired, withLease } from '../state/leases.js';
 import type { Runtime } from '../runtime/runtime.js';
@@ -52,7 +53,7 @@ export async function reconcileObject(
     const error = errorMessage(err);
     decision = isLeaseExpired(err)
       ? { decision: 'stopped', reason: `the lease ran out mid-pass, the next pass starts over (${error})` }
-      : { decision: 'failed', reason: error, error, transient: true };
+      : { decision: 'failed', reason: error, error, transient: isTransient(err) };
   }
 
   log[decision.error ? 'error' : 'info'](`${objectKey(ref)}: ${decision.decision} — ${decision.reason}`);

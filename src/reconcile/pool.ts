@@ -7,7 +7,7 @@
 import type { PoolConfig } from '../config/schema.js';
 import { ScaleSetCache, cacheKey } from '../cache/scale-set-cache.js';
 import { instanceIdFromProviderId } from '../cache/ids.js';
-import { isRateLimited } from '../state/limiter.js';
+import { RateLimitedError } from '../errors/rate-limited.js';
 import { AzureProvider, type FlushResult } from '../provisioner/azure-provider.js';
 import { providerStatusOf } from '../provisioner/azure-machines.js';
 import { backoffAfterFailure, isBackingOff } from '../provisioner/backoff.js';
@@ -72,10 +72,10 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
       signal,
     );
   } catch (err) {
-    if (!isRateLimited(err)) throw err;
+    if (!(err instanceof RateLimitedError)) throw err;
     // Before listing: the whole pass waits for the next one. Part-way through creating: what
     // was adopted or reserved so far is carried through below, the rest waits.
-    if (provider.view.scaleSet === undefined) return { decision: 'rate limited', reason: `the pool's ${err.limiter} rate allows no pass yet; the next pass goes on` };
+    if (provider.view.scaleSet === undefined) return { decision: 'rate limited', reason: `the pool's ${err.subject} rate allows no pass yet; the next pass goes on` };
     log.info(`pool ${pool.name}: ${err.message}; the rest of the chunk waits for the next pass`);
   }
 

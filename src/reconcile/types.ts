@@ -20,7 +20,7 @@ export interface Decision {
   reason: string;
   /** Set when the reconcile failed or refused; the pass then reports errors (exit code 1). */
   error?: string;
-  /** The failure may pass by itself (ARM down, a conflict): a queued reconcile is retried. */
+  /** The failure may pass by itself (ARM down, a conflict), as `isTransient` decides: a queued reconcile is retried. */
   transient?: boolean;
   /** What the reconcile saw of its object, for the `history` table; not part of the decision log. */
   observed?: HistoryObservation;

@@ -1,7 +1,8 @@
 /**
  * The composition root: one place builds the config, storage, queues, clock and adapters a
- * handler needs. Handlers ask `getRuntime()`; it is built once per process (per config file)
- * and reused by later invocations on a warm instance. Nothing here runs at import time.
+ * handler needs. It is built once by whoever hosts the handlers (src/runtime/app-runtime.ts for
+ * the Functions entry, the local host's caller for `drover run` and the demo) and handed to
+ * them. Nothing here runs at import time.
  */
 import os from 'node:os';
 import { identityCredential } from '../azure/credential.js';
@@ -129,7 +130,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
 }
 
 /** Memoises an async factory; a failure is not kept, so the next call tries again. */
-function once<T>(make: () => Promise<T>): () => Promise<T> {
+export function once<T>(make: () => Promise<T>): () => Promise<T> {
   let value: Promise<T> | undefined;
   return () => {
     value ??= make().catch((err: unknown) => {
@@ -138,34 +139,4 @@ function once<T>(make: () => Promise<T>): () => Promise<T> {
     });
     return value;
   };
-}
-
-const cache = new Map<string, Promise<Runtime>>();
-
-/**
- * Makes `getRuntime` answer with `rt` for its config file, and points the app setting at that
- * file: a host that already built the runtime (the local host, the demo) shares it with the
- * handlers it calls, instead of them loading the config again from `$DROVER_CONFIG`.
- */
-export function provideRuntime(rt: Runtime): void {
-  process.env.DROVER_CONFIG = rt.configFile;
-  cache.set(rt.configFile, Promise.resolve(rt));
-}
-
-/**
- * The runtime for the current app settings, built once per config file and process. A failed
- * build (say, an invalid config) is not cached, so fixing the file fixes the next invocation.
- */
-export function getRuntime(env: NodeJS.ProcessEnv = process.env): Promise<Runtime> {
-  const key = resolveConfigFile(undefined, env);
-  let rt = cache.get(key);
-  if (!rt) {
-    rt = createRuntime({ env }).then(async (r) => {
-      await r.storage.ensure();
-      return r;
-    });
-    rt.catch(() => cache.delete(key));
-    cache.set(key, rt);
-  }
-  return rt;
 }

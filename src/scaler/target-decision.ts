@@ -58,7 +58,7 @@ export interface FollowUpInput {
 }
 
 export interface FollowUp {
-  /** Epoch ms wanted (snapped by requeueInstant when sent). */
+  /** Epoch ms wanted (the sender rounds it up to a whole second when it sends the message). */
   at: number;
   why: string;
 }
@@ -121,7 +121,7 @@ export function describeTargetDecision({ plan, desired, load, write, wake, dryRu
     case 'deferred':
       return { decision: 'capacity write deferred', reason };
     case 'failed':
-      return { decision: `scaling ${write.from} → ${write.to} failed`, reason, error: write.error, transient: true };
+      return { decision: `scaling ${write.from} → ${write.to} failed`, reason, error: write.error, transient: write.transient };
     case 'missing':
     case 'none':
     case 'unchanged':

@@ -9,8 +9,8 @@ import type { TargetConfig } from '../config/schema.js';
 import type { Log } from '../log.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { ScaleSetApi, ScaleSetInfo } from '../azure/scale-set-api.js';
-import { isNotFoundError } from '../azure/errors.js';
-import { isTargetNotFoundError } from '../kubernetes/errors.js';
+import { ArmNotFoundError } from '../azure/errors.js';
+import { TargetNotFoundError } from '../kubernetes/errors.js';
 import type { KubernetesScaleTargetRef } from '../kubernetes/scale-target-ref.js';
 import { describeRef } from '../kubernetes/scale-target-ref.js';
 import { ScaleSetCache, cacheKey } from '../cache/scale-set-cache.js';
@@ -41,7 +41,7 @@ export const SCALE_SET_TARGET_CACHE_MS = 60_000;
 
 /** The target is gone (or its resource type): reported, not retried. */
 export function isTargetMissing(error: unknown): boolean {
-  return isTargetNotFoundError(error) || isNotFoundError(error);
+  return error instanceof TargetNotFoundError || error instanceof ArmNotFoundError;
 }
 
 export async function targetScaleFor(rt: Runtime, target: TargetConfig, log: Log): Promise<TargetScale> {

@@ -9,6 +9,7 @@ import { decidePatch } from './scale.js';
 import type { ScalePlan } from './scale-to-zero.js';
 import type { TargetRecord } from './target-record.js';
 import { isTargetMissing, type ObservedTarget, type TargetScale } from './target-scale.js';
+import { isTransient } from '../errors/transient.js';
 
 export type WriteResult =
   | { kind: 'none' }
@@ -16,7 +17,7 @@ export type WriteResult =
   | { kind: 'would'; from: number; to: number }
   | { kind: 'deferred'; from: number; to: number; retryAt: number }
   | { kind: 'written'; from: number; to: number; note?: string; capacityWrites?: string }
-  | { kind: 'failed'; from: number; to: number; error: string; capacityWrites?: string }
+  | { kind: 'failed'; from: number; to: number; error: string; transient: boolean; capacityWrites?: string }
   | { kind: 'missing'; error: unknown };
 
 export interface WriteContext {
@@ -60,6 +61,6 @@ export async function applyScale(
     return { kind: 'written', from, to, ...(note ? { note } : {}), ...(capacityWrites ? { capacityWrites } : {}) };
   } catch (error) {
     if (isTargetMissing(error)) return { kind: 'missing', error };
-    return { kind: 'failed', from, to, error: errorMessage(error), ...(capacityWrites ? { capacityWrites } : {}) };
+    return { kind: 'failed', from, to, error: errorMessage(error), transient: isTransient(error), ...(capacityWrites ? { capacityWrites } : {}) };
   }
 }

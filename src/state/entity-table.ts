@@ -4,7 +4,13 @@
  */
 import type { TableClient, TableEntityResult, TransactionAction } from '@azure/data-tables';
 import { escapeKey, unescapeKey } from './keys.js';
-import { ContentionError, isAlreadyExists, isNotFound, isPreconditionFailed } from './errors.js';
+import {
+  ContentionError,
+  StorageConflictError,
+  StorageNotFoundError,
+  StoragePreconditionFailedError,
+  storageError,
+} from './errors.js';
 
 export type Scalar = string | number | boolean;
 export type Props = Record<string, Scalar | undefined>;
@@ -39,16 +45,21 @@ export class EntityTable {
       const entity = await this.client.getEntity(escapeKey(partitionKey), escapeKey(rowKey));
       return toRow<P>(entity);
     } catch (err) {
-      if (isNotFound(err)) return undefined;
-      throw err;
+      const failure = storageError(err, this.operation('get', partitionKey, rowKey));
+      if (failure instanceof StorageNotFoundError) return undefined;
+      throw failure;
     }
   }
 
   async list<P extends Props>(partitionKey?: string): Promise<Row<P>[]> {
     const rows: Row<P>[] = [];
     const filter = partitionKey === undefined ? undefined : `PartitionKey eq '${escapeKey(partitionKey).replace(/'/g, "''")}'`;
-    for await (const entity of this.client.listEntities(filter ? { queryOptions: { filter } } : {})) {
-      rows.push(toRow<P>(entity as TableEntityResult<Record<string, unknown>>));
+    try {
+      for await (const entity of this.client.listEntities(filter ? { queryOptions: { filter } } : {})) {
+        rows.push(toRow<P>(entity as TableEntityResult<Record<string, unknown>>));
+      }
+    } catch (err) {
+      throw storageError(err, this.operation('list', partitionKey ?? '*'));
     }
     return rows;
   }
@@ -59,8 +70,9 @@ export class EntityTable {
       const res = await this.client.createEntity(toEntity(partitionKey, rowKey, props));
       return { partitionKey, rowKey, etag: res.etag ?? '', props };
     } catch (err) {
-      if (isAlreadyExists(err)) return undefined;
-      throw err;
+      const failure = storageError(err, this.operation('create', partitionKey, rowKey));
+      if (failure instanceof StorageConflictError) return undefined;
+      throw failure;
     }
   }
 
@@ -70,8 +82,9 @@ export class EntityTable {
       const res = await this.client.updateEntity(toEntity(row.partitionKey, row.rowKey, props), 'Replace', { etag: row.etag });
       return { partitionKey: row.partitionKey, rowKey: row.rowKey, etag: res.etag ?? '', props };
     } catch (err) {
-      if (isPreconditionFailed(err) || isNotFound(err)) return undefined;
-      throw err;
+      const failure = storageError(err, this.operation('replace', row.partitionKey, row.rowKey));
+      if (failure instanceof StoragePreconditionFailedError || failure instanceof StorageNotFoundError) return undefined;
+      throw failure;
     }
   }
 
@@ -81,8 +94,9 @@ export class EntityTable {
       await this.client.deleteEntity(escapeKey(partitionKey), escapeKey(rowKey), { etag });
       return true;
     } catch (err) {
-      if (isNotFound(err) || isPreconditionFailed(err)) return false;
-      throw err;
+      const failure = storageError(err, this.operation('delete', partitionKey, rowKey));
+      if (failure instanceof StorageNotFoundError || failure instanceof StoragePreconditionFailedError) return false;
+      throw failure;
     }
   }
 
@@ -136,9 +150,18 @@ export class EntityTable {
       }
     }
     for (let i = 0; i < actions.length; i += MAX_BATCH) {
-      await this.client.submitTransaction(actions.slice(i, i + MAX_BATCH));
+      try {
+        await this.client.submitTransaction(actions.slice(i, i + MAX_BATCH));
+      } catch (err) {
+        throw storageError(err, this.operation('transaction', partitionKey));
+      }
     }
     return { written, deleted };
+  }
+
+  /** Names a failed call in its error: "tables/drovermachines get workers/vm-1". */
+  private operation(verb: string, partitionKey: string, rowKey?: string): string {
+    return `tables/${this.client.tableName} ${verb} ${partitionKey}${rowKey === undefined ? '' : `/${rowKey}`}`;
   }
 }
 

@@ -1,13 +1,66 @@
-/** Storage outcomes the rest of Drover branches on, translated from RestError status codes. */
+/**
+ * The closed set of errors the storage layer (tables and queues) throws, translated from the
+ * SDK's RestError at the edge, so no raw RestError leaves it. Callers tell them apart with
+ * `instanceof`; the RestError is kept as `cause`.
+ */
 
-export function statusOf(err: unknown): number | undefined {
+/** The part of RestError that matters here (kept structural: the SDK class is not ours). */
+function statusOf(err: unknown): number | undefined {
   if (err && typeof err === 'object' && 'statusCode' in err && typeof err.statusCode === 'number') return err.statusCode;
   return undefined;
 }
 
-export const isNotFound = (err: unknown) => statusOf(err) === 404;
-export const isAlreadyExists = (err: unknown) => statusOf(err) === 409;
-export const isPreconditionFailed = (err: unknown) => statusOf(err) === 412;
+abstract class StorageError extends Error {
+  constructor(
+    /** What was being done: "tables/drovermachines get workers/vm-1". */
+    readonly operation: string,
+    readonly statusCode: number | undefined,
+    detail: string,
+    options?: ErrorOptions,
+  ) {
+    super(`${operation}: ${detail}`, options);
+  }
+}
+
+/** 404: the table, queue or row is not there. */
+export class StorageNotFoundError extends StorageError {
+  override name = 'StorageNotFoundError';
+}
+
+/** 409: it already exists (or the service refuses because of its current state). */
+export class StorageConflictError extends StorageError {
+  override name = 'StorageConflictError';
+}
+
+/** 412: the ETag is stale: someone else wrote the row first. */
+export class StoragePreconditionFailedError extends StorageError {
+  override name = 'StoragePreconditionFailedError';
+}
+
+/** Any other failure: other status codes, network, TLS, authentication. */
+export class StorageRequestError extends StorageError {
+  override name = 'StorageRequestError';
+}
+
+export type StorageFailure = StorageNotFoundError | StorageConflictError | StoragePreconditionFailedError | StorageRequestError;
+
+/** A storage SDK error as one of the closed set; an error already translated passes through. */
+export function storageError(err: unknown, operation: string): StorageFailure {
+  if (err instanceof StorageError) return err as StorageFailure;
+  const status = statusOf(err);
+  const detail = err instanceof Error ? err.message : String(err);
+  const options = { cause: err };
+  switch (status) {
+    case 404:
+      return new StorageNotFoundError(operation, status, detail, options);
+    case 409:
+      return new StorageConflictError(operation, status, detail, options);
+    case 412:
+      return new StoragePreconditionFailedError(operation, status, detail, options);
+    default:
+      return new StorageRequestError(operation, status, detail, options);
+  }
+}
 
 /** A read-modify-write lost to concurrent writers more times than it may retry. */
 export class ContentionError extends Error {

@@ -7,14 +7,11 @@
 import { abortReason, type Clock } from '../clock.js';
 import type { Rate } from '../config/rate.js';
 import type { EntityTable } from './entity-table.js';
+import { LimiterBurstError, RateLimitedError } from '../errors/rate-limited.js';
 
 const PARTITION = 'limiter';
 
 type BucketProps = { tokens: number; updatedAt: number };
-
-export class RateLimitError extends Error {
-  override name = 'RateLimitError';
-}
 
 /** Pure bucket arithmetic: the bucket after refilling up to `now`. Starts full. */
 export function refill(bucket: BucketProps | undefined, rate: Rate, now: number): BucketProps {
@@ -45,7 +42,7 @@ export class SharedLimiter {
    */
   async reserve(maxWaitMs = Infinity): Promise<Reservation> {
     if (this.rate.intervalMs === 0) return { ok: true, waitMs: 0 };
-    if (this.rate.burst === 0) throw new RateLimitError(`limiter ${this.name}: a burst of 0 never allows an action`);
+    if (this.rate.burst === 0) throw new LimiterBurstError(0, this.name);
     let result: Reservation = { ok: true, waitMs: 0 };
     await this.table.update<BucketProps>(PARTITION, this.name, (row) => {
       const now = this.clock.now();
@@ -78,7 +75,7 @@ export class SharedLimiter {
     if (signal?.aborted) throw abortReason(signal);
     const r = await this.reserve(maxWaitMs);
     if (!r.ok) {
-      throw new RateLimitedError(this.name, r.retryAfterMs);
+      throw new RateLimitedError('limiter', this.name, r.retryAfterMs);
     }
     if (r.waitMs === 0) return;
     try {
@@ -88,19 +85,4 @@ export class SharedLimiter {
       throw err;
     }
   }
-}
-
-/** The next token is further away than the caller may wait. */
-export class RateLimitedError extends RateLimitError {
-  override name = 'RateLimitedError';
-  constructor(
-    readonly limiter: string,
-    readonly retryAfterMs: number,
-  ) {
-    super(`limiter ${limiter}: next token in ${retryAfterMs} ms`);
-  }
-}
-
-export function isRateLimited(err: unknown): err is RateLimitedError {
-  return err instanceof RateLimitedError;
 }

@@ -7,6 +7,7 @@ import { TableClient, TableServiceClient } from '@azure/data-tables';
 import { QueueClient, QueueServiceClient } from '@azure/storage-queue';
 import type { TokenCredential } from '@azure/core-auth';
 import type { StorageConfig } from '../config/schema.js';
+import { storageError } from './errors.js';
 
 export type StorageLocation =
   | { kind: 'connection'; connectionString: string }
@@ -144,7 +145,7 @@ export function createStorage(location: StorageLocation, prefix: string, credent
         ]);
       })().catch((err: unknown) => {
         ensured = undefined;
-        throw err;
+        throw storageError(err, `creating the ${prefix} tables and queues`);
       });
       return ensured;
     },

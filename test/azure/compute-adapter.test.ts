@@ -3,13 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createComputeScaleSetApi } from '../../src/azure/compute-adapter.js';
-import {
-  isArmRequestError,
-  isCredentialConfigError,
-  isNotFoundError,
-  isPreconditionFailedError,
-  isThrottledError,
-} from '../../src/azure/errors.js';
+import { ArmNotFoundError, ArmPreconditionFailedError, ArmRequestError, CredentialConfigError, RateLimitedError } from '../../src/azure/errors.js';
 import type { ScaleSetApi } from '../../src/azure/scale-set-api.js';
 import { ManualClock } from '../../src/clock.js';
 import type { SimHarness } from '../sim/arm/harness.js';
@@ -82,9 +76,9 @@ describe('get scale set', () => {
     expect((await api.getScaleSet(rg, 'odd')).orchestrationMode).toBeUndefined();
   });
 
-  it('a missing scale set is a NotFoundError naming it', async () => {
+  it('a missing scale set is an ArmNotFoundError naming it', async () => {
     const error = await failure(api.getScaleSet(rg, 'missing'));
-    expect(isNotFoundError(error)).toBe(true);
+    expect(error).toBeInstanceOf(ArmNotFoundError);
     expect((error as Error).message).toContain(`${rg}/missing`);
   });
 });
@@ -96,7 +90,7 @@ describe('list VMs', () => {
       name: 'uni',
       vms: [{}, {}, { provisioningState: 'Failed', powerState: 'PowerState/stopped' }, {}, {}, {}, { instanceView: false }],
     });
-    const vms = await api.listVms(rg, 'uni', 'Uniform');
+    const { vms } = await api.listVms(rg, 'uni', 'Uniform');
     expect(vms.map((vm) => vm.instanceId)).toEqual(['0', '1', '2', '3', '4', '5', '6']);
     expect(vms[2]).toEqual({
       id: `/subscriptions/${h.sim.subscriptionId}/resourceGroups/${rg}/providers/Microsoft.Compute/virtualMachineScaleSets/uni/virtualMachines/2`,
@@ -118,16 +112,16 @@ describe('list VMs', () => {
   it('Flexible: only the VMs of this scale set, named by VM name, with instance views', async () => {
     const flex = h.sim.addScaleSet({ resourceGroup: rg, name: 'flex', orchestrationMode: 'Flexible', capacity: 4 });
     h.sim.addScaleSet({ resourceGroup: rg, name: 'other', orchestrationMode: 'Flexible', capacity: 2 });
-    const vms = await api.listVms(rg, 'flex', 'Flexible');
+    const { vms } = await api.listVms(rg, 'flex', 'Flexible');
     expect(vms.map((vm) => vm.id)).toEqual(flex.vms().map((vm) => vm.id));
     expect(vms.map((vm) => vm.instanceId)).toEqual(flex.vms().map((vm) => vm.name));
     expect(vms.every((vm) => vm.instanceView?.statuses?.some((s) => s.code === 'PowerState/running'))).toBe(true);
     expect(h.sim.counts).toMatchObject({ listVms: 1, listVmsPages: 2 });
   });
 
-  it('a missing Uniform scale set is a NotFoundError', async () => {
+  it('a missing Uniform scale set is an ArmNotFoundError', async () => {
     h.sim.addScaleSet({ resourceGroup: rg, name: 'uni' });
-    expect(isNotFoundError(await failure(api.listVms(rg, 'missing', 'Uniform')))).toBe(true);
+    expect(await failure(api.listVms(rg, 'missing', 'Uniform'))).toBeInstanceOf(ArmNotFoundError);
   });
 });
 
@@ -142,12 +136,12 @@ describe('set capacity', () => {
     expect(control.vms().map((vm) => vm.provisioningState)).toEqual(['Succeeded', 'Succeeded', 'Succeeded', 'Succeeded']);
   });
 
-  it('a stale ETag is a PreconditionFailedError and changes nothing', async () => {
+  it('a stale ETag is an ArmPreconditionFailedError and changes nothing', async () => {
     const control = h.sim.addScaleSet({ resourceGroup: rg, name: 'uni', capacity: 2 });
     const stale = control.etag;
     control.touch();
     const error = await failure(api.setCapacity(rg, 'uni', 3, stale));
-    expect(isPreconditionFailedError(error)).toBe(true);
+    expect(error).toBeInstanceOf(ArmPreconditionFailedError);
     expect((error as Error).message).toContain(stale);
     expect(control.capacity).toBe(2);
     expect(control.vms()).toHaveLength(2);
@@ -161,9 +155,9 @@ describe('set capacity', () => {
     expect(result).toMatchObject({ done: false });
     expect(elapsed).toBeGreaterThanOrEqual(140);
     expect(elapsed).toBeLessThan(2_000);
-    expect((await api.listVms(rg, 'uni', 'Uniform')).map((vm) => vm.provisioningState)).toEqual(['Succeeded', 'Creating', 'Creating']);
+    expect((await api.listVms(rg, 'uni', 'Uniform')).vms.map((vm) => vm.provisioningState)).toEqual(['Succeeded', 'Creating', 'Creating']);
     clock.advance(DELAY);
-    expect((await api.listVms(rg, 'uni', 'Uniform')).map((vm) => vm.provisioningState)).toEqual(['Succeeded', 'Succeeded', 'Succeeded']);
+    expect((await api.listVms(rg, 'uni', 'Uniform')).vms.map((vm) => vm.provisioningState)).toEqual(['Succeeded', 'Succeeded', 'Succeeded']);
   });
 
   it('refuses a capacity that is not a whole number ≥ 0 before calling ARM', async () => {
@@ -177,13 +171,13 @@ describe('delete instances', () => {
     const control = h.sim.addScaleSet({ resourceGroup: rg, name: 'uni', capacity: 3 });
     expect(await api.deleteInstances(rg, 'uni', ['0', '2'])).toMatchObject({ done: false });
     expect(control.capacity).toBe(1);
-    expect((await api.listVms(rg, 'uni', 'Uniform')).map((vm) => [vm.instanceId, vm.provisioningState])).toEqual([
+    expect((await api.listVms(rg, 'uni', 'Uniform')).vms.map((vm) => [vm.instanceId, vm.provisioningState])).toEqual([
       ['0', 'Deleting'],
       ['1', 'Succeeded'],
       ['2', 'Deleting'],
     ]);
     clock.advance(DELAY);
-    expect((await api.listVms(rg, 'uni', 'Uniform')).map((vm) => vm.instanceId)).toEqual(['1']);
+    expect((await api.listVms(rg, 'uni', 'Uniform')).vms.map((vm) => vm.instanceId)).toEqual(['1']);
   });
 
   it('Flexible: by VM name, done once the VMs are gone', async () => {
@@ -201,43 +195,50 @@ describe('delete instances', () => {
 });
 
 describe('throttling and budgets', () => {
-  it('a 429 with Retry-After in seconds is a ThrottledError with retryAfterMs, without SDK retries', async () => {
+  it('a 429 with Retry-After in seconds is a RateLimitedError (source arm) with retryAfterMs, without SDK retries', async () => {
     h.sim.addScaleSet({ resourceGroup: rg, name: 'uni', capacity: 1 });
     h.sim.throttleNext(1, { retryAfter: 120, operations: ['listVms'] });
     const error = await failure(api.listVms(rg, 'uni', 'Uniform'));
-    expect(isThrottledError(error)).toBe(true);
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect(error).toMatchObject({ source: 'arm' });
     expect(error).toMatchObject({ retryAfterMs: 120_000 });
     expect(h.sim.counts).toMatchObject({ listVms: 1, throttled: 1 });
-    expect(await api.listVms(rg, 'uni', 'Uniform')).toHaveLength(1);
+    expect((await api.listVms(rg, 'uni', 'Uniform')).vms).toHaveLength(1);
   });
 
   it('a 429 with an HTTP-date Retry-After counts from the adapter clock', async () => {
     const control = h.sim.addScaleSet({ resourceGroup: rg, name: 'uni', capacity: 1 });
     h.sim.throttleNext(1, { retryAfter: new Date(clock.now() + 90_000).toUTCString() });
-    expect(await failure(api.setCapacity(rg, 'uni', 2, control.etag))).toMatchObject({ name: 'ThrottledError', retryAfterMs: 90_000 });
+    expect(await failure(api.setCapacity(rg, 'uni', 2, control.etag))).toMatchObject({ name: 'RateLimitedError', source: 'arm', retryAfterMs: 90_000 });
     expect(control.capacity).toBe(1);
   });
 
   it('a 429 without Retry-After is throttled with no delay', async () => {
     h.sim.addScaleSet({ resourceGroup: rg, name: 'uni' });
     h.sim.throttleNext(1);
-    expect(await failure(api.getScaleSet(rg, 'uni'))).toMatchObject({ name: 'ThrottledError', retryAfterMs: 0 });
+    expect(await failure(api.getScaleSet(rg, 'uni'))).toMatchObject({ name: 'RateLimitedError', source: 'arm', retryAfterMs: 0 });
   });
 
-  it('surfaces the remaining budgets of the last response', async () => {
+  it('returns the remaining budgets with the listing whose responses carried them', async () => {
     h.sim.addScaleSet({ resourceGroup: rg, name: 'uni' });
     h.sim.setRateLimitHeaders({
       'x-ms-ratelimit-remaining-subscription-reads': '15',
       'x-ms-ratelimit-remaining-resource': 'Microsoft.Compute/GetVMScaleSet3Min;2',
     });
     try {
-      await api.getScaleSet(rg, 'uni');
-      expect(api.lastRateLimit()).toEqual({
+      const first = await api.listVms(rg, 'uni', 'Uniform');
+      expect(first.rateLimit).toEqual({
         subscriptionReads: 15,
         subscriptionWrites: undefined,
         resource: [{ policy: 'Microsoft.Compute/GetVMScaleSet3Min', remaining: 2 }],
         observedAt: clock.now(),
       });
+      // A later call's budget is that call's: the first listing's answer does not change.
+      h.sim.setRateLimitHeaders({ 'x-ms-ratelimit-remaining-subscription-reads': '14' });
+      const [second, third] = await Promise.all([api.listVms(rg, 'uni', 'Uniform'), api.getScaleSet(rg, 'uni')]);
+      expect(second.rateLimit).toMatchObject({ subscriptionReads: 14, resource: [] });
+      expect(third.name).toBe('uni');
+      expect(first.rateLimit?.subscriptionReads).toBe(15);
     } finally {
       h.sim.setRateLimitHeaders({ 'x-ms-ratelimit-remaining-subscription-reads': '11999' });
     }
@@ -249,14 +250,14 @@ describe('connection settings', () => {
     const error = await failure(
       createComputeScaleSetApi({ subscriptionId: 's', credential: 'dev', resourceManagerEndpoint: 'https://management.azure.com' }),
     );
-    expect(isCredentialConfigError(error)).toBe(true);
+    expect(error).toBeInstanceOf(CredentialConfigError);
   });
 
   it('without the simulator CA the TLS handshake fails as an ArmRequestError', async () => {
     h.sim.addScaleSet({ resourceGroup: rg, name: 'uni' });
     const untrusting = await createComputeScaleSetApi({ subscriptionId: h.sim.subscriptionId, credential: 'dev', resourceManagerEndpoint: h.sim.url });
     const error = await failure(untrusting.getScaleSet(rg, 'uni'));
-    expect(isArmRequestError(error)).toBe(true);
+    expect(error).toBeInstanceOf(ArmRequestError);
     expect(String((error as Error).message)).toMatch(/certificate/i);
     expect(h.sim.counts.requests).toBe(0);
   });

@@ -1,7 +1,7 @@
 import { DefaultAzureCredential, ManagedIdentityCredential } from '@azure/identity';
 import { describe, expect, it } from 'vitest';
 import { DEV_TOKEN, createArmCredential, isLoopbackHost } from '../../src/azure/credential.js';
-import { isCredentialConfigError } from '../../src/azure/errors.js';
+import { CredentialConfigError } from '../../src/azure/errors.js';
 
 describe('the dev credential', () => {
   it.each([
@@ -27,7 +27,7 @@ describe('the dev credential', () => {
     } catch (error) {
       caught = error;
     }
-    expect(isCredentialConfigError(caught)).toBe(true);
+    expect(caught).toBeInstanceOf(CredentialConfigError);
     expect((caught as Error).message).toContain('azure.credential');
     expect((caught as Error).message).toContain(endpoint);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ThrottledError } from '../../src/azure/errors.js';
+import { RateLimitedError } from '../../src/errors/rate-limited.js';
 import { parseHttpDate, parseRetryAfter, throttleOf } from '../../src/azure/throttle.js';
 
 const NOW = Date.UTC(2026, 10, 30, 10, 0, 0);
@@ -21,7 +21,7 @@ describe('throttle detection (upstream TestIsAzureRequestsThrottled)', () => {
     { name: 'HTTP 429 without a response is throttled, no delay', error: restError(429), want: { throttled: true, retryAfterMs: 0 } },
     { name: 'HTTP 429 with Retry-After: 120 is throttled for 120 s', error: restError(429, { 'retry-after': '120' }), want: { throttled: true, retryAfterMs: 120_000 } },
     { name: 'HTTP 429 without Retry-After is throttled, no delay', error: restError(429, {}), want: { throttled: true, retryAfterMs: 0 } },
-    { name: 'a ThrottledError keeps its delay', error: new ThrottledError('list', 30_000), want: { throttled: true, retryAfterMs: 30_000 } },
+    { name: 'a RateLimitedError keeps its delay', error: new RateLimitedError('arm', 'list', 30_000), want: { throttled: true, retryAfterMs: 30_000 } },
     { name: 'a string thrown is not throttled', error: 'boom', want: { throttled: false, retryAfterMs: 0 } },
   ])('$name', ({ error, want }) => {
     expect(throttleOf(error, NOW)).toEqual(want);

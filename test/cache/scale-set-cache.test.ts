@@ -71,7 +71,7 @@ describe('the Table-backed instance cache against the ARM simulator', () => {
     const { cache, clock, lists } = await setup();
     await cache.size();
     clock.advance(PERIOD);
-    const failing: ScaleSetApi = { getScaleSet: () => Promise.reject(new Error('ARM down')), listVms: () => Promise.reject(new Error('ARM down')), lastRateLimit: () => null, setCapacity: () => Promise.reject(new Error('x')), deleteInstances: () => Promise.reject(new Error('x')) };
+    const failing: ScaleSetApi = { getScaleSet: () => Promise.reject(new Error('ARM down')), listVms: () => Promise.reject(new Error('ARM down')), setCapacity: () => Promise.reject(new Error('x')), deleteInstances: () => Promise.reject(new Error('x')) };
     const broken = new ScaleSetCache({ table: new EntityTable(storage.table('instances')), api: failing, clock, log: silentLog, holder: 'me' }, cache.options);
     const { meta: before } = await peekCache(new EntityTable(storage.table('instances')), cache.options.key);
     const size = await broken.size();
@@ -157,7 +157,6 @@ describe('the Table-backed instance cache against the ARM simulator', () => {
       },
       setCapacity: (...a) => api.setCapacity(...a),
       deleteInstances: (...a) => api.deleteInstances(...a),
-      lastRateLimit: () => api.lastRateLimit(),
     };
     const before = lists();
     const first = cacheFor(storage, slow, 'same-process').size();

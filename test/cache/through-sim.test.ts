@@ -11,7 +11,7 @@ import { listingModeFor } from '../../src/cache/orchestration.js';
 import { isExpired, lastRefreshAfterThrottle } from '../../src/cache/refresh-policy.js';
 import { throttleOf } from '../../src/azure/throttle.js';
 import { ManualClock } from '../../src/clock.js';
-import type { SimVmSpec } from '../../src/sim/arm/index.js';
+import type { SimVmSpec } from '../../sim/arm/index.js';
 import type { SimHarness } from '../sim/arm/harness.js';
 import { startSimHarness } from '../sim/arm/harness.js';
 import { FAILED_AFTER_INCREASE, FAILED_VM_MATRIX } from './fixtures.js';
@@ -40,7 +40,7 @@ async function cached(
   previous: readonly CachedInstance[] = [],
   resourceGroup = RG,
 ): Promise<CachedInstance[]> {
-  const vms = await h.api.listVms(resourceGroup, name, mode);
+  const { vms } = await h.api.listVms(resourceGroup, name, mode);
   const { instances, skipped } = buildInstances(vms, previous, statusFlags);
   expect(skipped).toEqual([]);
   return instances;

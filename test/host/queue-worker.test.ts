@@ -2,8 +2,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { deliver, runQueueWorker, triggerPayload, type QueueWorkerOptions } from '../../src/host/queue-worker.js';
 import { parseTimeSpan, queueSettingsFrom, HOST_DEFAULTS } from '../../src/host/host-settings.js';
 import { encodeMessage } from '../../src/queue/messages.js';
-import { onReconcileMessage } from '../../src/handlers/reconcile-queue.js';
-import { newInvocationContext } from '../../src/host/invocation.js';
+import { reconcileQueue } from '../../src/handlers/registrations.js';
+import { createRuntime } from '../../src/runtime/runtime.js';
+import { azuriteStorage, writeConfig } from '../support/config.js';
 import { silentLog } from '../../src/log.js';
 import { freshStorage } from '../support/storage.js';
 import type { Storage } from '../../src/state/storage.js';
@@ -74,12 +75,14 @@ describe('queue worker', () => {
     const queue = storage.queue('probe');
     const errors: string[] = [];
     const log = { ...silentLog, error: (...a: unknown[]) => errors.push(a.join(' ')) };
+    const rt = await createRuntime({ configFile: writeConfig({ storage: azuriteStorage(storage.prefix) }), env: {} });
     const ac = new AbortController();
     const worker = runQueueWorker({
       functionName: 'reconcileQueue',
       queue,
       poison: storage.poisonQueue('probe'),
-      handler: (message, context) => onReconcileMessage(message, newInvocationContext('reconcileQueue', context.triggerMetadata, (level, ...args) => level === 'error' && errors.push(args.join(' ')))),
+      // What the handler logs through its context reaches the worker's log.
+      handler: (message, context) => reconcileQueue.handler(rt, message, context),
       settings,
       log,
       signal: ac.signal,
@@ -88,7 +91,7 @@ describe('queue worker', () => {
     for (let i = 0; i < 50 && errors.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
     ac.abort();
     await worker;
-    expect(errors).toEqual([expect.stringMatching(/dropping malformed reconcile message: kind: expected "target" or "pool"/)]);
+    expect(errors).toEqual([expect.stringMatching(/^reconcileQueue: dropping malformed reconcile message: kind: expected "target" or "pool"/)]);
     expect((await queue.peekMessages()).peekedMessageItems).toHaveLength(0);
     expect((await storage.poisonQueue('probe').peekMessages()).peekedMessageItems).toHaveLength(0);
   });

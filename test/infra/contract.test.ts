@@ -71,7 +71,7 @@ describe('the sources the function app runs', () => {
     expect(graph.files).toEqual(
       expect.arrayContaining(['src/runtime/runtime.ts', 'src/state/storage.ts', 'src/config/load.ts', 'src/azure/compute-adapter.ts']),
     );
-    expect(graph.files.filter((f) => f.startsWith('src/sim/') || f.startsWith('test/'))).toEqual([]);
+    expect(graph.files.filter((f) => f.startsWith('sim/') || f.startsWith('test/'))).toEqual([]);
   });
 });
 

@@ -3,13 +3,9 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { KubernetesScaleTargets } from '../../src/kubernetes/client-node-scale-targets.js';
-import {
-  isConflictError,
-  isKubernetesRequestError,
-  isTargetNotFoundError,
-} from '../../src/kubernetes/errors.js';
+import { KubernetesRequestError, RateLimitedError, TargetConflictError, TargetNotFoundError } from '../../src/kubernetes/errors.js';
 import type { KubernetesScaleTargetRef } from '../../src/kubernetes/scale-target-ref.js';
-import { startKubernetesSim, type KubernetesSim } from '../../src/sim/kubernetes/server.js';
+import { startKubernetesSim, type KubernetesSim } from '../../sim/kubernetes/server.js';
 
 const deployment: KubernetesScaleTargetRef = { kind: 'Deployment', namespace: 'default', name: 'web' };
 const statefulSet: KubernetesScaleTargetRef = { kind: 'StatefulSet', apiVersion: 'apps/v1', namespace: 'jobs', name: 'db' };
@@ -61,7 +57,7 @@ describe('readScale', () => {
 
   it('reports a missing target as TargetNotFoundError naming it', async () => {
     const error: unknown = await api.readScale(deployment).catch((e: unknown) => e);
-    expect(isTargetNotFoundError(error)).toBe(true);
+    expect(error).toBeInstanceOf(TargetNotFoundError);
     expect((error as Error).message).toBe('scale target Deployment default/web not found');
   });
 
@@ -69,7 +65,7 @@ describe('readScale', () => {
     sim.add(widget, { replicas: 1 });
     sim.failNext('getScale', 500, 'etcd is on fire');
     const error: unknown = await api.readScale(widget).catch((e: unknown) => e);
-    expect(isKubernetesRequestError(error)).toBe(true);
+    expect(error).toBeInstanceOf(KubernetesRequestError);
     expect(error).toMatchObject({
       statusCode: 500,
       message: 'failed to read the scale of example.com/v1 widgets default/w1: HTTP 500: etcd is on fire',
@@ -111,15 +107,24 @@ describe('patchScale', () => {
 
   it('reports a vanished target as TargetNotFoundError', async () => {
     const error: unknown = await api.patchScale(statefulSet, 1).catch((e: unknown) => e);
-    expect(isTargetNotFoundError(error)).toBe(true);
+    expect(error).toBeInstanceOf(TargetNotFoundError);
     expect((error as Error).message).toBe('scale target StatefulSet jobs/db not found');
   });
 
-  it('reports a 409 as ConflictError', async () => {
+  it('reports a 409 as TargetConflictError', async () => {
     sim.add(deployment, { replicas: 1 });
     sim.failNext('patchScale', 409, 'the object has been modified');
     const error: unknown = await api.patchScale(deployment, 2).catch((e: unknown) => e);
-    expect(isConflictError(error)).toBe(true);
+    expect(error).toBeInstanceOf(TargetConflictError);
+    expect(sim.inspect(deployment)?.specReplicas).toBe(1);
+  });
+
+  it('reports a 429 as the shared RateLimitedError, source kubernetes', async () => {
+    sim.add(deployment, { replicas: 1 });
+    sim.failNext('patchScale', 429, 'too many requests');
+    const error: unknown = await api.patchScale(deployment, 2).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect(error).toMatchObject({ source: 'kubernetes', subject: 'Deployment default/web', retryAfterMs: 0 });
     expect(sim.inspect(deployment)?.specReplicas).toBe(1);
   });
 });

@@ -10,7 +10,7 @@ import { KubernetesScaleTargets } from '../../src/kubernetes/client-node-scale-t
 import { AKS_SCOPE } from '../../src/kubernetes/entra-id-auth.js';
 import { expandHome, loadKubeConfig } from '../../src/kubernetes/kubeconfig.js';
 import type { KubernetesScaleTargetRef } from '../../src/kubernetes/scale-target-ref.js';
-import { startKubernetesSim, type KubernetesSim } from '../../src/sim/kubernetes/server.js';
+import { startKubernetesSim, type KubernetesSim } from '../../sim/kubernetes/server.js';
 
 const web: KubernetesScaleTargetRef = { kind: 'Deployment', namespace: 'default', name: 'web' };
 const HOUR = 3_600_000;

@@ -37,7 +37,6 @@ describe('a crash between the capacity write and the inventory write', () => {
         getScaleSet: (...a) => real.getScaleSet(...a),
         listVms: (...a) => real.listVms(...a),
         deleteInstances: (...a) => real.deleteInstances(...a),
-        lastRateLimit: () => real.lastRateLimit(),
         setCapacity: async (...a) => {
           await real.setCapacity(...a);
           throw new Error('crash');

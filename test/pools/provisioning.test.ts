@@ -82,8 +82,7 @@ describe('provisioner against the ARM simulator', () => {
           listVms: (...a) => real.listVms(...a),
           setCapacity: (...a) => real.setCapacity(...a),
           deleteInstances: () => Promise.reject(new Error('crash during delete')),
-          lastRateLimit: () => real.lastRateLimit(),
-        },
+          },
       },
     });
     expect((await pass(broken, 'faildel')).status).toBe('failed');

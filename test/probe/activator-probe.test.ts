@@ -2,7 +2,7 @@
 // four rows, plus absence, timeout, abort and the headers the activator sees.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { probeActivator } from '../../src/probe/activator-probe.js';
-import { startActivatorSim, type ActivatorBehaviour, type ActivatorSim } from '../../src/sim/activator/server.js';
+import { startActivatorSim, type ActivatorBehaviour, type ActivatorSim } from '../../sim/activator/server.js';
 
 let sim: ActivatorSim;
 beforeAll(async () => {

@@ -5,7 +5,7 @@ import { EntityTable } from '../../src/state/entity-table.js';
 import { ScaleSetCache } from '../../src/cache/scale-set-cache.js';
 import { AzureProvider } from '../../src/provisioner/azure-provider.js';
 import { InventoryStore } from '../../src/provisioner/inventory-store.js';
-import { PreconditionFailedError } from '../../src/azure/errors.js';
+import { ArmPreconditionFailedError } from '../../src/azure/errors.js';
 import type { ScaleSetApi, VmRecord } from '../../src/azure/scale-set-api.js';
 import { freshStorage } from '../support/storage.js';
 import type { Storage } from '../../src/state/storage.js';
@@ -32,16 +32,15 @@ function fakeScaleSet(name: string, start: number, options: { rejectWrite?: bool
   const writes: { capacity: number; ifMatch: string }[] = [];
   const api: ScaleSetApi = {
     getScaleSet: () => Promise.resolve({ id: `vmss/${name}`, name, location: 'x', orchestrationMode: 'Uniform', capacity: vms.length, etag, provisioningState: 'Succeeded' }),
-    listVms: () => Promise.resolve([...vms]),
+    listVms: () => Promise.resolve({ vms: [...vms], rateLimit: null }),
     setCapacity: (_rg, _name, capacity, ifMatch) => {
       writes.push({ capacity, ifMatch });
-      if (options.rejectWrite || ifMatch !== etag) return Promise.reject(new PreconditionFailedError("setCapacity", `scale set ${name}`, ifMatch));
+      if (options.rejectWrite || ifMatch !== etag) return Promise.reject(new ArmPreconditionFailedError("setCapacity", `scale set ${name}`, ifMatch));
       while (vms.length < capacity) vms.push(running(name, vms.length));
       etag = `etag-${writes.length + 1}`;
       return Promise.resolve({ done: true });
     },
     deleteInstances: () => Promise.resolve({ done: true }),
-    lastRateLimit: () => null,
   };
   return { api, vms, writes };
 }

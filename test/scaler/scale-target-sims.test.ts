@@ -7,8 +7,8 @@ import type { KubernetesScaleTargetRef } from '../../src/kubernetes/scale-target
 import { probeActivator } from '../../src/probe/activator-probe.js';
 import { markInactive } from '../../src/scaler/conditions.js';
 import { scaleTarget, type ScaleTargetPorts } from '../../src/scaler/scale-target.js';
-import { startActivatorSim, type ActivatorSim } from '../../src/sim/activator/server.js';
-import { startKubernetesSim, type KubernetesSim } from '../../src/sim/kubernetes/server.js';
+import { startActivatorSim, type ActivatorSim } from '../../sim/activator/server.js';
+import { startKubernetesSim, type KubernetesSim } from '../../sim/kubernetes/server.js';
 
 const NOW = Date.UTC(2026, 10, 30, 10, 0, 0);
 const web: KubernetesScaleTargetRef = { kind: 'Deployment', namespace: 'default', name: 'web' };

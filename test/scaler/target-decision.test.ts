@@ -51,7 +51,8 @@ describe('describeTargetDecision', () => {
     { name: 'a write', write: { kind: 'written', from: 0, to: 3 }, decision: 'scaled 0 → 3' },
     { name: 'a dry run', write: { kind: 'would', from: 0, to: 3 }, decision: 'would scale 0 → 3' },
     { name: 'a deferred write', write: { kind: 'deferred', from: 0, to: 3, retryAt: 0 }, decision: 'capacity write deferred' },
-    { name: 'a failed write: an error that may pass', write: { kind: 'failed', from: 0, to: 3, error: 'HTTP 500' }, decision: 'scaling 0 → 3 failed', error: true },
+    { name: 'a failed write: an error that may pass', write: { kind: 'failed', from: 0, to: 3, error: 'HTTP 500', transient: true }, decision: 'scaling 0 → 3 failed', error: true },
+    { name: 'a failed write: an error that will not pass', write: { kind: 'failed', from: 0, to: 3, error: 'HTTP 403', transient: false }, decision: 'scaling 0 → 3 failed' },
     { name: 'nothing to write', write: { kind: 'unchanged', current: 3 }, decision: 'steady at 3' },
   ])('$name', ({ write, decision, error }) => {
     const got = describeTargetDecision({ ...input, write });

@@ -2,7 +2,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { parseRate } from '../../src/config/rate.js';
 import { EntityTable } from '../../src/state/entity-table.js';
-import { SharedLimiter, RateLimitedError, refill, waitFor } from '../../src/state/limiter.js';
+import { SharedLimiter, refill, waitFor } from '../../src/state/limiter.js';
+import { RateLimitedError } from '../../src/errors/rate-limited.js';
 import { freshStorage, sameStorage } from '../support/storage.js';
 import type { Storage } from '../../src/state/storage.js';
 
@@ -66,7 +67,7 @@ describe('SharedLimiter', () => {
     await l.wait(undefined, 0);
     const err = await l.wait(undefined, 10_000).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RateLimitedError);
-    expect((err as RateLimitedError).retryAfterMs).toBe(60_000);
+    expect(err).toMatchObject({ source: 'limiter', subject: 'bounded', retryAfterMs: 60_000 });
   });
 
   it('hands the token back when the wait is aborted', async () => {

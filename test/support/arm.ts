@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { startArmSim, type ArmSim, type ArmSimOptions } from '../../src/sim/arm/index.js';
+import { startArmSim, type ArmSim, type ArmSimOptions } from '../../sim/arm/index.js';
 import { createRuntime, type Runtime, type RuntimeAdapters } from '../../src/runtime/runtime.js';
 import type { Clock } from '../../src/clock.js';
 import { SUBSCRIPTION, azuriteStorage, tempDir, writeConfig } from './config.js';

@@ -1,5 +1,5 @@
 import type { TestProject } from 'vitest/node';
-import { startAzurite } from '../../src/sim/azurite.js';
+import { startAzurite } from '../../sim/azurite.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {

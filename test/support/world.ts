@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { startKubernetesSim, type KubernetesSim } from '../../src/sim/kubernetes/server.js';
+import { startKubernetesSim, type KubernetesSim } from '../../sim/kubernetes/server.js';
 import { armWorld, type ArmWorld } from './arm.js';
 import { azuriteStorage, tempDir, writeConfig } from './config.js';
 

@@ -7,7 +7,7 @@ import { silentLog } from '../../src/log.js';
 import { createComputeScaleSetApi } from '../../src/azure/compute-adapter.js';
 import { reconcileObject } from '../../src/reconcile/object.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
-import { startActivatorSim, type ActivatorSim } from '../../src/sim/activator/server.js';
+import { startActivatorSim, type ActivatorSim } from '../../sim/activator/server.js';
 import { targetStatus } from '../../src/status/target-status.js';
 import { armWorld, type ArmWorld } from '../support/arm.js';
 

@@ -1,14 +1,14 @@
 // A Kubernetes target driven end to end: Azurite, the Kubernetes and activator simulators, a
-// config file, the runtime the handlers use, and optionally the local host polling the real
+// config file, the runtime the handlers are given, and optionally the local host polling the real
 // queues (fast polling from a host.json of its own, a timer that never fires unless asked).
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { getRuntime, type Runtime } from '../../src/runtime/runtime.js';
+import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
 import { startLocalHost, type LocalHost } from '../../src/host/local-host.js';
 import { silentLog } from '../../src/log.js';
 import type { KubernetesScaleTargetRef } from '../../src/kubernetes/scale-target-ref.js';
-import { startActivatorSim, type ActivatorSim } from '../../src/sim/activator/server.js';
-import { startKubernetesSim, type KubernetesSim } from '../../src/sim/kubernetes/server.js';
+import { startActivatorSim, type ActivatorSim } from '../../sim/activator/server.js';
+import { startKubernetesSim, type KubernetesSim } from '../../sim/kubernetes/server.js';
 import { azuriteStorage, tempDir, writeConfig } from '../support/config.js';
 
 export const WEB: KubernetesScaleTargetRef = { kind: 'Deployment', namespace: 'default', name: 'web' };
@@ -46,8 +46,9 @@ export async function startTargetWorld(
   writeFileSync(kubeconfig, kube.kubeconfigYaml());
   const hostJsonFile = path.join(dir, 'host.json');
   writeFileSync(hostJsonFile, JSON.stringify({ version: '2.0', extensions: { queues: { maxPollingInterval: '00:00:00.100', visibilityTimeout: '00:00:01', batchSize: 8, maxDequeueCount: 5 } } }));
-  process.env.DROVER_CONFIG = writeConfig({ storage: azuriteStorage(), kubernetes: { kubeconfig }, targets: targets(activator) }, dir);
-  const rt = await getRuntime();
+  const configFile = writeConfig({ storage: azuriteStorage(), kubernetes: { kubeconfig }, targets: targets(activator) }, dir);
+  const rt = await createRuntime({ configFile, env: {} });
+  await rt.storage.ensure();
   const hosts: LocalHost[] = [];
   return {
     kube,

@@ -6,8 +6,7 @@ import { metrics } from '@opentelemetry/api';
 import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader, type HistogramMetricData } from '@opentelemetry/sdk-metrics';
 import azureFunctions from '@azure/functions';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { probeQueue } from '../../functions/probeQueue.js';
-import { reconcileQueue } from '../../functions/reconcileQueue.js';
+import { probeQueue as probeRegistration, reconcileQueue as reconcileRegistration } from '../../src/handlers/registrations.js';
 import { silentLog } from '../../src/log.js';
 import { ACTIVATION_LATENCY_METRIC } from '../../src/metrics/activation-latency.js';
 import { offerProbe, readProbe } from '../../src/probe/async-probe.js';
@@ -19,6 +18,9 @@ import { eventually, startTargetWorld, WEB, webTarget, type TargetWorld } from '
 
 const context = (name: string) => new azureFunctions.InvocationContext({ functionName: name, logHandler: () => undefined });
 const READY_DELAY_MS = 3_000;
+/** The queue functions as the hosts call them, on the world's runtime. */
+const reconcileQueue = (message: unknown, ctx: azureFunctions.InvocationContext) => reconcileRegistration.handler(world!.rt, message, ctx);
+const probeQueue = (message: unknown, ctx: azureFunctions.InvocationContext) => probeRegistration.handler(world!.rt, message, ctx);
 
 const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
 const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 3_600_000 });
@@ -138,7 +140,7 @@ describe('waking a target from zero', () => {
     expect(outcome).toMatchObject({ status: 'failed', decision: { decision: 'target missing', error: expect.stringMatching(/Deployment default\/web not found/) } });
     expect(outcome.status === 'failed' && outcome.decision?.transient).toBeFalsy();
     // The queue function returns normally: the message is done with, not retried into the poison queue.
-    await expect(reconcileQueue({ kind: 'target', name: 'web', reason: 'forced' }, context('reconcileQueue'))).resolves.toBeUndefined();
+    await expect(reconcileQueue({ kind: 'target', name: 'web', reason: 'forced' }, context('reconcileQueue'))).resolves.toMatchObject({ status: 'failed' });
     expect((await targetStatus(rt, rt.config.targets[0]!)).lastError).toMatch(/not found/);
   });
 });

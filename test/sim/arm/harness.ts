@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import type { ComputeAdapterOptions } from '../../../src/azure/compute-adapter.js';
 import { createComputeScaleSetApi } from '../../../src/azure/compute-adapter.js';
 import type { ScaleSetApi } from '../../../src/azure/scale-set-api.js';
-import type { ArmSim, ArmSimOptions } from '../../../src/sim/arm/index.js';
-import { startArmSim } from '../../../src/sim/arm/index.js';
+import type { ArmSim, ArmSimOptions } from '../../../sim/arm/index.js';
+import { startArmSim } from '../../../sim/arm/index.js';
 
 export interface SimHarness {
   sim: ArmSim;

@@ -1,8 +1,8 @@
 import { request } from 'node:https';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/clock.js';
-import type { ArmSim } from '../../../src/sim/arm/index.js';
-import { startArmSim } from '../../../src/sim/arm/index.js';
+import type { ArmSim } from '../../../sim/arm/index.js';
+import { startArmSim } from '../../../sim/arm/index.js';
 
 const API = 'api-version=2026-03-01';
 const clock = new ManualClock();

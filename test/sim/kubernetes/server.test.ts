@@ -4,7 +4,7 @@ import { AppsV1Api, KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/clock.js';
 import type { KubernetesScaleTargetRef } from '../../../src/kubernetes/scale-target-ref.js';
-import { startKubernetesSim, type KubernetesSim } from '../../../src/sim/kubernetes/server.js';
+import { startKubernetesSim, type KubernetesSim } from '../../../sim/kubernetes/server.js';
 
 const web: KubernetesScaleTargetRef = { kind: 'Deployment', namespace: 'default', name: 'web' };
 const widget: KubernetesScaleTargetRef = { group: 'example.com', version: 'v1', plural: 'widgets', namespace: 'default', name: 'w1' };

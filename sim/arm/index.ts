@@ -10,8 +10,8 @@
 import { writeFile } from 'node:fs/promises';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import type { Clock } from '../../clock.js';
-import { systemClock } from '../../clock.js';
+import type { Clock } from '../../src/clock.js';
+import { systemClock } from '../../src/clock.js';
 import { generateSimCertificate } from './certificate.js';
 import type { SimScaleSetControl } from './control.js';
 import { scaleSetControl } from './control.js';

@@ -8,8 +8,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { stringify } from 'yaml';
-import { systemClock, type Clock } from '../../clock.js';
-import type { KubernetesScaleTargetRef } from '../../kubernetes/scale-target-ref.js';
+import { systemClock, type Clock } from '../../src/clock.js';
+import type { KubernetesScaleTargetRef } from '../../src/kubernetes/scale-target-ref.js';
 import { objectDocument, scaleDocument, statusDocument, type Json, type JsonObject } from './documents.js';
 import { applyJsonPatch, applyMergePatch, InvalidPatchError, replicasOf } from './patch.js';
 import { SimObjectStore, type SimObject, type SimObjectInit } from './store.js';

@@ -4,7 +4,7 @@
  * against an injected clock and applied lazily whenever the world is read, so tests can drive
  * them with a ManualClock and nothing needs a timer.
  */
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../src/clock.js';
 
 export type SimOrchestrationMode = 'Uniform' | 'Flexible';
 

@@ -4,8 +4,8 @@
  * settled lazily on each access, so a manual clock needs no timers and the real clock no
  * background work.
  */
-import type { Clock } from '../../clock.js';
-import { resourceOf, type KubernetesScaleTargetRef, type ScalableResourceRef } from '../../kubernetes/scale-target-ref.js';
+import type { Clock } from '../../src/clock.js';
+import { resourceOf, type KubernetesScaleTargetRef, type ScalableResourceRef } from '../../src/kubernetes/scale-target-ref.js';
 
 export interface SimObjectInit {
   /** spec.replicas; leave out for an object that sets none. */
