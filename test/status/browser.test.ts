@@ -52,6 +52,11 @@ it('draws the pool and target timelines with data points and shows a tripped saf
     expect(await seriesPixels(page, 'pool/workers', [[31, 119, 180], [44, 160, 44], [214, 39, 40]])).toBeGreaterThan(50);
     expect(await seriesPixels(page, 'target/web', [[31, 119, 180], [255, 127, 14], [44, 160, 44], [140, 86, 75]])).toBeGreaterThan(50);
     expect(await page.locator('.safety-switch').count()).toBe(0);
+    // The decision log filters by object, and the URL the page reloads with keeps the function key.
+    await page.selectOption('#object-filter', 'pool/workers');
+    expect(new URL(page.url()).search).toBe('?code=browser-test&refresh=0&object=pool%2Fworkers');
+    expect(await page.locator('.decisions tr[data-object="target/web"]:visible').count()).toBe(0);
+    expect(await page.locator('.decisions tr[data-object="pool/workers"]:visible').count()).toBeGreaterThan(0);
 
     // A VM vanishes behind the pool's back: its inventory row is on one side only.
     const victim = scaleSet.vms()[0]!;
