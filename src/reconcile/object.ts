@@ -38,9 +38,13 @@ export async function reconcileObject(
     const leased = await withLease(rt.leases, rt.clock, objectKey(ref), holder, LEASE_TTL_MS, async (lease) => {
       const ctx = { ...request, rt, ref, lease, log, signal };
       const { observed, ...decided } = pool ? await reconcilePool(ctx, pool) : await reconcileTarget(ctx, target!);
-      // Under the lease, so an older holder's row never lands after a newer one's.
+      // Under a checked lease, so an older holder's row never lands after a newer one's; a
+      // history that cannot be written costs the timeline a point, not the decision.
       if (observed && !request.dryRun) {
-        await rt.history.record(objectKey(ref), observed.fields, rt.clock.now()).catch((err: unknown) => log.warn(`${objectKey(ref)}: could not write its history: ${errorMessage(err)}`));
+        await lease
+          .check()
+          .then(() => rt.history.record(objectKey(ref), observed.fields, rt.clock.now()))
+          .catch((err: unknown) => log.warn(`${objectKey(ref)}: could not write its history: ${errorMessage(err)}`));
       }
       return decided;
     });
