@@ -4,9 +4,11 @@
 // own Table and Queue clients, Application Insights ingestion, ARM calls on the scale sets and,
 // optionally, Kubernetes calls on one AKS cluster. No key or connection string is created:
 // the storage account refuses shared keys and Application Insights refuses its ingestion key.
-// The identity holds data-plane roles on this account, Virtual Machine Contributor on the
-// scale sets' resource groups only, and AKS RBAC Writer on the named cluster only; nothing at
-// subscription scope.
+// The identity holds data-plane roles on this account and Drover's own custom roles
+// (infra/roles.json, app/role-definitions.bicep): on each named scale set, on their resource
+// groups for operation polling (and Flexible VMs), and, through the post-provision hook, on the
+// resources the scale sets reference and on the AKS namespaces of its targets. No built-in
+// compute or Kubernetes role, nothing assigned at subscription scope.
 targetScope = 'subscription'
 
 @minLength(1)
@@ -23,13 +25,16 @@ param environmentName string
 })
 param location string
 
-@description('Comma-separated names of the resource groups holding the scale sets Drover manages (pools[].scaleSet.resourceGroup and VirtualMachineScaleSet targets). The identity gets Virtual Machine Contributor on each, nothing more. Empty: no ARM rights.')
-param scaleSetResourceGroups string = ''
+@description('Comma-separated resourceGroup/name of every scale set Drover manages (pools[].scaleSet and VirtualMachineScaleSet targets). The identity gets the scale set operator role on each and the operation reader role on their groups. Empty: no ARM rights.')
+param scaleSets string = ''
+
+@description('Comma-separated resource groups (of those in scaleSets) holding a Flexible scale set; the pre-provision hook fills it from the scale set models. They also get the Flexible role (VMs, NICs and disks of the group).')
+param flexibleScaleSetGroups string = ''
 
 @description('Subscription of those resource groups (azure.subscriptionId in the configuration). Empty: this deployment\'s subscription.')
 param scaleSetSubscriptionId string = ''
 
-@description('Resource id of the AKS cluster Drover scales with `kubernetes.auth: azure`. The identity gets Azure Kubernetes Service RBAC Writer on it. Empty: no Kubernetes rights.')
+@description('Resource id of the AKS cluster Drover scales with `kubernetes.auth: azure`. Its subscription gets the AKS workload scaler role definition; the post-provision hook assigns it per namespace (Azure RBAC) or applies a namespaced Kubernetes Role. Empty: no Kubernetes rights.')
 param aksClusterId string = ''
 
 @description('Prefix of Drover\'s tables and queues; must equal storage.prefix in drover.config.yaml. Empty: the default, drover.')
@@ -41,6 +46,9 @@ param reconcileSchedule string = ''
 @description('Most instances the app may scale out to (Flex Consumption accepts 40 and more). Every instance shares the same leases and rate limits, so more instances do not mean more ARM calls.')
 param maximumInstanceCount int = 40
 
+@description('Storage behind private endpoints, public network access off, and the function app on VNet integration. Off by default: the operator\'s CLI and `azd deploy` then need a way into the network (README, "Private networking").')
+param privateNetworking bool = false
+
 var abbrs = loadJsonContent('abbreviations.json')
 var resourceToken = toLower(uniqueString(subscription().id, environmentName, location))
 var tags = { 'azd-env-name': environmentName }
@@ -49,13 +57,27 @@ var droverSchedule = empty(reconcileSchedule) ? '0 */1 * * * *' : reconcileSched
 var functionAppName = '${abbrs.webSitesFunctions}drover-${resourceToken}'
 // Flex Consumption reads the deployed package from this container, with the app's identity.
 var deploymentContainerName = 'app-package-${take(functionAppName, 32)}-${take(resourceToken, 7)}'
-var scaleSetGroups = filter(map(split(scaleSetResourceGroups, ','), group => trim(group)), group => !empty(group))
+// `resourceGroup/name` entries; resource group names compare without case, as ARM does.
+var scaleSetEntries = map(
+  filter(map(split(scaleSets, ','), entry => trim(entry)), entry => !empty(entry)),
+  entry => { resourceGroup: toLower(split(entry, '/')[0]), name: last(split(entry, '/')) }
+)
+var scaleSetGroups = union(map(scaleSetEntries, entry => entry.resourceGroup), [])
+var flexibleGroups = map(filter(split(flexibleScaleSetGroups, ','), group => !empty(trim(group))), group => toLower(trim(group)))
 var scaleSetSubscription = empty(scaleSetSubscriptionId) ? subscription().subscriptionId : scaleSetSubscriptionId
+// Custom role definitions: one GUID per role, subscription and environment.
+var roleSuffix = '${environmentName}-${resourceToken}'
+var scaleSetRoleIds = {
+  scaleSetOperator: guid(scaleSetSubscription, 'drover', roleSuffix, 'scaleSetOperator')
+  scaleSetGroup: guid(scaleSetSubscription, 'drover', roleSuffix, 'scaleSetGroup')
+  flexibleScaleSetGroup: guid(scaleSetSubscription, 'drover', roleSuffix, 'flexibleScaleSetGroup')
+  scaleSetLinkedResources: guid(scaleSetSubscription, 'drover', roleSuffix, 'scaleSetLinkedResources')
+}
 // /subscriptions/{sub}/resourceGroups/{rg}/providers/Microsoft.ContainerService/managedClusters/{name}:
 // padded so that every index exists even for an empty id, when the module is skipped.
 var aksIdParts = split('${aksClusterId}/////////', '/')
 var aksSubscription = empty(aksIdParts[2]) ? subscription().subscriptionId : aksIdParts[2]
-var aksResourceGroup = empty(aksIdParts[4]) ? rg.name : aksIdParts[4]
+var aksWorkloadScalerId = guid(aksSubscription, 'drover', roleSuffix, 'aksWorkloadScaler')
 
 resource rg 'Microsoft.Resources/resourceGroups@2021-04-01' = {
   name: '${abbrs.resourcesResourceGroups}${environmentName}'
@@ -96,9 +118,9 @@ module storage 'br/public:avm/res/storage/storage-account:0.8.3' = {
     allowBlobPublicAccess: false
     allowSharedKeyAccess: false
     dnsEndpointType: 'Standard'
-    publicNetworkAccess: 'Enabled'
+    publicNetworkAccess: privateNetworking ? 'Disabled' : 'Enabled'
     networkAcls: {
-      defaultAction: 'Allow'
+      defaultAction: privateNetworking ? 'Deny' : 'Allow'
       bypass: 'AzureServices'
     }
     blobServices: {
@@ -142,6 +164,17 @@ module monitoring 'br/public:avm/res/insights/component:0.6.0' = {
   }
 }
 
+module privateNetwork 'app/private-network.bicep' = if (privateNetworking) {
+  name: 'privateNetwork'
+  scope: rg
+  params: {
+    name: '${abbrs.networkVirtualNetworks}drover-${resourceToken}'
+    location: location
+    tags: tags
+    storageAccountName: storage.outputs.name
+  }
+}
+
 module functions 'app/functions.bicep' = {
   name: 'functions'
   scope: rg
@@ -158,6 +191,7 @@ module functions 'app/functions.bicep' = {
     storagePrefix: droverPrefix
     reconcileSchedule: droverSchedule
     maximumInstanceCount: maximumInstanceCount
+    virtualNetworkSubnetId: privateNetworking ? privateNetwork.outputs.appSubnetId : ''
   }
   dependsOn: [storageEntities]
 }
@@ -172,24 +206,37 @@ module rbac 'app/rbac.bicep' = {
   }
 }
 
+module scaleSetRoles 'app/role-definitions.bicep' = if (!empty(scaleSetEntries)) {
+  name: 'droverScaleSetRoles-${resourceToken}'
+  scope: subscription(scaleSetSubscription)
+  params: {
+    nameSuffix: roleSuffix
+    definitions: map(items(scaleSetRoleIds), role => { key: role.key, id: role.value })
+  }
+}
+
+module aksRoles 'app/role-definitions.bicep' = if (!empty(aksClusterId)) {
+  name: 'droverAksRoles-${resourceToken}'
+  scope: subscription(aksSubscription)
+  params: {
+    nameSuffix: roleSuffix
+    definitions: [{ key: 'aksWorkloadScaler', id: aksWorkloadScalerId }]
+  }
+}
+
 module scaleSetAccess 'app/scale-set-access.bicep' = [
   for group in scaleSetGroups: {
     name: 'scaleSetAccess-${uniqueString(scaleSetSubscription, group)}'
     scope: resourceGroup(scaleSetSubscription, group)
     params: {
       principalId: identity.outputs.principalId
+      scaleSetNames: map(filter(scaleSetEntries, entry => entry.resourceGroup == group), entry => entry.name)
+      roleIds: scaleSetRoleIds
+      flexible: contains(flexibleGroups, group)
     }
+    dependsOn: [scaleSetRoles]
   }
 ]
-
-module aksAccess 'app/aks-access.bicep' = if (!empty(aksClusterId)) {
-  name: 'aksAccess'
-  scope: resourceGroup(aksSubscription, aksResourceGroup)
-  params: {
-    clusterName: aksIdParts[8]
-    principalId: identity.outputs.principalId
-  }
-}
 
 output AZURE_LOCATION string = location
 output AZURE_TENANT_ID string = tenant().tenantId
@@ -198,4 +245,8 @@ output AZURE_FUNCTION_NAME string = functions.outputs.name
 output AZURE_STORAGE_ACCOUNT_NAME string = storage.outputs.name
 output APPLICATIONINSIGHTS_NAME string = monitoring.outputs.name
 output DROVER_IDENTITY_CLIENT_ID string = identity.outputs.clientId
+output DROVER_IDENTITY_PRINCIPAL_ID string = identity.outputs.principalId
+// For the post-provision hook, which assigns them where a deployment cannot know the scope.
+output DROVER_LINKED_ROLE_ID string = empty(scaleSetEntries) ? '' : '/subscriptions/${scaleSetSubscription}/providers/Microsoft.Authorization/roleDefinitions/${scaleSetRoleIds.scaleSetLinkedResources}'
+output DROVER_AKS_ROLE_ID string = empty(aksClusterId) ? '' : '/subscriptions/${aksSubscription}/providers/Microsoft.Authorization/roleDefinitions/${aksWorkloadScalerId}'
 output DROVER_STATUS_URL string = 'https://${functions.outputs.defaultHostname}/api/status'

@@ -25,7 +25,7 @@
  *   --strict  a configuration problem stops the build (the default under azd, which sets AZURE_ENV_NAME)
  */
 import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import process from 'node:process';
 import console from 'node:console';
@@ -145,7 +145,12 @@ async function checkedConfigFiles(configFile, { loadConfig, env, strict }) {
     return fail(err instanceof Error ? err.message : String(err));
   }
   const configDir = path.dirname(configFile);
-  const report = checkDeployConfig(config, { env, configDir, exists: (file) => existsSync(path.resolve(configDir, file)) });
+  const report = checkDeployConfig(config, {
+    env,
+    configDir,
+    exists: (file) => existsSync(path.resolve(configDir, file)),
+    read: (file) => readFileSync(path.resolve(configDir, file), 'utf8'),
+  });
   for (const warning of report.warnings) console.warn(`warning: ${warning}`);
   if (report.errors.length > 0) {
     return fail(`${name} cannot be deployed:\n${report.errors.map((e) => `  ${e}`).join('\n')}`);

@@ -11,5 +11,13 @@ export interface DeployCheckReport {
 
 export function checkDeployConfig(
   config: DroverConfig,
-  deps: { env: Record<string, string | undefined>; exists: (relativePath: string) => boolean; configDir?: string },
+  deps: {
+    env: Record<string, string | undefined>;
+    exists: (relativePath: string) => boolean;
+    read?: (relativePath: string) => string;
+    configDir?: string;
+  },
 ): DeployCheckReport;
+
+/** Credentials and insecure TLS in a kubeconfig shipped with `auth: azure`, as errors naming `field` and the path in the file. */
+export function secretsInKubeconfig(field: string, text: string): string[];

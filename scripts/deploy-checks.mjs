@@ -4,20 +4,24 @@
  * the build with (its .env: AZURE_ENV_NAME, AZURE_SUBSCRIPTION_ID, the DROVER_* values mapped in
  * infra/main.parameters.json, the Bicep outputs) and a file-existence probe in; messages out.
  *
- * Errors describe a package that cannot work in Azure. Warnings describe rights the identity
- * will lack unless they are granted outside azd; they are compared only under azd.
+ * Errors describe a package that cannot work in Azure or would carry a secret (a key-based
+ * connection string, kubeconfig credentials, a signed URL). Warnings describe rights the
+ * identity will lack unless they are granted outside azd; they are compared only under azd.
  */
 import path from 'node:path';
+import { URL } from 'node:url';
+import { parse as parseYaml } from 'yaml';
 
 const DEFAULT_PREFIX = 'drover';
 
 /**
  * @param {import('../src/config/schema.js').DroverConfig} config
- * @param {{ env: Record<string, string | undefined>, exists: (relativePath: string) => boolean, configDir?: string }} deps
+ * @param {{ env: Record<string, string | undefined>, exists: (relativePath: string) => boolean, read?: (relativePath: string) => string, configDir?: string }} deps
  *   `configDir`: where the configuration file is; the loader resolves the files it names
- *   against it, so they are taken relative to it again here.
+ *   against it, so they are taken relative to it again here. `read`: the text of a shipped
+ *   file (the kubeconfig is checked for credentials).
  */
-export function checkDeployConfig(config, { env, exists, configDir }) {
+export function checkDeployConfig(config, { env, exists, read, configDir }) {
   const errors = [];
   const warnings = [];
   const files = [];
@@ -33,8 +37,12 @@ export function checkDeployConfig(config, { env, exists, configDir }) {
       errors.push(`${field}: "${file}" does not exist`);
     } else {
       files.push(normal);
+      return normal;
     }
+    return undefined;
   };
+
+  errors.push(...secretsInConfig(config));
 
   if (config.storage?.connection) {
     errors.push(
@@ -64,8 +72,9 @@ export function checkDeployConfig(config, { env, exists, configDir }) {
   if (k8s?.inCluster) {
     errors.push('kubernetes.inCluster: a function app runs in no cluster; deploy a kubeconfig with the cluster\'s address and use auth: azure');
   } else if (k8s) {
-    if (k8s.kubeconfig) shipFile('kubernetes.kubeconfig', k8s.kubeconfig);
-    else errors.push('kubernetes.kubeconfig: the default ~/.kube/config does not exist in Azure; name a kubeconfig next to the configuration');
+    const shipped = k8s.kubeconfig ? shipFile('kubernetes.kubeconfig', k8s.kubeconfig) : undefined;
+    if (shipped && k8s.auth === 'azure' && read) errors.push(...secretsInKubeconfig(`kubernetes.kubeconfig (${shipped})`, read(shipped)));
+    if (!k8s.kubeconfig) errors.push('kubernetes.kubeconfig: the default ~/.kube/config does not exist in Azure; name a kubeconfig next to the configuration');
     if (k8s.auth !== 'azure') {
       warnings.push('kubernetes.auth: without "azure" the kubeconfig\'s own user and its credentials are deployed with the package; auth: azure uses the identity instead');
     } else if (underAzd && !env.DROVER_AKS_CLUSTER_ID) {
@@ -75,14 +84,14 @@ export function checkDeployConfig(config, { env, exists, configDir }) {
 
   if (underAzd) {
     const granted = new Set(
-      (env.DROVER_SCALE_SET_RESOURCE_GROUPS ?? '')
+      (env.DROVER_SCALE_SETS ?? '')
         .split(',')
-        .map((g) => g.trim().toLowerCase())
+        .map((entry) => entry.trim().toLowerCase())
         .filter(Boolean),
     );
-    for (const { field, resourceGroup } of scaleSetResourceGroups(config)) {
-      if (!granted.has(resourceGroup.toLowerCase())) {
-        warnings.push(`${field}: "${resourceGroup}" is not in DROVER_SCALE_SET_RESOURCE_GROUPS, so the identity cannot read or scale its scale sets`);
+    for (const { field, resourceGroup, name } of configuredScaleSets(config)) {
+      if (!granted.has(`${resourceGroup}/${name}`.toLowerCase())) {
+        warnings.push(`${field}: "${resourceGroup}/${name}" is not in DROVER_SCALE_SETS, so the identity cannot read or scale it`);
       }
     }
     const grantedSubscription = env.DROVER_SCALE_SET_SUBSCRIPTION_ID || env.AZURE_SUBSCRIPTION_ID;
@@ -97,17 +106,106 @@ export function checkDeployConfig(config, { env, exists, configDir }) {
   return { errors, warnings, files };
 }
 
-/** Every resource group the configuration names a scale set in, with the field that names it. */
-function scaleSetResourceGroups(config) {
-  const groups = [];
+/** Every scale set the configuration names, with the field that names it. */
+function configuredScaleSets(config) {
+  const scaleSets = [];
   (config.pools ?? []).forEach((pool, i) => {
-    groups.push({ field: `pools[${i}].scaleSet.resourceGroup`, resourceGroup: pool.scaleSet.resourceGroup });
+    scaleSets.push({ field: `pools[${i}].scaleSet`, resourceGroup: pool.scaleSet.resourceGroup, name: pool.scaleSet.name });
   });
   (config.targets ?? []).forEach((target, i) => {
     const ref = target.scaleTargetRef;
     if (ref.kind === 'VirtualMachineScaleSet') {
-      groups.push({ field: `targets[${i}].scaleTargetRef.resourceGroup`, resourceGroup: ref.resourceGroup });
+      scaleSets.push({ field: `targets[${i}].scaleTargetRef`, resourceGroup: ref.resourceGroup, name: ref.name });
     }
   });
-  return groups;
+  return scaleSets;
+}
+
+/** Key-based credentials in a connection string: the account key, a SAS, a Service Bus key. */
+const KEYED_CONNECTION = /(^|;)\s*(AccountKey|SharedAccessSignature|SharedAccessKey)\s*=/i;
+/** Query parameters that carry a credential: a SAS signature, a bearer token, a function key. */
+const SIGNED_QUERY = new Set(['sig', 'token', 'code', 'access_token']);
+
+/**
+ * Secrets in the configuration itself, by path: any key-based connection string anywhere, any
+ * queue load source given a connection string at all (in Azure it reads with the identity, by
+ * accountName), and signed URLs where Drover fetches (load.url, activator.probeUrl).
+ */
+function secretsInConfig(config) {
+  const errors = [];
+  const walk = (value, at) => {
+    if (typeof value === 'string') {
+      if (KEYED_CONNECTION.test(value)) errors.push(`${at}: holds a key-based connection string, which would ship with the package; use the identity (an accountName) instead`);
+    } else if (Array.isArray(value)) {
+      value.forEach((v, i) => walk(v, `${at}[${i}]`));
+    } else if (value && typeof value === 'object') {
+      for (const [key, v] of Object.entries(value)) walk(v, at ? `${at}.${key}` : key);
+    }
+  };
+  walk(config, '');
+  (config.targets ?? []).forEach((target, i) => {
+    const load = target.load;
+    if (load?.source === 'queue' && load.connection && !KEYED_CONNECTION.test(load.connection)) {
+      errors.push(`targets[${i}].load.connection: in Azure a queue load source reads with the managed identity; give accountName instead`);
+    }
+    if (load?.source === 'http') errors.push(...signedUrl(`targets[${i}].load.url`, load.url));
+    if (target.activator?.probeUrl) errors.push(...signedUrl(`targets[${i}].activator.probeUrl`, target.activator.probeUrl));
+  });
+  return errors;
+}
+
+function signedUrl(field, url) {
+  let params;
+  try {
+    params = [...new URL(url).searchParams.keys()];
+  } catch {
+    return [];
+  }
+  const signed = params.filter((p) => SIGNED_QUERY.has(p.toLowerCase()));
+  return signed.length
+    ? [`${field}: its query string carries a credential (${signed.map((p) => `${p}=`).join(', ')}), which would ship with the package and show in errors; use an endpoint that needs none`]
+    : [];
+}
+
+/** Fields of a kubeconfig user that hold a credential; an `exec` plugin (kubelogin) holds none. */
+const USER_SECRETS = ['token', 'tokenFile', 'client-key-data', 'client-certificate-data', 'client-key', 'client-certificate', 'password', 'username'];
+/** What the legacy auth-provider caches in the file. */
+const CACHED_TOKENS = ['access-token', 'refresh-token', 'id-token', 'client-secret'];
+/** An exec plugin given a secret by argument or environment. */
+const SECRET_NAME = /secret|token|password|key/i;
+
+/**
+ * With `auth: azure` Drover replaces the kubeconfig's user with its identity, so any credential
+ * in the file is only a secret shipped for nothing, and skipping TLS verification would hand the
+ * identity's token to whoever answers. Paths are given into the file; values never are.
+ */
+export function secretsInKubeconfig(field, text) {
+  let doc;
+  try {
+    doc = parseYaml(text);
+  } catch (error) {
+    const at = error?.linePos?.[0];
+    return [`${field}: not valid YAML${at ? ` at line ${at.line}, column ${at.col}` : ''}`];
+  }
+  const errors = [];
+  (doc?.users ?? []).forEach((entry, i) => {
+    const user = entry?.user ?? {};
+    const at = `${field}: users[${i}].user`;
+    for (const key of USER_SECRETS) if (user[key] !== undefined) errors.push(`${at}.${key}: a credential in the kubeconfig would ship with the package; with auth: azure remove the user's credentials (an exec user for kubelogin is fine)`);
+    const cached = Object.keys(user['auth-provider']?.config ?? {}).filter((k) => CACHED_TOKENS.includes(k));
+    for (const key of cached) errors.push(`${at}.auth-provider.config.${key}: a cached token would ship with the package; remove it`);
+    const exec = user.exec;
+    (exec?.env ?? []).forEach((v, j) => {
+      if (SECRET_NAME.test(v?.name ?? '')) errors.push(`${at}.exec.env[${j}] (${v.name}): a secret for the exec plugin would ship with the package; remove it`);
+    });
+    (exec?.args ?? []).forEach((arg, j) => {
+      if (/^--?(client-secret|token|password)\b/i.test(String(arg))) errors.push(`${at}.exec.args[${j}]: a secret for the exec plugin would ship with the package; remove it`);
+    });
+  });
+  (doc?.clusters ?? []).forEach((entry, i) => {
+    if (entry?.cluster?.['insecure-skip-tls-verify'] === true) {
+      errors.push(`${field}: clusters[${i}].cluster.insecure-skip-tls-verify: with auth: azure the identity's token would go to whoever answers; give the cluster's certificate-authority-data`);
+    }
+  });
+  return errors;
 }

@@ -1,3 +1,5 @@
+import { redactLogArgs, redactSecrets } from './redact.js';
+
 /** The logging surface every module takes: an InvocationContext satisfies it, and so does console. */
 export interface Log {
   info(...args: unknown[]): void;
@@ -5,19 +7,25 @@ export interface Log {
   error(...args: unknown[]): void;
 }
 
+/** Every line through `redact` (src/redact.ts): no query string, credential or control character reaches the sink. */
 export const consoleLog: Log = {
-  info: (...a) => console.log(...a),
-  warn: (...a) => console.warn(...a),
-  error: (...a) => console.error(...a),
+  info: (...a) => console.log(...redactLogArgs(a)),
+  warn: (...a) => console.warn(...redactLogArgs(a)),
+  error: (...a) => console.error(...redactLogArgs(a)),
 };
 
 export const silentLog: Log = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
-/** An InvocationContext logs through `log`, not `info`. */
+/** An InvocationContext logs through `log`, not `info`; lines are redacted like consoleLog's. */
 export function invocationLog(ctx: { log(...a: unknown[]): void; warn(...a: unknown[]): void; error(...a: unknown[]): void }): Log {
-  return { info: (...a) => ctx.log(...a), warn: (...a) => ctx.warn(...a), error: (...a) => ctx.error(...a) };
+  return {
+    info: (...a) => ctx.log(...redactLogArgs(a)),
+    warn: (...a) => ctx.warn(...redactLogArgs(a)),
+    error: (...a) => ctx.error(...redactLogArgs(a)),
+  };
 }
 
+/** An error's message, redacted: it may become a `lastError`, a decision or a log line. */
 export function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+  return redactSecrets(err instanceof Error ? err.message : String(err));
 }

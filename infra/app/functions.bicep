@@ -16,6 +16,8 @@ param storagePrefix string
 param reconcileSchedule string
 param instanceMemoryMB int = 2048
 param maximumInstanceCount int = 40
+@description('Subnet (delegated to Microsoft.App/environments) the app joins for private networking; empty: none.')
+param virtualNetworkSubnetId string = ''
 
 resource stg 'Microsoft.Storage/storageAccounts@2023-05-01' existing = {
   name: storageAccountName
@@ -83,6 +85,7 @@ module site 'br/public:avm/res/web/site:0.15.1' = {
       ftpsState: 'Disabled'
     }
     httpsOnly: true
+    virtualNetworkSubnetId: empty(virtualNetworkSubnetId) ? null : virtualNetworkSubnetId
     // Deployment uses Entra ID tokens (azd); no publishing password exists to leak.
     basicPublishingCredentialsPolicies: [
       { name: 'ftp', allow: false }

@@ -1,5 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
-import { errorMessage } from '../log.js';
+import { errorMessage, invocationLog } from '../log.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { buildStatus } from '../status/status.js';
 import { statusFormat } from '../status/page/negotiate.js';
@@ -15,8 +16,11 @@ export async function onStatusRequest(rt: Runtime, request: HttpRequest, context
     const page = await buildStatusPage(rt, status, request.query);
     return { status: 200, headers: pageHeaders(page.nonce), body: page.html };
   } catch (err) {
-    context.error(`status failed: ${errorMessage(err)}`);
-    if (format === 'html') return { status: 500, headers: { 'content-type': 'text/html; charset=utf-8' }, body: errorPage(errorMessage(err)) };
-    return { status: 500, jsonBody: { error: errorMessage(err) } };
+    // The body is for whoever holds the function key; the details (a config or kubeconfig
+    // problem, an endpoint) only go to the log, under an id the body gives.
+    const errorId = randomUUID();
+    invocationLog(context).error(`status failed [${errorId}]: ${errorMessage(err)}`);
+    if (format === 'html') return { status: 500, headers: { 'content-type': 'text/html; charset=utf-8' }, body: errorPage(errorId) };
+    return { status: 500, jsonBody: { error: 'status is unavailable; the function app log has the details', errorId } };
   }
 }

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { DefaultAzureCredential, type TokenCredential } from '@azure/identity';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Clock } from '../clock.js';
+import { redact } from '../redact.js';
 import { EntraIdAuthenticator, ENTRA_ID_AUTH_PROVIDER } from './entra-id-auth.js';
 
 export interface KubernetesAccess {
@@ -49,7 +50,7 @@ export function loadKubeConfig(access: KubernetesAccess, deps: KubeConfigDeps = 
     try {
       kc.loadFromFile(file);
     } catch (error) {
-      throw new Error(`kubernetes.kubeconfig: cannot load ${file}: ${(error as Error).message}`, { cause: error });
+      throw new Error(`kubernetes.kubeconfig: cannot load ${file}: ${describeLoadError(error)}`);
     }
     if (access.context !== undefined) {
       if (!kc.getContextObject(access.context)) {
@@ -60,6 +61,21 @@ export function loadKubeConfig(access: KubernetesAccess, deps: KubeConfigDeps = 
   }
   if (access.auth === 'azure') useEntraId(kc, deps);
   return kc;
+}
+
+/**
+ * The YAML parser quotes the lines around a syntax error, and in a kubeconfig those are often
+ * a token or key data: only the position is kept, and the original error (its `cause`, which a
+ * logger might print) is dropped.
+ */
+export function describeLoadError(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const firstLine = message.split('\n', 1)[0] ?? '';
+  const position = /\((\d+):(\d+)\)\s*$/.exec(firstLine);
+  if (position) return `not valid YAML at line ${position[1]}, column ${position[2]}`;
+  if (error instanceof SyntaxError) return 'not valid JSON';
+  // Anything else (a missing file, a missing field) names no content of the file; cut to one line all the same.
+  return redact(firstLine);
 }
 
 function useEntraId(kc: KubeConfig, deps: KubeConfigDeps): void {

@@ -4,6 +4,7 @@
  * config file), and unknown fields are refused rather than ignored.
  */
 import { z } from 'zod';
+import { PRINTABLE } from '../redact.js';
 
 const name = z.string({ error: 'expected a string' }).min(1, { error: 'must not be empty' }).max(63, { error: 'too long (max 63)' });
 
@@ -11,7 +12,12 @@ export const reconcileMessageSchema = z
   .object({
     kind: z.enum(['target', 'pool'], { error: 'expected "target" or "pool"' }),
     name,
-    reason: z.string({ error: 'expected a string' }).max(200, { error: 'too long (max 200)' }).default('forced'),
+    // Echoed into decisions and log lines: printable characters only, so that it cannot forge a line.
+    reason: z
+      .string({ error: 'expected a string' })
+      .max(200, { error: 'too long (max 200)' })
+      .regex(PRINTABLE, { error: 'control characters are not allowed' })
+      .default('forced'),
     load: z.number({ error: 'expected a number' }).finite().min(0, { error: 'expected a number ≥ 0' }).optional(),
     /** When the sender wanted this reconcile to happen (epoch ms); lets repeats be recognised. */
     dueAt: z.number({ error: 'expected epoch milliseconds' }).int().nonnegative().optional(),

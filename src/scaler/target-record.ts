@@ -12,6 +12,7 @@ import type { EntityTable } from '../state/entity-table.js';
 import type { PanicState } from '../load/decider.js';
 import type { Condition, ConditionStatus, TargetConditions } from './conditions.js';
 import { conditionsFromActive } from './conditions.js';
+import { redact } from '../redact.js';
 
 const ROW = 'status';
 
@@ -61,6 +62,8 @@ export async function patchTargetRecord(
       if (value === undefined) delete merged[key];
       else (merged as Record<string, unknown>)[key] = value;
     }
+    // The status page shows lastError as is: a load or probe URL's token must not get there.
+    if (merged.lastError !== undefined) merged.lastError = redact(merged.lastError);
     return merged;
   });
 }

@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type { EntityTable, Row } from './entity-table.js';
 import { escapeKey } from './keys.js';
+import { redact } from '../redact.js';
 
 export interface DecisionRecord {
   at: number;
@@ -36,8 +37,12 @@ export class DecisionLog {
     private readonly options: { retentionDays?: number; repeatAfterMs?: number } = {},
   ) {}
 
-  /** Records a decision unless it repeats the object's last one; returns whether it was written. */
-  async record(d: DecisionRecord): Promise<boolean> {
+  /**
+   * Records a decision unless it repeats the object's last one; returns whether it was written.
+   * Reason and error are redacted here, the one way into the table the status page reads.
+   */
+  async record(decision: DecisionRecord): Promise<boolean> {
+    const d = { ...decision, reason: redact(decision.reason), ...(decision.error !== undefined ? { error: redact(decision.error) } : {}) };
     const fingerprint = `${d.decision}\u0000${d.reason}\u0000${d.error ?? ''}`;
     const repeatAfter = this.options.repeatAfterMs ?? 3_600_000;
     const last = await this.table.get<LastProps>(LAST_PARTITION, d.object);

@@ -9,6 +9,7 @@ describe('the dev credential', () => {
     'https://127.0.0.2',
     'https://localhost:1234/',
     'https://[::1]:8443',
+    'https://[::ffff:127.0.0.1]:8443',
   ])('is allowed for the loopback endpoint %s and sends its static token', async (endpoint) => {
     const credential = createArmCredential({ credential: 'dev', resourceManagerEndpoint: endpoint });
     expect((await credential.getToken('https://management.azure.com/.default'))?.token).toBe(DEV_TOKEN);
@@ -20,6 +21,8 @@ describe('the dev credential', () => {
     'https://10.0.0.4',
     'https://localhost.example.com',
     'https://127.0.0.1.nip.io',
+    'https://arm.localhost:8443',
+    'https://[::ffff:10.0.0.4]',
   ])('is refused for %s, naming the setting and the endpoint', (endpoint) => {
     let caught: unknown;
     try {
@@ -66,7 +69,12 @@ describe('Azure credentials', () => {
 describe('loopback hosts', () => {
   it.each([
     { host: 'localhost', want: true },
-    { host: 'api.localhost', want: true },
+    { host: 'api.localhost', want: false },
+    { host: 'localhost.', want: false },
+    { host: 'localhost.evil.example', want: false },
+    { host: '127.0.0.1.nip.io', want: false },
+    { host: '[::ffff:7f00:1]', want: true },
+    { host: '0:0:0:0:0:0:0:1', want: true },
     { host: '127.0.0.1', want: true },
     { host: '127.255.0.9', want: true },
     { host: '[::1]', want: true },

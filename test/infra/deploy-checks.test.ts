@@ -1,5 +1,8 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config/load.js';
+import { loadConfig, parseConfig } from '../../src/config/load.js';
+import { ROOT } from './support/source-graph.js';
 import { checkDeployConfig } from '../../scripts/deploy-checks.mjs';
 
 const SUBSCRIPTION = '00000000-0000-0000-0000-000000000001';
@@ -10,7 +13,7 @@ const AZD = {
   AZURE_ENV_NAME: 'prod',
   AZURE_SUBSCRIPTION_ID: SUBSCRIPTION,
   AZURE_STORAGE_ACCOUNT_NAME: 'stabc123',
-  DROVER_SCALE_SET_RESOURCE_GROUPS: 'rg-workers, RG-Batch',
+  DROVER_SCALE_SETS: 'rg-workers/vmss, RG-Batch/VMSS',
   DROVER_AKS_CLUSTER_ID: `/subscriptions/${SUBSCRIPTION}/resourceGroups/rg-aks/providers/Microsoft.ContainerService/managedClusters/aks1`,
 };
 
@@ -23,6 +26,8 @@ interface Row {
   config: Record<string, unknown>;
   env?: Record<string, string>;
   existing?: string[];
+  /** Contents of files next to the configuration (they also exist). */
+  contents?: Record<string, string>;
   wantErrors?: RegExp[];
   wantWarnings?: RegExp[];
   wantFiles?: string[];
@@ -129,8 +134,8 @@ const rows: Row[] = [
     },
     env: AZD,
     wantWarnings: [
-      /^pools\[1\]\.scaleSet\.resourceGroup: "rg-gpu" is not in DROVER_SCALE_SET_RESOURCE_GROUPS/,
-      /^targets\[0\]\.scaleTargetRef\.resourceGroup: "rg-web" is not in DROVER_SCALE_SET_RESOURCE_GROUPS/,
+      /^pools\[1\]\.scaleSet: "rg-gpu\/vmss" is not in DROVER_SCALE_SETS/,
+      /^targets\[0\]\.scaleTargetRef: "rg-web\/web" is not in DROVER_SCALE_SETS/,
     ],
   },
   {
@@ -146,13 +151,156 @@ const rows: Row[] = [
   },
 ];
 
+const KEY = 'bm90LWEtcmVhbC1rZXk=';
+const KUBE_TOKEN = 'kube-token-value';
+const CLUSTERS = `clusters:
+- name: aks
+  cluster:
+    server: https://aks.example:443
+    certificate-authority-data: Q0E=
+contexts:
+- name: aks
+  context: { cluster: aks, user: drover }
+current-context: aks
+`;
+const kubeconfig = (user: string, clusters = CLUSTERS) => `apiVersion: v1\nkind: Config\n${clusters}users:\n- name: drover\n  user:\n${user}`;
+const azureTarget = (load: Record<string, unknown>, activator?: Record<string, unknown>) => ({
+  name: 'web',
+  minScale: 1,
+  scaleTargetRef: { kind: 'Deployment', name: 'web' },
+  load,
+  ...(activator ? { activator } : {}),
+});
+
+const secretRows: Row[] = [
+  {
+    name: 'an AccountKey in a queue load source is refused with its path',
+    config: {
+      kubernetes: aks,
+      targets: [azureTarget({ source: 'queue', queueName: 'jobs', connection: `DefaultEndpointsProtocol=https;AccountName=st;AccountKey=${KEY};`, targetPerReplica: 5 })],
+    },
+    contents: { 'aks.kubeconfig': kubeconfig('    exec: { apiVersion: client.authentication.k8s.io/v1beta1, command: kubelogin }\n') },
+    wantErrors: [/^targets\[0\]\.load\.connection: holds a key-based connection string/],
+    wantFiles: ['aks.kubeconfig'],
+  },
+  {
+    name: 'a SharedAccessSignature in the storage section is refused with its path, besides the storage connection itself',
+    config: { storage: { connection: `QueueEndpoint=https://st.queue.core.windows.net/;SharedAccessSignature=sv=2024&sig=${KEY}` } },
+    wantErrors: [/^storage\.connection: holds a key-based connection string/, /^storage\.connection: .*managed identity/],
+  },
+  {
+    name: 'a queue load source with any connection string is refused: in Azure it reads with the identity',
+    config: { kubernetes: aks, targets: [azureTarget({ source: 'queue', queueName: 'jobs', connection: 'UseDevelopmentStorage=true', targetPerReplica: 5 })] },
+    contents: { 'aks.kubeconfig': kubeconfig('    exec: { command: kubelogin }\n') },
+    wantErrors: [/^targets\[0\]\.load\.connection: in Azure a queue load source reads with the managed identity; give accountName/],
+    wantFiles: ['aks.kubeconfig'],
+  },
+  {
+    name: 'a queue load source by account name passes',
+    config: { kubernetes: aks, targets: [azureTarget({ source: 'queue', queueName: 'jobs', accountName: 'st', targetPerReplica: 5 })] },
+    contents: { 'aks.kubeconfig': kubeconfig('    exec: { command: kubelogin }\n') },
+    wantFiles: ['aks.kubeconfig'],
+  },
+  {
+    name: 'signed load and probe URLs are refused with their paths, without their values',
+    config: {
+      kubernetes: aks,
+      targets: [
+        azureTarget(
+          { source: 'http', url: `https://metrics.example/load?sig=${KEY}`, targetPerReplica: 5 },
+          { probeUrl: `https://web.example/api/probe?code=${KEY}&x=1` },
+        ),
+      ],
+    },
+    contents: { 'aks.kubeconfig': kubeconfig('    exec: { command: kubelogin }\n') },
+    wantErrors: [/^targets\[0\]\.load\.url: its query string carries a credential \(sig=\)/, /^targets\[0\]\.activator\.probeUrl: its query string carries a credential \(code=\)/],
+    wantFiles: ['aks.kubeconfig'],
+  },
+  {
+    name: 'a kubeconfig user with a token and key data under auth: azure is refused with the paths in the file',
+    config: { kubernetes: aks },
+    contents: { 'aks.kubeconfig': kubeconfig(`    token: ${KUBE_TOKEN}\n    client-key-data: ${KEY}\n    client-certificate-data: ${KEY}\n`) },
+    wantErrors: [
+      /^kubernetes\.kubeconfig \(aks\.kubeconfig\): users\[0\]\.user\.token: a credential/,
+      /^kubernetes\.kubeconfig \(aks\.kubeconfig\): users\[0\]\.user\.client-key-data: a credential/,
+      /^kubernetes\.kubeconfig \(aks\.kubeconfig\): users\[0\]\.user\.client-certificate-data: a credential/,
+    ],
+    wantFiles: ['aks.kubeconfig'],
+  },
+  {
+    name: 'a password, a cached auth-provider token and an exec secret are refused too',
+    config: { kubernetes: aks },
+    contents: {
+      'aks.kubeconfig': kubeconfig(
+        `    username: admin\n    password: hunter2\n    auth-provider:\n      name: azure\n      config: { access-token: abc, refresh-token: def, apiserver-id: x }\n    exec:\n      command: kubelogin\n      env: [{ name: AAD_SERVICE_PRINCIPAL_CLIENT_SECRET, value: s }]\n`,
+      ),
+    },
+    wantErrors: [
+      /users\[0\]\.user\.password: a credential/,
+      /users\[0\]\.user\.username: a credential/,
+      /users\[0\]\.user\.auth-provider\.config\.access-token: a cached token/,
+      /users\[0\]\.user\.auth-provider\.config\.refresh-token: a cached token/,
+      /users\[0\]\.user\.exec\.env\[0\] \(AAD_SERVICE_PRINCIPAL_CLIENT_SECRET\): a secret/,
+    ],
+    wantFiles: ['aks.kubeconfig'],
+  },
+  {
+    name: 'insecure-skip-tls-verify under auth: azure is refused',
+    config: { kubernetes: aks },
+    contents: { 'aks.kubeconfig': kubeconfig('    exec: { command: kubelogin }\n', CLUSTERS.replace('certificate-authority-data: Q0E=', 'insecure-skip-tls-verify: true')) },
+    wantErrors: [/^kubernetes\.kubeconfig \(aks\.kubeconfig\): clusters\[0\]\.cluster\.insecure-skip-tls-verify: /],
+    wantFiles: ['aks.kubeconfig'],
+  },
+  {
+    name: 'without auth: azure the kubeconfig user is the credential Drover uses: a warning, as before',
+    config: { kubernetes: { kubeconfig: 'aks.kubeconfig' } },
+    contents: { 'aks.kubeconfig': kubeconfig(`    token: ${KUBE_TOKEN}\n`) },
+    wantWarnings: [/^kubernetes\.auth: without "azure"/],
+    wantFiles: ['aks.kubeconfig'],
+  },
+];
+
 describe('checkDeployConfig', () => {
-  it.each(rows)('$name', ({ config, env = {}, existing = [], wantErrors = [], wantWarnings = [], wantFiles = [] }) => {
-    const report = checkDeployConfig(parseConfig(config), { env, exists: (file) => existing.includes(file) });
+  it.each([...rows, ...secretRows])('$name', ({ config, env = {}, existing = [], contents = {}, wantErrors = [], wantWarnings = [], wantFiles = [] }) => {
+    const report = checkDeployConfig(parseConfig(config), {
+      env,
+      exists: (file) => existing.includes(file) || file in contents,
+      read: (file) => contents[file] ?? '',
+    });
+    for (const message of [...report.errors, ...report.warnings]) {
+      expect(message).not.toContain(KEY);
+      expect(message).not.toContain(KUBE_TOKEN);
+    }
     expect(report.errors).toHaveLength(wantErrors.length);
     wantErrors.forEach((want, i) => expect(report.errors[i]).toMatch(want));
     expect(report.warnings).toHaveLength(wantWarnings.length);
     wantWarnings.forEach((want, i) => expect(report.warnings[i]).toMatch(want));
     expect(report.files).toEqual(wantFiles);
+  });
+});
+
+describe('drover.config.example.yaml', () => {
+  const example = path.join(ROOT, 'drover.config.example.yaml');
+  const kubeloginUser = `apiVersion: v1
+clusters: [{ name: aks, cluster: { server: 'https://aks.example:443', certificate-authority-data: Q0E= } }]
+users: [{ name: drover, user: { exec: { apiVersion: client.authentication.k8s.io/v1beta1, command: kubelogin, args: [get-token, --login, azurecli] } } }]
+contexts: [{ name: aks, context: { cluster: aks, user: drover } }]
+current-context: aks
+`;
+
+  it('is a valid configuration that the deploy checks let through with its kubeconfig', async () => {
+    const config = await loadConfig(example);
+    const report = checkDeployConfig(config, {
+      env: { ...AZD, AZURE_SUBSCRIPTION_ID: '00000000-0000-0000-0000-000000000000', DROVER_SCALE_SETS: 'rg-workers/vmss-workers' },
+      configDir: ROOT,
+      exists: (file) => file === 'aks.kubeconfig',
+      read: () => kubeloginUser,
+    });
+    expect(report).toEqual({ errors: [], warnings: [], files: ['aks.kubeconfig'] });
+  });
+
+  it('a local drover.config.yaml and kubeconfig are ignored by git', () => {
+    const ignored = readFileSync(path.join(ROOT, '.gitignore'), 'utf8').split('\n');
+    expect(ignored).toEqual(expect.arrayContaining(['/drover.config.yaml', '/*.kubeconfig']));
   });
 });

@@ -170,7 +170,7 @@ function escapeRe(s: string): string {
 }
 
 describe('the error page', () => {
-  it('says why the status could not be read, escaped', () => {
-    expect(errorPage('connect ECONNREFUSED <127.0.0.1:1>')).toContain('The status could not be read: connect ECONNREFUSED &lt;127.0.0.1:1&gt;');
+  it('gives the id under which the log has the details, and nothing more', () => {
+    expect(errorPage('<id>')).toContain('the function app log has the details under the error id <code>&lt;id&gt;</code>');
   });
 });

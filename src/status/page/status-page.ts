@@ -44,7 +44,10 @@ export function pageHeaders(nonce: string): Record<string, string> {
   };
 }
 
-/** What a browser sees when the status cannot be read (storage unreachable, a bad configuration). */
-export function errorPage(message: string): string {
-  return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>Drover status: error</title></head><body><h1>Drover</h1><p>The status could not be read: ${esc(message)}</p></body></html>\n`;
+/**
+ * What a browser sees when the status cannot be read: no details (they may name endpoints or
+ * files), only the id under which the function app's log has them.
+ */
+export function errorPage(errorId: string): string {
+  return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>Drover status: unavailable</title></head><body><h1>Drover</h1><p>The status is unavailable; the function app log has the details under the error id <code>${esc(errorId)}</code>.</p></body></html>\n`;
 }

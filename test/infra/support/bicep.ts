@@ -120,7 +120,8 @@ export function roleAssignments(files: Map<string, string>): RoleAssignment[] {
       found.push({
         file,
         symbol: m[1]!,
-        roles: [...new Set([...body.matchAll(/\broles\.(\w+)/g)].map((r) => r[1]!))],
+        // `roles.<key>` for a built-in role, `roleIds.<key>` (GUIDs of roles.json "custom") for Drover's own.
+        roles: [...new Set([...body.matchAll(/\b(?:roles|roleIds)\.(?!custom\b)(\w+)/g)].map((r) => r[1]!))],
         scope,
         principal: /\bprincipalId: ([\w.]+)/.exec(body)?.[1] ?? '(none)',
       });

@@ -1,0 +1,90 @@
+#!/usr/bin/env node
+/**
+ * The Kubernetes Role and RoleBinding Drover's identity needs in each namespace it scales, from
+ * the targets of a configuration: get on the Deployments and StatefulSets it reads, get and
+ * patch on their scale subresource, and get and patch on the /scale of each other resource a
+ * target names (Azure RBAC cannot name those, so they always need this Role). Namespaced only:
+ * no ClusterRole, no list, watch, create or delete, no other kind. Rules follow
+ * src/kubernetes/operations.ts, which test/infra/least-privilege.test.ts holds this to.
+ *
+ * Usage: node scripts/kubernetes-rbac.mjs --principal-id <object id> [--config drover.config.yaml] [--only custom]
+ *   prints the YAML for `kubectl apply -f -`. `--only custom` leaves out Deployments and
+ *   StatefulSets, for a cluster where the Azure RBAC custom role covers them.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import process from 'node:process';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { parse as parseYaml, stringify } from 'yaml';
+
+export const ROLE_NAME = 'drover-scaler';
+const WORKLOADS = { Deployment: 'deployments', StatefulSet: 'statefulsets' };
+
+/**
+ * @param {{ targets?: { scaleTargetRef: Record<string, unknown> }[] }} config  a validated configuration
+ * @param {{ principalId: string, only?: 'all' | 'custom' }} options
+ * @returns {object[]} Role and RoleBinding documents, per namespace
+ */
+export function kubernetesRbac(config, { principalId, only = 'all' }) {
+  if (!principalId) throw new Error('kubernetes-rbac: the identity\'s principal (object) id is needed for the RoleBinding');
+  /** namespace → apiGroup → { objects, scales } */
+  const byNamespace = new Map();
+  for (const target of config.targets ?? []) {
+    const ref = target.scaleTargetRef;
+    if (ref.kind === 'VirtualMachineScaleSet') continue;
+    const namespace = ref.namespace ?? 'default';
+    const workload = Object.hasOwn(WORKLOADS, ref.kind) ? WORKLOADS[ref.kind] : undefined;
+    if (workload && only === 'custom') continue;
+    if (!workload && (typeof ref.group !== 'string' || typeof ref.plural !== 'string')) {
+      throw new Error(`targets: ${JSON.stringify(ref.name ?? '?')} names neither a Deployment, a StatefulSet nor a group and plural; run npm run build to validate the configuration`);
+    }
+    const group = workload ? 'apps' : ref.group;
+    const groups = byNamespace.get(namespace) ?? new Map();
+    byNamespace.set(namespace, groups);
+    const entry = groups.get(group) ?? { objects: new Set(), scales: new Set() };
+    groups.set(group, entry);
+    if (workload) entry.objects.add(workload);
+    entry.scales.add(`${workload ?? ref.plural}/scale`);
+  }
+  const docs = [];
+  for (const [namespace, groups] of [...byNamespace].sort(([a], [b]) => a.localeCompare(b))) {
+    const rules = [];
+    for (const [group, { objects, scales }] of [...groups].sort(([a], [b]) => a.localeCompare(b))) {
+      // Drover reads a Deployment or StatefulSet itself (spec.replicas survives 0) and writes only its scale.
+      if (objects.size) rules.push({ apiGroups: [group], resources: [...objects].sort(), verbs: ['get'] });
+      rules.push({ apiGroups: [group], resources: [...scales].sort(), verbs: ['get', 'patch'] });
+    }
+    const metadata = { name: ROLE_NAME, namespace, labels: { 'app.kubernetes.io/managed-by': 'drover' } };
+    docs.push({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata, rules });
+    docs.push({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata,
+      // AKS names an Entra ID application or managed identity by its object id.
+      subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: principalId }],
+      roleRef: { kind: 'Role', apiGroup: 'rbac.authorization.k8s.io', name: ROLE_NAME },
+    });
+  }
+  return docs;
+}
+
+export function toYaml(docs) {
+  return docs.map((d) => stringify(d)).join('---\n');
+}
+
+/**
+ * The targets of a configuration file, read as YAML (JSON is YAML): only scaleTargetRef matters
+ * here, and `npm run build` validates the whole file with Drover's own loader before deploying.
+ */
+export function readTargets(file) {
+  const doc = parseYaml(readFileSync(file, 'utf8'));
+  const targets = Array.isArray(doc?.targets) ? doc.targets : [];
+  return { targets: targets.filter((t) => t && typeof t.scaleTargetRef === 'object' && t.scaleTargetRef !== null) };
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const { values } = parseArgs({ options: { config: { type: 'string', default: 'drover.config.yaml' }, 'principal-id': { type: 'string' }, only: { type: 'string', default: 'all' } } });
+  const config = readTargets(path.resolve(values.config));
+  process.stdout.write(toYaml(kubernetesRbac(config, { principalId: values['principal-id'], only: values.only })));
+}

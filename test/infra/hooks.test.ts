@@ -1,0 +1,148 @@
+/**
+ * The azd provision hooks, run as azd runs them, against stand-ins for `az`, `azd` and `kubectl`
+ * on PATH that answer from fixtures and record every call: which groups are Flexible, which
+ * linked resources and namespaces get a role, and that the Kubernetes Role is written.
+ */
+import { execFile } from 'node:child_process';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { tempDir } from '../support/config.js';
+import { ROOT } from './support/source-graph.js';
+
+const run = promisify(execFile);
+const SUB = '/subscriptions/00000000-0000-0000-0000-000000000001';
+const AKS = `${SUB}/resourceGroups/rg-aks/providers/Microsoft.ContainerService/managedClusters/aks1`;
+const LINKED_ROLE = `${SUB}/providers/Microsoft.Authorization/roleDefinitions/11111111-1111-1111-1111-111111111111`;
+const AKS_ROLE = `${SUB}/providers/Microsoft.Authorization/roleDefinitions/22222222-2222-2222-2222-222222222222`;
+
+const models: Record<string, unknown> = {
+  'rg-a/vmss1': {
+    id: `${SUB}/resourceGroups/rg-a/providers/Microsoft.Compute/virtualMachineScaleSets/vmss1`,
+    virtualMachineProfile: {
+      networkProfile: {
+        networkInterfaceConfigurations: [{ ipConfigurations: [{ subnet: { id: `${SUB}/resourceGroups/rg-net/providers/Microsoft.Network/virtualNetworks/v/subnets/s` } }] }],
+      },
+    },
+  },
+  'rg-b/vmss2': {
+    id: `${SUB}/resourceGroups/rg-b/providers/Microsoft.Compute/virtualMachineScaleSets/vmss2`,
+    orchestrationMode: 'Flexible',
+    identity: { userAssignedIdentities: { [`${SUB}/resourceGroups/rg-id/providers/Microsoft.ManagedIdentity/userAssignedIdentities/app`]: {} } },
+  },
+};
+
+/** A directory of stand-in commands that log their arguments, one JSON line per call. */
+function fakeTools(options: { azureRbac: boolean }): { bin: string; calls: () => { tool: string; args: string[] }[] } {
+  const bin = tempDir();
+  const log = path.join(bin, 'calls.jsonl');
+  const tool = (name: string, answer: string) => {
+    const file = path.join(bin, name);
+    writeFileSync(
+      file,
+      `#!/usr/bin/env node
+const fs = require('node:fs');
+const args = process.argv.slice(2);
+fs.appendFileSync(${JSON.stringify(log)}, JSON.stringify({ tool: ${JSON.stringify(name)}, args }) + '\\n');
+${answer}
+`,
+    );
+    chmodSync(file, 0o755);
+  };
+  tool(
+    'az',
+    `const models = ${JSON.stringify(models)};
+const at = (flag) => args[args.indexOf(flag) + 1];
+const model = models[at('--resource-group') + '/' + at('--name')];
+if (args[0] === 'vmss' && args[1] === 'show' && !model) {
+  process.stderr.write('(ResourceNotFound) The Resource was not found.');
+  process.exit(3);
+} else if (args[0] === 'vmss' && args[1] === 'show') process.stdout.write(JSON.stringify(model));
+else if (args[0] === 'aks' && args[1] === 'show') process.stdout.write(${JSON.stringify(String(options.azureRbac))});
+else if (args[0] === 'role' && args.includes(${JSON.stringify(`${SUB}/resourceGroups/rg-id/providers/Microsoft.ManagedIdentity/userAssignedIdentities/app`)})) {
+  process.stderr.write('(RoleAssignmentExists) The role assignment already exists.');
+  process.exit(1);
+}
+else process.stdout.write('{}');`,
+  );
+  tool('azd', '');
+  tool('kubectl', '');
+  return {
+    bin,
+    calls: () =>
+      existsSync(log)
+        ? readFileSync(log, 'utf8')
+            .trim()
+            .split('\n')
+            .map((line) => JSON.parse(line) as { tool: string; args: string[] })
+        : [],
+  };
+}
+
+async function hook(name: string, bin: string, cwd: string, env: Record<string, string>) {
+  return run(process.execPath, [path.join(ROOT, 'scripts/hooks', `${name}.mjs`)], {
+    cwd,
+    env: { PATH: `${bin}${path.delimiter}${process.env.PATH}`, DROVER_SCALE_SETS: 'rg-a/vmss1, rg-b/vmss2', ...env },
+  });
+}
+
+const assignments = (calls: { tool: string; args: string[] }[]) =>
+  calls
+    .filter((c) => c.tool === 'az' && c.args[0] === 'role')
+    .map((c) => ({ role: c.args[c.args.indexOf('--role') + 1], scope: c.args[c.args.indexOf('--scope') + 1], principal: c.args[c.args.indexOf('--assignee-object-id') + 1] }));
+
+describe('preprovision', () => {
+  it('records the groups of Flexible scale sets, read from their models', async () => {
+    const tools = fakeTools({ azureRbac: true });
+    await hook('preprovision', tools.bin, tempDir(), {});
+    expect(tools.calls().filter((c) => c.tool === 'azd')).toEqual([{ tool: 'azd', args: ['env', 'set', 'DROVER_FLEXIBLE_SCALE_SET_GROUPS', 'rg-b'] }]);
+  });
+});
+
+describe('postprovision', () => {
+  it('assigns the linked resource role on each resource the models reference (an existing assignment is fine), and nothing else without AKS', async () => {
+    const tools = fakeTools({ azureRbac: true });
+    await hook('postprovision', tools.bin, tempDir(), { DROVER_IDENTITY_PRINCIPAL_ID: 'p-1', DROVER_LINKED_ROLE_ID: LINKED_ROLE });
+    expect(assignments(tools.calls())).toEqual([
+      { role: LINKED_ROLE, scope: `${SUB}/resourceGroups/rg-net/providers/Microsoft.Network/virtualNetworks/v/subnets/s`, principal: 'p-1' },
+      { role: LINKED_ROLE, scope: `${SUB}/resourceGroups/rg-id/providers/Microsoft.ManagedIdentity/userAssignedIdentities/app`, principal: 'p-1' },
+    ]);
+  });
+
+  it('with Azure RBAC on the cluster: the AKS role per namespace, and a Role only for custom /scale resources', async () => {
+    const tools = fakeTools({ azureRbac: true });
+    const dir = tempDir();
+    writeFileSync(
+      path.join(dir, 'drover.config.yaml'),
+      `kubernetes: { kubeconfig: ./aks.kubeconfig, auth: azure }
+targets:
+  - { name: web, minScale: 1, scaleTargetRef: { kind: Deployment, namespace: shop, name: web } }
+  - { name: jobs, minScale: 1, scaleTargetRef: { group: keda.example.com, version: v1, plural: workers, namespace: batch, name: w } }
+`,
+    );
+    await hook('postprovision', tools.bin, dir, {
+      DROVER_SCALE_SETS: '',
+      DROVER_IDENTITY_PRINCIPAL_ID: 'p-1',
+      DROVER_AKS_CLUSTER_ID: AKS,
+      DROVER_AKS_ROLE_ID: AKS_ROLE,
+    });
+    expect(assignments(tools.calls())).toEqual([{ role: AKS_ROLE, scope: `${AKS}/namespaces/shop`, principal: 'p-1' }]);
+    const rbac = readFileSync(path.join(dir, 'dist/kubernetes-rbac.yaml'), 'utf8');
+    expect(rbac).toContain('namespace: batch');
+    expect(rbac).not.toContain('namespace: shop');
+    expect(tools.calls().some((c) => c.tool === 'kubectl')).toBe(false);
+  });
+
+  it('fails on any other az error', async () => {
+    const tools = fakeTools({ azureRbac: true });
+    await expect(
+      hook('postprovision', tools.bin, tempDir(), { DROVER_SCALE_SETS: 'rg-a/missing', DROVER_IDENTITY_PRINCIPAL_ID: 'p-1', DROVER_LINKED_ROLE_ID: LINKED_ROLE }),
+    ).rejects.toMatchObject({ stderr: expect.stringMatching(/az vmss show failed: \(ResourceNotFound\)/) });
+  });
+
+  it('refuses to run before provisioning gave it the identity', async () => {
+    const tools = fakeTools({ azureRbac: true });
+    await expect(hook('postprovision', tools.bin, tempDir(), {})).rejects.toThrow(/DROVER_IDENTITY_PRINCIPAL_ID is not set/);
+  });
+});
