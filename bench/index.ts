@@ -23,6 +23,7 @@ export interface Benchmark {
 const BENCHMARKS: readonly string[] = [
   './cold-start.js',
   './instance-cache.js',
+  './replay-week.js',
 ];
 
 export async function loadBenchmarks(modules: readonly string[] = BENCHMARKS): Promise<Benchmark[]> {

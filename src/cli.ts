@@ -13,6 +13,7 @@ import { MAX_DELAY_MS } from './queue/sender.js';
 import { errorMessage } from './log.js';
 import { commands, CliUsageError as UsageError } from './cli/commands.js';
 import type { CliIO } from './cli/io.js';
+import { registerReplay } from './replay/cli-verb.js';
 
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
@@ -85,6 +86,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .action(function (this: Command, id: string) {
       return run(() => commands.forget(io, configFile(), this.opts<{ pool: string }>().pool, id))();
     });
+  registerReplay(program, io, configFile, run);
   program
     .command('run')
     .description("the local host: the timer and the queue workers, with host.json's queue settings")

@@ -9,7 +9,8 @@ import type { QueueClient } from '@azure/storage-queue';
 import type { LoadSourceConfig } from '../config/schema.js';
 import { readHttpLoad, type LoadReading } from './http-source.js';
 import { readQueueLoad, type QueueSourceConfig } from './queue-source.js';
-import { addSample, retainSamples, type Sample } from './samples.js';
+import { SampleWindow } from './sample-window.js';
+import type { Sample } from './samples.js';
 
 const IMPLICIT_SOURCE: LoadSourceConfig = Object.freeze({ source: 'push', targetPerReplica: 1 });
 
@@ -21,7 +22,8 @@ export interface LoadPorts {
 }
 
 export interface CollectedLoad {
-  samples: Sample[];
+  /** The stored samples with this reconcile's, pruned to what the window may still read (a SampleWindow here; plain arrays read the same). */
+  samples: SampleWindow | readonly Sample[];
   /** A push source is a gauge: its last value holds. */
   gauge: boolean;
   targetPerReplica: number;
@@ -40,21 +42,24 @@ export async function collectLoad(
   const config = source ?? IMPLICIT_SOURCE;
   const gauge = config.source === 'push';
   const [stored, reading] = await Promise.all([ports.readSamples(), readSource(config, pushed, ports, options.signal)]);
-  let samples = stored;
+  const samples = SampleWindow.from(stored);
   let note: string;
   let error: string | undefined;
   if (reading === undefined) {
     note = gauge ? 'no new push' : 'no reading';
   } else if (reading.ok) {
-    samples = addSample(stored, { at: options.now, value: reading.value }, gauge && pushed !== undefined);
+    samples.add(options.now, reading.value, gauge && pushed !== undefined);
     note = `${pushed !== undefined ? 'pushed' : config.source} ${reading.value}`;
   } else {
     error = reading.error;
     note = `${config.source}: ${reading.error}`;
   }
-  const retained = retainSamples(samples, options.now, options.keepMs);
-  if (options.persist && !sameSamples(stored, retained)) await ports.writeSamples(retained);
-  return { samples: retained, gauge, targetPerReplica: config.targetPerReplica, note, ...(error ? { error } : {}) };
+  samples.prune(options.now, options.keepMs);
+  if (options.persist) {
+    const retained = samples.toArray();
+    if (!sameSamples(stored, retained)) await ports.writeSamples(retained);
+  }
+  return { samples, gauge, targetPerReplica: config.targetPerReplica, note, ...(error ? { error } : {}) };
 }
 
 /** A pushed value stands in for a reading; push sources are read from messages only. */

@@ -14,6 +14,7 @@
  * 10: 5 ÷ 2 = 250 % ≥ 200 %, so the target panics and asks for 5 even if the stable window
  * still averages 12 (→ 2).
  */
+import type { SampleWindow } from './sample-window.js';
 import { windowAverage, type Sample } from './samples.js';
 
 /** The -1 of the seed: no sample, no decision. */
@@ -37,7 +38,7 @@ export interface PanicState {
 }
 
 export interface DesiredInput {
-  samples: readonly Sample[];
+  samples: readonly Sample[] | SampleWindow;
   /** The source is a gauge (push): an empty window reads as its last value. */
   holdLatest: boolean;
   readyReplicas: number;

@@ -1,6 +1,6 @@
 /**
  * Load samples in the `samples` table: one row per target (partition = target name), the
- * samples of the last stable window as compact JSON, bounded by `retainSamples`. Only the
+ * samples of the last stable window as compact JSON, bounded as a `SampleWindow` prunes them. Only the
  * target's reconcile writes it, under the target's lease; the ETag still guards the write.
  */
 import type { EntityTable } from '../state/entity-table.js';

@@ -6,61 +6,23 @@
  * instead of letting it fall. A `push` source is a gauge: its last value holds until the next
  * one, so when no push falls in a window the newest push (however old) stands for it.
  */
+import { SampleWindow, type Sample } from './sample-window.js';
 
-export interface Sample {
-  /** Epoch ms. */
-  at: number;
-  value: number;
-}
-
-/** Enough for one sample a second over a ten-minute window; older extras are dropped first. */
-const MAX_SAMPLES = 600;
-
-/** Samples in the window (now − windowMs, now]. */
-function samplesInWindow(samples: readonly Sample[], now: number, windowMs: number): Sample[] {
-  return samples.filter((s) => s.at > now - windowMs && s.at <= now);
-}
+export type { Sample } from './sample-window.js';
 
 /**
- * The average over the window, or undefined when the window holds no sample. With
- * `holdLatest` (a gauge) an empty window reads as the newest sample before it.
+ * The average over the window (now − windowMs, now], or undefined when the window holds no
+ * sample. With `holdLatest` (a gauge) an empty window reads as the newest sample before it.
+ * A plain array (tests, stored rows) is read through a SampleWindow of its own size.
  */
 export function windowAverage(
-  samples: readonly Sample[],
+  samples: readonly Sample[] | SampleWindow,
   now: number,
   windowMs: number,
   holdLatest: boolean,
 ): number | undefined {
-  const inWindow = samplesInWindow(samples, now, windowMs);
-  if (inWindow.length > 0) return inWindow.reduce((sum, s) => sum + s.value, 0) / inWindow.length;
-  if (!holdLatest) return undefined;
-  return latestSample(samples.filter((s) => s.at <= now))?.value;
-}
-
-function latestSample(samples: readonly Sample[]): Sample | undefined {
-  let latest: Sample | undefined;
-  for (const s of samples) if (!latest || s.at >= latest.at) latest = s;
-  return latest;
-}
-
-/**
- * Adds a sample. A gauge value equal to the gauge's current one is no new sample: the gauge
- * did not move, and a reconcile message delivered twice counts once.
- */
-export function addSample(samples: readonly Sample[], sample: Sample, gauge: boolean): Sample[] {
-  if (gauge && latestSample(samples)?.value === sample.value) return [...samples];
-  return [...samples, sample].sort((a, b) => a.at - b.at);
-}
-
-/**
- * Keeps what a window may still read: samples newer than `keepMs`, plus the newest one (which
- * a gauge holds), at most `maxCount`, newest kept.
- */
-export function retainSamples(samples: readonly Sample[], now: number, keepMs: number, maxCount = MAX_SAMPLES): Sample[] {
-  const sorted = [...samples].sort((a, b) => a.at - b.at);
-  const newest = sorted.at(-1);
-  const kept = sorted.filter((s) => s.at > now - keepMs || s === newest);
-  return kept.slice(Math.max(0, kept.length - maxCount));
+  const window = samples instanceof SampleWindow ? samples : SampleWindow.from(samples, Math.max(1, samples.length));
+  return window.average(now, windowMs, holdLatest);
 }
 
 /** Table Storage holds no arrays: samples are stored as compact JSON `[[at, value], …]`. */

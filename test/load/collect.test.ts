@@ -1,5 +1,6 @@
 // One reconcile's look at the load: which reading counts, what is stored, and when nothing is.
 import { describe, expect, it } from 'vitest';
+import { SampleWindow } from '../../src/load/sample-window.js';
 import { collectLoad, type LoadPorts } from '../../src/load/collect.js';
 import type { LoadSourceConfig } from '../../src/config/schema.js';
 import type { Sample } from '../../src/load/samples.js';
@@ -36,7 +37,7 @@ describe('collectLoad', () => {
   ])('$name', async ({ source, pushed, stored, persist, want }) => {
     const { p, written } = ports(stored);
     const got = await collectLoad(source, pushed, p, { now: NOW, keepMs: 5_000, persist: persist ?? true });
-    expect(got.samples.map((s) => s.value)).toEqual(want.values);
+    expect([...(got.samples instanceof SampleWindow ? got.samples.toArray() : got.samples)].map((s) => s.value)).toEqual(want.values);
     expect(written).toHaveLength(want.writes);
     expect(got.targetPerReplica).toBe(want.tpr);
     expect(got.note).toMatch(want.note);

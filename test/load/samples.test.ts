@@ -1,6 +1,8 @@
 // Samples: what a window reads, what is kept, push gauges and their storage form.
 import { describe, expect, it } from 'vitest';
-import { addSample, decodeSamples, encodeSamples, retainSamples, windowAverage, type Sample } from '../../src/load/samples.js';
+import fc from 'fast-check';
+import { SampleWindow } from '../../src/load/sample-window.js';
+import { decodeSamples, encodeSamples, windowAverage, type Sample } from '../../src/load/samples.js';
 
 const NOW = 1_000_000;
 const s = (at: number, value: number): Sample => ({ at: NOW - at, value });
@@ -18,28 +20,98 @@ describe('windowAverage', () => {
   });
 });
 
-describe('addSample and retainSamples', () => {
+/** The sample store as it was before the ring: copy and sort on every add. The reference the window must match. */
+const reference = {
+  latest(samples: readonly Sample[]): Sample | undefined {
+    let latest: Sample | undefined;
+    for (const x of samples) if (!latest || x.at >= latest.at) latest = x;
+    return latest;
+  },
+  average(samples: readonly Sample[], now: number, windowMs: number, hold: boolean): number | undefined {
+    const inWindow = samples.filter((x) => x.at > now - windowMs && x.at <= now);
+    if (inWindow.length > 0) return inWindow.reduce((sum, x) => sum + x.value, 0) / inWindow.length;
+    return hold ? reference.latest(samples.filter((x) => x.at <= now))?.value : undefined;
+  },
+  add(samples: readonly Sample[], sample: Sample, gauge: boolean): Sample[] {
+    if (gauge && reference.latest(samples)?.value === sample.value) return [...samples];
+    return [...samples, sample].sort((a, b) => a.at - b.at);
+  },
+  retain(samples: readonly Sample[], now: number, keepMs: number, maxCount: number): Sample[] {
+    const sorted = [...samples].sort((a, b) => a.at - b.at);
+    const newest = sorted.at(-1);
+    const kept = sorted.filter((x) => x.at > now - keepMs || x === newest);
+    return kept.slice(Math.max(0, kept.length - maxCount));
+  },
+};
+
+describe('SampleWindow', () => {
   it('a push equal to the gauge is no new sample, so a redelivered message counts once', () => {
-    const once = addSample([], { at: NOW, value: 25 }, true);
-    expect(addSample(once, { at: NOW + 500, value: 25 }, true)).toEqual(once);
-    expect(addSample(once, { at: NOW + 500, value: 30 }, true)).toHaveLength(2);
+    const w = new SampleWindow();
+    expect(w.add(NOW, 25, true)).toBe(true);
+    expect(w.add(NOW + 500, 25, true)).toBe(false);
+    expect(w.add(NOW + 500, 30, true)).toBe(true);
+    expect(w.size).toBe(2);
   });
 
   it('readings of a sampled source all count, equal or not', () => {
-    expect(addSample([{ at: NOW, value: 3 }], { at: NOW + 1, value: 3 }, false)).toHaveLength(2);
+    const w = SampleWindow.from([{ at: NOW, value: 3 }]);
+    w.add(NOW + 1, 3, false);
+    expect(w.size).toBe(2);
   });
 
   it('keeps the window and the newest sample, drops the rest', () => {
-    const kept = retainSamples([s(5_000, 1), s(3_000, 2), s(500, 3)], NOW, 1_000);
-    expect(kept).toEqual([s(500, 3)]);
-    expect(retainSamples([s(5_000, 1), s(3_000, 2)], NOW, 1_000)).toEqual([s(3_000, 2)]);
+    const w = SampleWindow.from([s(5_000, 1), s(3_000, 2), s(500, 3)]);
+    w.prune(NOW, 1_000);
+    expect(w.toArray()).toEqual([s(500, 3)]);
+    const old = SampleWindow.from([s(5_000, 1), s(3_000, 2)]);
+    old.prune(NOW, 1_000);
+    expect(old.toArray()).toEqual([s(3_000, 2)]);
   });
 
-  it('is bounded in count, newest kept', () => {
-    const many = Array.from({ length: 50 }, (_, i) => s(50 - i, i));
-    const kept = retainSamples(many, NOW, 1_000, 10);
-    expect(kept).toHaveLength(10);
-    expect(kept.at(-1)?.value).toBe(49);
+  it('is bounded in count, newest kept, and a late sample older than all of a full ring is the one dropped', () => {
+    const w = new SampleWindow(10);
+    for (let i = 0; i < 50; i++) w.add(NOW - 50 + i, i, false);
+    expect(w.size).toBe(10);
+    expect(w.newestValue).toBe(49);
+    w.add(NOW - 1_000, -1, false);
+    expect(w.toArray().map((x) => x.value)).toEqual([40, 41, 42, 43, 44, 45, 46, 47, 48, 49]);
+  });
+
+  it('a sample arriving out of order is moved into place', () => {
+    const w = SampleWindow.from([s(30, 1), s(10, 3)]);
+    w.add(NOW - 20, 2, false);
+    expect(w.toArray().map((x) => x.value)).toEqual([1, 2, 3]);
+  });
+
+  it('adds, prunes and averages as the copy-and-sort store did (property)', () => {
+    const step = fc.record({
+      dt: fc.integer({ min: -3_000, max: 20_000 }),
+      value: fc.oneof(fc.integer({ min: 0, max: 5 }), fc.double({ min: 0, max: 1_000, noNaN: true })),
+      gauge: fc.boolean(),
+      prune: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 120 }), fc.integer({ min: 1, max: 90_000 }), fc.integer({ min: 1, max: 30 }), fc.boolean(), (steps, windowMs, capacity, hold) => {
+        const w = new SampleWindow(capacity);
+        let ref: Sample[] = [];
+        let now = NOW;
+        for (const st of steps) {
+          now += st.dt;
+          w.add(now, st.value, st.gauge);
+          // The old store bounded the count when it retained; the ring bounds it on every add.
+          ref = reference.retain(reference.add(ref, { at: now, value: st.value }, st.gauge), now, Infinity, capacity);
+          if (st.prune) {
+            w.prune(now, windowMs);
+            ref = reference.retain(ref, now, windowMs, capacity);
+          }
+          expect(w.toArray()).toEqual(ref);
+          for (const probeAt of [now, now - windowMs / 3, now + windowMs / 2]) {
+            expect(w.average(probeAt, windowMs, hold)).toBe(reference.average(ref, probeAt, windowMs, hold));
+          }
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 

@@ -1,0 +1,120 @@
+/**
+ * The self-contained HTML report of `drover replay --out`: per target one chart of the load
+ * and of the desired and ready replicas of each configuration, drawn by uPlot (the status
+ * page's chart library) inlined from node_modules, so the file opens anywhere, offline.
+ *
+ * Timelines are drawn on a common grid of at most DRAW_POINTS instants; each point is the
+ * highest value in its interval, so a short spike (or a short dip to zero in ready replicas,
+ * drawn as the lowest) still shows at a week's scale.
+ */
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { summaryJson, type ReplayRunResult } from './report.js';
+import type { Timeline } from './timeline.js';
+
+const DRAW_POINTS = 2_000;
+
+type Pick = 'max' | 'min';
+
+/** The column's step function over `grid` intervals: its highest (or lowest) value in each. */
+export function downsample(timeline: Timeline, column: 'load' | 'desired' | 'ready' | 'scale', grid: readonly number[], pick: Pick = 'max'): (number | null)[] {
+  const n = timeline.length;
+  const at = (k: number) => timeline.get('at', k);
+  const value = (k: number) => timeline.get(column, k);
+  const out: (number | null)[] = [];
+  let i = 0;
+  for (let g = 0; g < grid.length; g++) {
+    const from = grid[g]!;
+    const to = g + 1 < grid.length ? grid[g + 1]! : from + 1;
+    // The row in force at `from`, then every row starting inside [from, to).
+    while (i + 1 < n && at(i + 1) <= from) i++;
+    let best = n > 0 && at(i) <= from ? value(i) : Number.NaN;
+    for (let j = i + 1; j < n && at(j) < to; j++) {
+      // An unknown value (a desired scale before any sample) is a gap, not a value.
+      const v = value(j);
+      if (!Number.isNaN(v)) best = Number.isNaN(best) ? v : pick === 'max' ? Math.max(best, v) : Math.min(best, v);
+    }
+    out.push(Number.isNaN(best) ? null : best);
+  }
+  return out;
+}
+
+function gridFor(start: number, end: number): number[] {
+  const points = Math.min(DRAW_POINTS, Math.max(2, Math.floor((end - start) / 1000) + 1));
+  const step = (end - start) / (points - 1);
+  return Array.from({ length: points }, (_, k) => Math.round(start + k * step));
+}
+
+export async function renderHtmlReport(runs: ReplayRunResult[]): Promise<string> {
+  const require = createRequire(import.meta.url);
+  const [script, css] = await Promise.all([
+    readFile(require.resolve('uplot/dist/uPlot.iife.min.js'), 'utf8'),
+    readFile(require.resolve('uplot/dist/uPlot.min.css'), 'utf8'),
+  ]);
+  const charts = runs[0]!.targets.map((target) => {
+    const start = Math.min(...runs.map((r) => r.targets.find((t) => t.name === target.name)?.summary.startedAt ?? Infinity));
+    const end = Math.max(...runs.map((r) => r.targets.find((t) => t.name === target.name)?.summary.endedAt ?? -Infinity));
+    const grid = gridFor(start, end);
+    const series: { label: string; values: (number | null)[]; load?: true }[] = [{ label: 'load', values: downsample(target.timeline, 'load', grid), load: true }];
+    const summaries: { config: string; summary: ReturnType<typeof summaryJson> }[] = [];
+    for (const run of runs) {
+      const t = run.targets.find((x) => x.name === target.name);
+      if (!t) continue;
+      series.push({ label: `desired (${run.config})`, values: downsample(t.timeline, 'desired', grid) });
+      series.push({ label: `ready (${run.config})`, values: downsample(t.timeline, 'ready', grid, 'min') });
+      summaries.push({ config: run.config, summary: summaryJson(t.summary) });
+    }
+    return { name: target.name, x: grid.map((ms) => ms / 1000), series, summaries };
+  });
+  // `</` cannot end the script element from inside a JSON string.
+  const data = JSON.stringify(charts).replace(/<\//g, '<\\/');
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>drover replay</title>
+<style>${css}
+body { font: 14px system-ui, sans-serif; margin: 1.5rem; color: #222; }
+table { border-collapse: collapse; margin: .5rem 0 1rem; }
+td, th { padding: .2rem .8rem; text-align: right; border-bottom: 1px solid #ddd; }
+td:first-child, th:first-child { text-align: left; }
+</style>
+</head>
+<body>
+<h1>drover replay</h1>
+<div id="charts"></div>
+<script>${script.replace(/<\/script/gi, '<\\/script')}</script>
+<script>
+const charts = ${data};
+const colors = ['#888', '#1f77b4', '#2ca02c', '#d62728', '#ff7f0e'];
+for (const chart of charts) {
+  const section = document.createElement('section');
+  const h = document.createElement('h2');
+  h.textContent = 'target ' + chart.name;
+  section.append(h);
+  const table = document.createElement('table');
+  table.className = 'summary';
+  const keys = Object.keys(chart.summaries[0].summary);
+  table.innerHTML = '<tr><th></th>' + chart.summaries.map((s) => '<th></th>').join('') + '</tr>' + keys.map(() => '<tr><td></td>' + chart.summaries.map(() => '<td></td>').join('') + '</tr>').join('');
+  chart.summaries.forEach((s, c) => { table.rows[0].cells[c + 1].textContent = s.config; });
+  keys.forEach((k, r) => {
+    table.rows[r + 1].cells[0].textContent = k;
+    chart.summaries.forEach((s, c) => { const v = s.summary[k]; table.rows[r + 1].cells[c + 1].textContent = Array.isArray(v) ? v.join(', ') : String(v); });
+  });
+  section.append(table);
+  const plot = document.createElement('div');
+  section.append(plot);
+  document.getElementById('charts').append(section);
+  new uPlot({
+    width: Math.min(1200, window.innerWidth - 40),
+    height: 360,
+    scales: { x: { time: true }, load: {}, replicas: {} },
+    axes: [{}, { scale: 'replicas', label: 'replicas' }, { scale: 'load', label: 'load', side: 1, grid: { show: false } }],
+    series: [{}].concat(chart.series.map((s, i) => ({ label: s.label, scale: s.load ? 'load' : 'replicas', stroke: colors[i % colors.length], width: s.load ? 1 : 2, paths: uPlot.paths.stepped({ align: 1 }) }))),
+  }, [chart.x].concat(chart.series.map((s) => s.values)), plot);
+}
+</script>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,220 @@
+/**
+ * One target's replay on a virtual clock. Reconciles happen when production would run them:
+ * at every pushed row of a `push` target (each is a `drover enqueue --load`), at every timer
+ * occurrence, and at the due second of every re-enqueue a reconcile asked for (re-enqueues due
+ * in the same second collapse, as the sender collapses them). An `http` or `queue` source
+ * answers each reconcile with the trace's last value at or before it. Between reconciles the
+ * workload moves on by itself (replicas becoming ready), and the summary integrates over time.
+ *
+ * Feed rows in time order with `feed`, then `finish` at the end of the trace.
+ */
+import type { TargetConfig } from '../config/schema.js';
+import { SampleWindow } from '../load/sample-window.js';
+import { decideStep, INITIAL_STATE, readinessWatch, type StepState } from './decide-step.js';
+import type { ReplaySchedule } from './schedule.js';
+import { Timeline } from './timeline.js';
+import { Workload } from './workload.js';
+
+/** As the reconcile queue's handler: a reconcile that found its target busy is sent again this much later. */
+const BUSY_RETRY_MS = 5_000;
+
+export interface ReplayOptions {
+  readyDelayMs: number;
+  /** Default: the target's minScale. */
+  initialScale?: number;
+  schedule: ReplaySchedule;
+}
+
+export interface ReplaySummary {
+  /** The target's scale (what is paid for) integrated over the trace, in replica-minutes. */
+  replicaMinutes: number;
+  peakReplicas: number;
+  wakesFromZero: number;
+  scaleWrites: number;
+  /** Time when load > ready × targetPerReplica. */
+  underProvisionedSeconds: number;
+  /** Each wake's latency as the reconcile measured it (asked → first ready replica seen). */
+  activationLatenciesMs: number[];
+  reconciles: number;
+  startedAt: number;
+  endedAt: number;
+}
+
+export interface TargetReplayResult {
+  name: string;
+  targetPerReplica: number;
+  summary: ReplaySummary;
+  timeline: Timeline;
+}
+
+export class TargetReplay {
+  private readonly samples = new SampleWindow();
+  private readonly workload: Workload;
+  private readonly timeline = new Timeline();
+  private readonly requeues: number[] = [];
+  /** Pushed values that found the target busy, with when they are delivered again. */
+  private readonly retries: { at: number; load: number }[] = [];
+  /** Until when the reconcile that woke the target is still watching it (its lease held). */
+  private busyUntil = -Infinity;
+  private readonly targetPerReplica: number;
+  private readonly push: boolean;
+  private readonly watch: { watchMs: number; pollMs: number };
+  private state: StepState = INITIAL_STATE;
+  private nextTimer: number;
+  private cursor: number;
+  private load: number | undefined;
+  private desired: number | undefined;
+  private readonly summary: ReplaySummary;
+  private underMs = 0;
+  private replicaMs = 0;
+
+  constructor(
+    private readonly target: TargetConfig,
+    private readonly options: ReplayOptions,
+    start: number,
+  ) {
+    const initial = options.initialScale ?? target.minScale;
+    this.workload = new Workload(initial, options.readyDelayMs);
+    this.targetPerReplica = target.load?.targetPerReplica ?? 1;
+    this.push = (target.load?.source ?? 'push') === 'push';
+    this.watch = readinessWatch(target);
+    this.nextTimer = options.schedule.next(start - 1);
+    this.cursor = start;
+    this.summary = { replicaMinutes: 0, peakReplicas: initial, wakesFromZero: 0, scaleWrites: 0, underProvisionedSeconds: 0, activationLatenciesMs: [], reconciles: 0, startedAt: start, endedAt: start };
+    this.record();
+  }
+
+  /** The trace's next value for this target, at `at` (not before the previous one). */
+  feed(at: number, load: number): void {
+    this.runDue(at, false);
+    this.advance(at);
+    this.load = load;
+    if (this.push && at < this.busyUntil) this.retryLater(at, load);
+    else if (this.push) this.reconcile(at, load);
+    else this.record();
+  }
+
+  finish(end: number): TargetReplayResult {
+    this.runDue(end, true);
+    this.advance(end);
+    const s = this.summary;
+    s.endedAt = end;
+    s.replicaMinutes = this.replicaMs / 60_000;
+    s.underProvisionedSeconds = this.underMs / 1_000;
+    return { name: this.target.name, targetPerReplica: this.targetPerReplica, summary: s, timeline: this.timeline };
+  }
+
+  /**
+   * Runs the timer occurrences, re-enqueues and retried pushes due before `t` (or at it, when
+   * inclusive). While a waking reconcile still holds the target, a queued reconcile finds it
+   * busy and is sent again BUSY_RETRY_MS later, and the timer's pass skips it.
+   */
+  private runDue(t: number, inclusive: boolean): void {
+    for (;;) {
+      const requeue = this.requeues[0] ?? Infinity;
+      const retry = this.retries[0]?.at ?? Infinity;
+      const next = Math.min(requeue, retry, this.nextTimer);
+      if (inclusive ? next > t : next >= t) return;
+      this.advance(next);
+      if (retry === next) {
+        const { load } = this.retries.shift()!;
+        if (next < this.busyUntil) this.retryLater(next, load);
+        else this.reconcile(next, load);
+      } else if (requeue === next) {
+        this.requeues.shift();
+        if (next < this.busyUntil) this.requeue(next, next + BUSY_RETRY_MS);
+        else this.reconcile(next, undefined);
+      } else {
+        // A timer occurrence and a re-enqueue in the same instant are two reconciles.
+        this.nextTimer = this.options.schedule.next(next);
+        if (next >= this.busyUntil) this.reconcile(next, undefined);
+      }
+    }
+  }
+
+  private retryLater(now: number, load: number): void {
+    const at = Math.ceil((now + BUSY_RETRY_MS) / 1000) * 1000;
+    let i = this.retries.length;
+    while (i > 0 && this.retries[i - 1]!.at > at) i--;
+    this.retries.splice(i, 0, { at, load });
+  }
+
+  private reconcile(now: number, pushed: number | undefined): void {
+    this.summary.reconciles++;
+    const w = this.workload;
+    const reading = pushed !== undefined ? { value: pushed, pushed: true } : !this.push && this.load !== undefined ? { value: this.load, pushed: false } : undefined;
+    const step = decideStep({
+      target: this.target,
+      state: this.state,
+      samples: this.samples,
+      reading,
+      observed: { specReplicas: w.scale, ready: w.readyAt(now) },
+      watch: (writtenAt, to) => this.watchAfterWake(writtenAt, to),
+      now,
+    });
+    this.state = step.state;
+    this.desired = step.desired.kind === 'known' ? step.desired.desired : undefined;
+    if (step.written) {
+      this.summary.scaleWrites++;
+      if (step.written.from === 0) this.summary.wakesFromZero++;
+      w.scaleTo(step.written.to, now);
+      this.summary.peakReplicas = Math.max(this.summary.peakReplicas, step.written.to);
+    }
+    if (step.wake.kind === 'woke') this.summary.activationLatenciesMs.push(step.wake.latencyMs);
+    for (const at of step.requeueAt) this.requeue(now, at);
+    this.record();
+  }
+
+  /**
+   * The reconcile's watch over a wake it just wrote: it looks every poll period until its
+   * watch time is up or a replica is ready. The workload was at zero, so the replicas written
+   * are all ready one ready delay after the write.
+   */
+  private watchAfterWake(writtenAt: number, to: number): { ready: number; at: number } | undefined {
+    const seen = this.watchOutcome(writtenAt, to);
+    if (seen) this.busyUntil = seen.at;
+    return seen;
+  }
+
+  private watchOutcome(writtenAt: number, to: number): { ready: number; at: number } | undefined {
+    const { watchMs, pollMs } = this.watch;
+    if (watchMs <= 0) return undefined;
+    const readyAt = writtenAt + this.options.readyDelayMs;
+    const firstLookAfterReady = writtenAt + Math.max(1, Math.ceil((readyAt - writtenAt) / pollMs)) * pollMs;
+    if (firstLookAfterReady <= writtenAt + watchMs) return { ready: to, at: firstLookAfterReady };
+    return readyAt <= writtenAt + watchMs ? { ready: to, at: writtenAt + watchMs } : { ready: 0, at: writtenAt + watchMs };
+  }
+
+  /** As the sender: due on the second at or after the instant wanted, collapsed per second. */
+  private requeue(now: number, at: number): void {
+    const due = Math.max(Math.ceil(Math.max(at, now) / 1000) * 1000, Math.ceil((now + 1) / 1000) * 1000);
+    const q = this.requeues;
+    let i = q.length;
+    while (i > 0 && q[i - 1]! > due) i--;
+    if (q[i - 1] !== due) q.splice(i, 0, due);
+  }
+
+  /** Moves the clock to `t`, integrating the summary and recording replicas becoming ready. */
+  private advance(t: number): void {
+    const w = this.workload;
+    for (let ready = w.nextReadyAt; ready !== undefined && ready <= t; ready = w.nextReadyAt) {
+      this.integrate(ready);
+      w.settle(ready);
+      this.record();
+    }
+    this.integrate(t);
+  }
+
+  private integrate(t: number): void {
+    const dt = t - this.cursor;
+    if (dt <= 0) return;
+    const w = this.workload;
+    this.replicaMs += w.scale * dt;
+    if (this.load !== undefined && this.load > w.readyAt(this.cursor) * this.targetPerReplica) this.underMs += dt;
+    this.cursor = t;
+  }
+
+  private record(): void {
+    this.timeline.record(this.cursor, this.load ?? 0, this.desired, this.workload.scale, this.workload.readyAt(this.cursor));
+  }
+}

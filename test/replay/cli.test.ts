@@ -1,0 +1,140 @@
+// `drover replay` end to end through the command line: files in, JSON, tables and HTML out,
+// and exit 2 with the line and field for input it cannot run on.
+import { writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli.js';
+import { tempDir, writeConfig } from '../support/config.js';
+
+const dir = tempDir();
+
+function target(name: string, targetPerReplica: number) {
+  return {
+    name,
+    scaleTargetRef: { kind: 'Deployment', name },
+    activator: { probeUrl: 'http://127.0.0.1:1/healthz' },
+    scaleToZero: { stableWindow: '60s', gracePeriod: '30s' },
+    load: { source: 'push', targetPerReplica },
+  };
+}
+
+const tenPer = writeConfig({ kubernetes: {}, targets: [target('web', 10)] }, dir, 'ten.yaml');
+const fivePer = writeConfig({ kubernetes: {}, targets: [target('web', 5)] }, dir, 'five.yaml');
+const two = writeConfig({ kubernetes: {}, targets: [target('web', 10), target('api', 10)] }, dir, 'two.yaml');
+
+/** The hand trace as CSV without a target column: 45 for 10 min, 0 for 10, 25 for 5, every 10 s. */
+function handCsv(): string {
+  const file = path.join(dir, 'hand.csv');
+  const lines = ['time,load'];
+  for (let s = 0; s <= 1500; s += 10) lines.push(`${s},${s < 600 ? 45 : s < 1200 ? 0 : 25}`);
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  return file;
+}
+
+function traceFile(name: string, text: string): string {
+  const file = path.join(dir, name);
+  writeFileSync(file, text);
+  return file;
+}
+
+async function drover(...args: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(args, { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s), env: {} });
+  return { code, stdout, stderr };
+}
+
+interface JsonReport {
+  targets: { name: string; summary: { replicaMinutes: number; peakReplicas: number; wakesFromZero: number; from: string }; timeline: { at: string; load: number; desired: number | null; scale: number; ready: number }[] }[];
+  compare?: { targets: { name: string; summary: { replicaMinutes: number; peakReplicas: number } }[] };
+}
+
+describe('drover replay', () => {
+  it('--json prints each target with its summary and a timeline with ISO times', async () => {
+    const r = await drover('--config', tenPer, 'replay', '--trace', handCsv(), '--ready-delay', '5s', '--json');
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout) as JsonReport;
+    const web = report.targets[0]!;
+    expect(web.name).toBe('web');
+    expect(web.summary.peakReplicas).toBe(5);
+    expect(web.summary.wakesFromZero).toBe(2);
+    expect(web.summary.from).toBe('1970-01-01T00:00:00.000Z');
+    expect(web.timeline[0]).toEqual({ at: '1970-01-01T00:00:00.000Z', load: 45, desired: 5, scale: 5, ready: 0 });
+    expect(web.timeline[1]).toMatchObject({ at: '1970-01-01T00:00:05.000Z', ready: 5 });
+  });
+
+  it('--compare with 5 per replica: the two summaries side by side, about twice the replica-minutes', async () => {
+    const json = await drover('--config', tenPer, 'replay', '--trace', handCsv(), '--ready-delay', '5s', '--compare', fivePer, '--json');
+    const report = JSON.parse(json.stdout) as JsonReport;
+    const [a, b] = [report.targets[0]!.summary, report.compare!.targets[0]!.summary];
+    expect(b.peakReplicas).toBe(9);
+    expect(b.replicaMinutes / a.replicaMinutes).toBeGreaterThan(1.7);
+    expect(b.replicaMinutes / a.replicaMinutes).toBeLessThan(2);
+
+    const table = await drover('--config', tenPer, 'replay', '--trace', handCsv(), '--ready-delay', '5s', '--compare', fivePer);
+    expect(table.code).toBe(0);
+    const line = table.stdout.split('\n').find((l) => l.startsWith('replica-minutes'))!;
+    expect(line).toContain(a.replicaMinutes.toFixed(1));
+    expect(line).toContain(b.replicaMinutes.toFixed(1));
+    expect(line).toContain(`+${(b.replicaMinutes - a.replicaMinutes).toFixed(1)}`);
+    expect(table.stdout.split('\n').find((l) => l.startsWith('peak replicas'))).toMatch(/5\s+9\s+\+4$/);
+  });
+
+  it('--out writes one self-contained HTML file: uPlot inlined, both configurations drawn', async () => {
+    const out = path.join(dir, 'report.html');
+    const r = await drover('--config', tenPer, 'replay', '--trace', handCsv(), '--compare', fivePer, '--out', out);
+    expect(r.code).toBe(0);
+    const html = await readFile(out, 'utf8');
+    expect(html).not.toMatch(/<script[^>]+src=|<link[^>]+href=/);
+    expect(html).toContain('uPlot');
+    expect(html).toContain('desired (five.yaml)'.replace('five.yaml', fivePer));
+    expect(html).toContain(`ready (${tenPer})`);
+  });
+
+  it('JSON lines with target names replay each target', async () => {
+    const file = traceFile('two.jsonl', ['{"time":"2026-11-30T10:00:00Z","target":"web","load":45}', '{"time":"2026-11-30T10:00:00Z","target":"api","load":5}', '{"time":"2026-11-30T10:05:00Z","target":"web","load":45}'].join('\n'));
+    const report = JSON.parse((await drover('--config', two, 'replay', '--trace', file, '--json')).stdout) as JsonReport;
+    expect(report.targets.map((t) => [t.name, t.summary.peakReplicas])).toEqual([['web', 5], ['api', 1]]);
+    expect(report.targets[0]!.summary.from).toBe('2026-11-30T10:00:00.000Z');
+  });
+
+  it.each<{ name: string; file?: string; trace: string; message: RegExp }>([
+    { name: 'a load that is no number: the line and the field', trace: 'time,load\n0,45\n10,lots\n', message: /trace line 3: load: expected a number/ },
+    { name: 'a time that is no time', trace: 'time,load\n0,45\nyesterday,4\n', message: /trace line 3: time: expected an ISO 8601 time/ },
+    { name: 'times going backwards', trace: 'time,load\n0,45\n20,4\n10,4\n', message: /trace line 4: time: goes backwards/ },
+    { name: 'a JSON line that is no object', file: 'bad.jsonl', trace: '{"time":0,"load":1}\n[1,2]\n', message: /trace line 2: line: not a JSON object/ },
+    { name: 'a header without load', trace: 'time,value\n0,45\n', message: /trace line 1: header/ },
+    { name: 'a target not in the configuration', trace: 'time,target,load\n0,web,45\n10,shop,4\n', message: /trace line 3: target: no target named "shop"/ },
+  ])('exit 2 for $name', async ({ file, trace, message }) => {
+    const r = await drover('--config', tenPer, 'replay', '--trace', traceFile(file ?? 'bad.csv', trace));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(r.stdout).toBe('');
+  });
+
+  it('with --target, rows of the other configured targets are skipped, and a row naming an unknown one still exits 2', async () => {
+    const file = traceFile('mixed.csv', 'time,target,load\n0,web,45\n0,api,5\n10,web,45\n');
+    const report = JSON.parse((await drover('--config', two, 'replay', '--trace', file, '--target', 'api', '--json')).stdout) as JsonReport;
+    expect(report.targets.map((t) => t.name)).toEqual(['api']);
+    const unknown = await drover('--config', two, 'replay', '--trace', traceFile('unknown.csv', 'time,target,load\n0,api,5\n10,shop,4\n'), '--target', 'api');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/trace line 3: target: no target named "shop"/);
+  });
+
+  it('exit 2 for --target naming no configured target, and for a trace file that is not there', async () => {
+    const unknown = await drover('--config', tenPer, 'replay', '--trace', handCsv(), '--target', 'shop');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/no target named "shop"/);
+    const missing = await drover('--config', tenPer, 'replay', '--trace', path.join(dir, 'nope.csv'));
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/cannot read the trace/);
+  });
+
+  it('rows without a target need a configuration with one target', async () => {
+    const r = await drover('--config', two, 'replay', '--trace', handCsv());
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/trace line 2: target: .*2 targets/);
+  });
+});

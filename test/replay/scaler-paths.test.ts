@@ -1,0 +1,89 @@
+// Replay goes through the scaler's other paths too: a scale set's write budget and the
+// activation timeout, decided by the same functions a reconcile runs.
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config/load.js';
+import { replayTrace } from '../../src/replay/replay.js';
+import { parseReplaySchedule } from '../../src/replay/schedule.js';
+import type { TraceRow } from '../../src/replay/trace.js';
+
+const schedule = parseReplaySchedule('0 */1 * * * *');
+
+function rows(seconds: number, load: (s: number) => number): TraceRow[] {
+  return Array.from({ length: seconds + 1 }, (_, s) => ({ at: s * 1000, target: undefined, load: load(s), line: s + 2 }));
+}
+
+describe('replay through the scaler', () => {
+  it('a scale set target writes its capacity at most 4 times in any minute, however the load jumps', async () => {
+    const config = parseConfig({
+      azure: { subscriptionId: '00000000-0000-0000-0000-000000000000' },
+      targets: [
+        {
+          name: 'vmss',
+          scaleTargetRef: { kind: 'VirtualMachineScaleSet', resourceGroup: 'rg', name: 'vmss' },
+          minScale: 1,
+          scaleToZero: { stableWindow: '1s' },
+          load: { source: 'push', targetPerReplica: 10 },
+        },
+      ],
+    });
+    const [vmss] = await replayTrace(config, rows(600, (s) => (s % 2 === 0 ? 10 : 50)), { readyDelayMs: 0, schedule });
+    const writes: number[] = [];
+    let scale = 1;
+    for (const row of vmss!.timeline.rows()) {
+      if (row.scale !== scale) writes.push(row.at);
+      scale = row.scale;
+    }
+    expect(vmss!.summary.scaleWrites).toBe(writes.length);
+    expect(writes.length).toBeGreaterThan(20);
+    for (let i = 4; i < writes.length; i++) expect(writes[i]! - writes[i - 4]!).toBeGreaterThanOrEqual(60_000);
+  });
+
+  it('replicas that never get ready and the load gone: back to zero only when the activation timeout has passed, no latency measured', async () => {
+    const config = parseConfig({
+      kubernetes: {},
+      targets: [
+        {
+          name: 'web',
+          scaleTargetRef: { kind: 'Deployment', name: 'web' },
+          activator: { probeUrl: 'http://127.0.0.1:1/healthz' },
+          activationTimeout: '60s',
+          load: { source: 'push', targetPerReplica: 10 },
+        },
+      ],
+    });
+    // Load for 10 s, then none: the target, still activating, may only go back to zero once the timeout has passed.
+    const [web] = await replayTrace(config, rows(100, (s) => (s < 10 ? 25 : 0)), { readyDelayMs: 3_600_000, schedule });
+    const scales = [...web!.timeline.rows()].map((r) => [r.at, r.scale]);
+    expect(scales[0]).toEqual([0, 3]);
+    const backToZero = scales.find(([, scale]) => scale === 0);
+    expect(backToZero?.[0]).toBeGreaterThan(60_000);
+    expect(backToZero?.[0]).toBeLessThanOrEqual(62_000);
+    expect(web!.summary.activationLatenciesMs).toEqual([]);
+  });
+
+  it('an http source is read at the reconcile instants only: the timer sees the last row at or before it', async () => {
+    const config = parseConfig({
+      kubernetes: {},
+      targets: [
+        {
+          name: 'web',
+          scaleTargetRef: { kind: 'Deployment', name: 'web' },
+          activator: { probeUrl: 'http://127.0.0.1:1/healthz' },
+          load: { source: 'http', url: 'http://127.0.0.1:1/load', targetPerReplica: 10 },
+        },
+      ],
+    });
+    const trace: TraceRow[] = [
+      { at: 0, target: undefined, load: 0, line: 2 },
+      { at: 30_000, target: undefined, load: 45, line: 3 },
+      { at: 90_000, target: undefined, load: 45, line: 4 },
+    ];
+    const [web] = await replayTrace(config, trace, { readyDelayMs: 0, schedule });
+    // Every minute: 0 at 0 s, then 45 at 60 s alone in the window (0 s is on its edge, outside): 5.
+    const firstScaled = [...web!.timeline.rows()].find((r) => r.scale > 0);
+    expect(firstScaled).toMatchObject({ at: 60_000, scale: 5 });
+    const [every30s] = await replayTrace(config, trace, { readyDelayMs: 0, schedule: parseReplaySchedule('30s') });
+    // Every 30 s the window holds both readings, 0 at 0 s and 45 at 30 s: ceil(22.5 ÷ 10) = 3.
+    expect([...every30s!.timeline.rows()].find((r) => r.scale > 0)).toMatchObject({ at: 30_000, scale: 3 });
+  });
+});
