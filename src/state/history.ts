@@ -16,6 +16,7 @@
  * half an hour old, so the page's last hour always starts from a known value. Kept 24 h.
  */
 import { windowAverage, type Sample } from '../load/samples.js';
+import type { SampleWindow } from '../load/sample-window.js';
 import type { InstanceStatus } from '../cache/instance.js';
 
 export const HISTORY_RETENTION_MS = 24 * 3_600_000;
@@ -73,7 +74,7 @@ export function minuteStart(key: string): number | undefined {
  * The load of the minute holding `now`: the average of its samples so far; a gauge (push)
  * minute without one reads as the value that holds. Undefined when nothing is known.
  */
-export function minuteLoad(samples: readonly Sample[], gauge: boolean, now: number): number | undefined {
+export function minuteLoad(samples: readonly Sample[] | SampleWindow, gauge: boolean, now: number): number | undefined {
   const start = Math.floor(now / 60_000) * 60_000;
   return windowAverage(samples, now, now - start + 1, gauge);
 }
