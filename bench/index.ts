@@ -23,6 +23,7 @@ export interface Benchmark {
 const BENCHMARKS: readonly string[] = [
   './cold-start.js',
   './instance-cache.js',
+  './pool.js',
   './replay-week.js',
 ];
 

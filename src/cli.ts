@@ -80,11 +80,19 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .command('machines')
     .description('inspect and repair the inventory')
     .command('forget')
-    .description('remove an inventory row, to resolve a safety switch')
-    .requiredOption('--pool <name>', 'the pool whose inventory holds the row')
-    .argument('<id>', 'the provider id of the machine')
-    .action(function (this: Command, id: string) {
-      return run(() => commands.forget(io, configFile(), this.opts<{ pool: string }>().pool, id))();
+    .description('remove inventory rows: one machine by id, or every row whose VM ARM does not list (--gone)')
+    .requiredOption('--pool <name>', 'the pool whose inventory holds the rows')
+    .argument('[id]', 'the provider id of the machine')
+    .option('--force', 'forget the machine even though ARM lists its VM as running or creating')
+    .option('--gone', 'forget every row whose VM ARM does not list')
+    .option('--dry-run', 'with --gone: list the rows, remove nothing')
+    .action(function (this: Command, id: string | undefined) {
+      const o = this.opts<{ pool: string; force?: boolean; gone?: boolean; dryRun?: boolean }>();
+      if (!!id === !!o.gone) throw new UsageError('give exactly one of ID or --gone');
+      if (o.dryRun && !o.gone) throw new UsageError('--dry-run applies to --gone only');
+      if (o.force && o.gone) throw new UsageError('--force applies to one ID only');
+      const request = id ? { kind: 'one' as const, id, force: !!o.force } : { kind: 'gone' as const, dryRun: !!o.dryRun };
+      return run(() => commands.forget(io, configFile(), o.pool, request))();
     });
   registerReplay(program, io, configFile, run);
   program

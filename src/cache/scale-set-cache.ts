@@ -80,6 +80,8 @@ export interface CacheView {
   meta: MetaProps;
   /** Whether this call listed the scale set from ARM. */
   listed: boolean;
+  /** What the cache held before this call (a VM it last saw Deleting and ARM no longer lists was deleted). */
+  previous: readonly CachedInstance[];
 }
 
 export class ScaleSetCache {
@@ -101,9 +103,32 @@ export class ScaleSetCache {
     const present = instances.filter((i) => i.state !== 'Deleting').length;
     const capacityDrift = scaleSet?.capacity !== undefined && scaleSet.capacity !== present && !this.throttled(meta.props, now);
     if (!isExpired(this.refreshMeta(meta.props), now) && !capacityDrift) {
-      return { read: { ok: true, instances }, meta: meta.props, listed: false };
+      return { read: { ok: true, instances }, meta: meta.props, listed: false, previous: instances };
     }
     return this.refresh(meta, rows, instances, scaleSet);
+  }
+
+  /**
+   * `validate` that writes nothing (a dry run): a due refresh lists ARM into memory only, as a
+   * throwaway cache would, and the stored rows stay as they are.
+   */
+  async peek(scaleSet: ScaleSetInfo): Promise<CacheView> {
+    const { meta, rows } = await this.load();
+    const previous = rows.map(instanceFromRow);
+    const present = previous.filter((i) => i.state !== 'Deleting').length;
+    const drift = scaleSet.capacity !== undefined && scaleSet.capacity !== present;
+    if (!isExpired(this.refreshMeta(meta.props), this.deps.clock.now()) && !drift) {
+      return { read: { ok: true, instances: previous }, meta: meta.props, listed: false, previous };
+    }
+    const { resourceGroup, name, flags } = this.options;
+    try {
+      const mode = listingModeFor(name, scaleSet.orchestrationMode, flags.enableVmssFlexNodes);
+      if (!mode.ok) throw mode.error;
+      const built = buildInstances((await this.deps.api.listVms(resourceGroup, name, mode.mode)).vms, previous, flags);
+      return { read: { ok: true, instances: built.instances }, meta: meta.props, listed: true, previous };
+    } catch (err) {
+      return { read: { ok: false, error: err instanceof Error ? err : new Error(String(err)), stale: previous }, meta: meta.props, listed: true, previous };
+    }
   }
 
   /** Lists now, whatever the period says (the seed's forced update); still one lister at a time. */
@@ -161,14 +186,14 @@ export class ScaleSetCache {
     const now = clock.now();
     if (meta.props.claimedBy && (meta.props.claimUntil ?? 0) > now) {
       // Someone (maybe another invocation in this very process) is listing: use what is stored.
-      return { read: { ok: true, instances: stale }, meta: meta.props, listed: false };
+      return { read: { ok: true, instances: stale }, meta: meta.props, listed: false, previous: stale };
     }
     const token = `${holder}:${randomUUID().slice(0, 8)}`;
     const claimProps: MetaProps = { ...meta.props, claimedBy: token, claimUntil: now + REFRESH_CLAIM_MS };
     const claimed = meta.etag ? await table.replaceIf(meta, claimProps) : await table.create(key, META, claimProps);
     if (!claimed) {
       // Another invocation won the claim and is listing: use what is stored.
-      return { read: { ok: true, instances: stale }, meta: meta.props, listed: false };
+      return { read: { ok: true, instances: stale }, meta: meta.props, listed: false, previous: stale };
     }
 
     const random = this.deps.random ?? mathRandomInt;
@@ -219,7 +244,7 @@ export class ScaleSetCache {
       );
       log.info(`instance cache ${key}: invalidated while listing; the next call lists again`);
     }
-    return { read, meta: next, listed: true };
+    return { read, meta: next, listed: true, previous: stale };
   }
 
   private throttled(meta: MetaProps, now: number): boolean {
@@ -257,5 +282,6 @@ export async function peekCache(table: EntityTable, key: string): Promise<{ meta
 
 /** A scale set's partition in the `instances` table. */
 export function cacheKey(scaleSet: { resourceGroup: string; name: string }): string {
-  return `${scaleSet.resourceGroup.toLowerCase()}/${scaleSet.name}`;
+  // Azure compares both case-insensitively: one partition per scale set, however it is spelled.
+  return `${scaleSet.resourceGroup.toLowerCase()}/${scaleSet.name.toLowerCase()}`;
 }

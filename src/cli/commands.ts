@@ -5,7 +5,7 @@ import { runPass, type PassReport } from '../reconcile/pass.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
 import { buildStatus } from '../status/status.js';
 import { passReportJson, renderStatus, renderPass } from './render.js';
-import { InventoryStore } from '../provisioner/inventory-store.js';
+import { forgetMachines, type ForgetRequest } from '../pool/forget.js';
 import { untilSignal, type CliIO } from './io.js';
 
 
@@ -56,17 +56,28 @@ export const commands = {
     return 0;
   },
 
-  async forget(io: CliIO, configFile: string | undefined, pool: string, id: string): Promise<number> {
+  async forget(io: CliIO, configFile: string | undefined, poolName: string, request: ForgetRequest): Promise<number> {
     const rt = await runtimeFor(io, configFile);
-    if (!rt.config.pools.some((p) => p.name === pool)) throw new CliUsageError(`no pool named "${pool}" in ${rt.configFile}`);
-    const removed = await new InventoryStore(rt.table('machines'), pool, rt.clock).remove(id);
-    if (!removed) {
-      io.stderr(`pool ${pool} has no inventory row for ${id}\n`);
-      return 1;
+    const pool = rt.config.pools.find((p) => p.name === poolName);
+    if (!pool) throw new CliUsageError(`no pool named "${poolName}" in ${rt.configFile}`);
+    const result = await forgetMachines(rt, pool, request);
+    switch (result.kind) {
+      case 'busy':
+        io.stderr(`pool ${poolName} is being reconciled by ${result.heldBy} until ${new Date(result.until).toISOString()}; try again then\n`);
+        return 1;
+      case 'refused':
+        io.stderr(`${result.reason}\n`);
+        return 1;
+      case 'wouldForget':
+        io.stdout(result.ids.length ? `would forget ${result.ids.length} row(s) whose VM ARM does not list:\n${result.ids.map((id) => `  ${id}\n`).join('')}` : 'every inventory row has its VM listed by ARM; nothing to forget\n');
+        return 0;
+      case 'forgotten':
+        if (result.ids.length) {
+          await rt.decisions.record({ at: rt.clock.now(), object: `pool/${poolName}`, decision: `forgot ${result.ids.length} machine(s)`, reason: `inventory rows removed by an operator (drover machines forget): ${result.ids.join(', ')}` });
+        }
+        io.stdout(result.ids.length ? result.ids.map((id) => `removed ${id} from the inventory of pool ${poolName}\n`).join('') : 'nothing to forget\n');
+        return 0;
     }
-    await rt.decisions.record({ at: rt.clock.now(), object: `pool/${pool}`, decision: 'forgot machine', reason: `inventory row ${id} removed by an operator (drover machines forget)` });
-    io.stdout(`removed ${id} from the inventory of pool ${pool}\n`);
-    return 0;
   },
 
   async run(io: CliIO, configFile: string | undefined): Promise<number> {

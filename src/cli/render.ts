@@ -92,11 +92,13 @@ export function renderStatus(s: Status, now: number): string {
       const err = i.errorInfo ? ` [${i.errorInfo.errorClass} ${i.errorInfo.errorCode}: ${i.errorInfo.errorMessage}]` : '';
       out.push(`    ${(i.state ?? 'Unknown').padEnd(9)} ${shortId(i.id)}${err}`);
     }
+    const n = p.counts;
+    out.push(`  VMs: ${n.healthy} healthy, ${n.broken} broken, ${n.creating} creating, ${n.stopped} stopped, ${n.deleting} deleting, ${n.unmanaged} unmanaged, ${n.missing} missing`);
     out.push(`  inventory: ${p.machines.length} machine(s)`);
     for (const m of p.machines) out.push(`    ${(m.providerStatus ?? '-').padEnd(9)} ${shortId(m.providerId)}${m.address ? ` ${m.address}` : ''}`);
     if (p.backoffUntil) out.push(`  creations backed off until ${at(p.backoffUntil)} after failed provisioning`);
     if (p.safetySwitch) {
-      out.push(`  SAFETY SWITCH since ${at(p.safetySwitch.since)}: nothing is created until the views agree`);
+      out.push(`  SAFETY SWITCH since ${at(p.safetySwitch.since)}: nothing is written to ARM or the inventory until the views agree`);
       for (const id of p.safetySwitch.providerOnly) out.push(`    in the scale set only: ${shortId(id)}`);
       for (const id of p.safetySwitch.inventoryOnly) out.push(`    in the inventory only: ${shortId(id)}  (drover machines forget --pool ${p.name} ${id})`);
     }

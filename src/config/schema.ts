@@ -308,6 +308,27 @@ export const configSchema = z
     if (cfg.pools.length > 0 && !cfg.azure) {
       ctx.addIssue({ code: 'custom', path: ['azure'], message: 'required when pools are configured' });
     }
+    // One scale set, one owner: two owners would each manage every VM, and fight.
+    const owners = new Map<string, string>();
+    const claim = (key: string, entry: string, path: (string | number)[], what: string) => {
+      const other = owners.get(key);
+      if (other) ctx.addIssue({ code: 'custom', path, message: `${what} is also managed by ${other}: ${entry} and ${other} would fight over it, give it one owner` });
+      else owners.set(key, entry);
+    };
+    // Azure compares resource groups and names case-insensitively.
+    const scaleSetKey = (r: { resourceGroup: string; name: string }) => `vmss/${r.resourceGroup.toLowerCase()}/${r.name.toLowerCase()}`;
+    cfg.pools.forEach((p, i) => claim(scaleSetKey(p.scaleSet), `pools[${i}] ("${p.name}")`, ['pools', i, 'scaleSet'], `scale set ${p.scaleSet.resourceGroup}/${p.scaleSet.name}`));
+    cfg.targets.forEach((t, i) => {
+      const ref = t.scaleTargetRef as Record<string, string | undefined>;
+      const entry = `targets[${i}] ("${t.name}")`;
+      const path = ['targets', i, 'scaleTargetRef'];
+      if (ref.kind === 'VirtualMachineScaleSet') {
+        claim(scaleSetKey(ref as { resourceGroup: string; name: string }), entry, path, `scale set ${ref.resourceGroup}/${ref.name}`);
+      } else {
+        const kind = ref.kind ?? `${ref.plural}.${ref.group}`;
+        claim(`k8s/${kind}/${ref.namespace}/${ref.name}`, entry, path, `workload ${kind} ${ref.namespace}/${ref.name}`);
+      }
+    });
   });
 
 export type DroverConfig = z.output<typeof configSchema>;

@@ -9,11 +9,11 @@ import { errorMessage, type Log } from '../log.js';
 import { isLeaseExpired, withLease } from '../state/leases.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { reconcilePool } from './pool.js';
+import { LEASE_TTL_MS } from './lease-ttl.js';
 import { reconcileTarget } from './target.js';
-import { objectKey, type Decision, type ObjectOutcome, type ObjectRef, type ReconcileRequest } from './types.js';
+import { objectKey, type Decision, type ObjectOutcome, type ObjectRef, type ReconcileContext, type ReconcileRequest } from './types.js';
 
-/** Long enough for one object's pass; renewed on every lease check, so long passes keep it. */
-export const LEASE_TTL_MS = 60_000;
+export { LEASE_TTL_MS };
 
 export async function reconcileObject(
   rt: Runtime,
@@ -35,7 +35,7 @@ export async function reconcileObject(
     // One holder per invocation: two invocations in one process (the timer and a queue
     // message, or a batch of messages) must not share a lease.
     const holder = `${rt.holder}:${randomUUID().slice(0, 8)}`;
-    const leased = await withLease(rt.leases, rt.clock, objectKey(ref), holder, LEASE_TTL_MS, async (lease) => {
+    const work = async (lease: ReconcileContext['lease']) => {
       const ctx = { ...request, rt, ref, lease, log, signal };
       const { observed, ...decided } = pool ? await reconcilePool(ctx, pool) : await reconcileTarget(ctx, target!);
       // Under a checked lease, so an older holder's row never lands after a newer one's; a
@@ -47,7 +47,11 @@ export async function reconcileObject(
           .catch((err: unknown) => log.warn(`${objectKey(ref)}: could not write its history: ${errorMessage(err)}`));
       }
       return decided;
-    });
+    };
+    // A dry run writes no table entity, a lease row included.
+    const leased = request.dryRun
+      ? { ran: true as const, value: await work({ check: () => Promise.resolve(), remainingMs: () => LEASE_TTL_MS }) }
+      : await withLease(rt.leases, rt.clock, objectKey(ref), holder, LEASE_TTL_MS, work);
     if (!leased.ran) {
       log.info(`${objectKey(ref)}: being reconciled by ${leased.heldBy} until ${new Date(leased.until).toISOString()}, skipping`);
       return { ref, status: 'busy', heldBy: leased.heldBy, until: leased.until };

@@ -38,8 +38,8 @@ export interface ReconcileRequest {
 export interface ReconcileContext extends ReconcileRequest {
   rt: Runtime;
   ref: ObjectRef;
-  /** The object's lease; call `check()` before every write. */
-  lease: LeaseGuard;
+  /** The object's lease; call `check()` before every write. A dry run holds none (it writes nothing). */
+  lease: Pick<LeaseGuard, 'check' | 'remainingMs'>;
   log: Log;
   signal: AbortSignal;
 }

@@ -41,8 +41,10 @@ export class Leases {
   async acquire(key: string, holder: string, ttlMs: number): Promise<AcquireResult> {
     const now = this.clock.now();
     const props: LeaseProps = { holder, acquiredAt: now, expiresAt: now + ttlMs };
+    // A released lease leaves no row, so the insert usually succeeds at once: one round trip.
+    let row: Row<LeaseProps> | undefined = await this.table.create(PARTITION, key, props);
+    if (row) return { acquired: true, lease: { key, holder, expiresAt: props.expiresAt, etag: row.etag } };
     const current = await this.table.get<LeaseProps>(PARTITION, key);
-    let row: Row<LeaseProps> | undefined;
     if (!current) {
       row = await this.table.create(PARTITION, key, props);
     } else if (current.props.expiresAt > now) {

@@ -26,6 +26,12 @@ export function waitFor(bucket: BucketProps, rate: Rate): number {
   return bucket.tokens >= 1 ? 0 : Math.ceil((1 - bucket.tokens) * rate.intervalMs);
 }
 
+/** How many of `wanted` tokens `bucket` gives within `maxWaitMs` (pure). */
+export function tokensDue(bucket: BucketProps, rate: Rate, wanted: number, maxWaitMs: number): number {
+  const due = Number.isFinite(maxWaitMs) ? Math.floor(bucket.tokens + maxWaitMs / rate.intervalMs) : wanted;
+  return Math.max(0, Math.min(wanted, due));
+}
+
 export type Reservation = { ok: true; waitMs: number } | { ok: false; retryAfterMs: number };
 
 export class SharedLimiter {
@@ -58,12 +64,39 @@ export class SharedLimiter {
     return result;
   }
 
-  /** Returns a reserved token that will not be used. */
-  async cancel(): Promise<void> {
+  /** Returns reserved tokens that will not be used. */
+  async cancel(count = 1): Promise<void> {
     await this.table.update<BucketProps>(PARTITION, this.name, (row) => {
       const bucket = refill(row?.props, this.rate, this.clock.now());
-      return { tokens: Math.min(this.rate.burst, bucket.tokens + 1), updatedAt: bucket.updatedAt };
+      return { tokens: Math.min(this.rate.burst, bucket.tokens + count), updatedAt: bucket.updatedAt };
     });
+  }
+
+  /**
+   * Draws up to `wanted` tokens in one read-modify-write: as many as are due within `maxWaitMs`,
+   * then waits for the last of them. The same rate as `wanted` single waits, one round trip; the
+   * tokens not granted are left for a later pass. An abort while waiting hands them all back.
+   */
+  async draw(wanted: number, signal?: AbortSignal, maxWaitMs = Infinity): Promise<number> {
+    if (signal?.aborted) throw abortReason(signal);
+    if (wanted <= 0 || this.rate.intervalMs === 0) return Math.max(0, wanted);
+    if (this.rate.burst === 0) throw new LimiterBurstError(0, this.name);
+    let granted = 0;
+    let waitMs = 0;
+    await this.table.update<BucketProps>(PARTITION, this.name, (row) => {
+      const bucket = refill(row?.props, this.rate, this.clock.now());
+      granted = tokensDue(bucket, this.rate, wanted, maxWaitMs);
+      waitMs = granted === 0 ? 0 : Math.max(0, Math.ceil((granted - bucket.tokens) * this.rate.intervalMs));
+      return granted === 0 ? undefined : { tokens: bucket.tokens - granted, updatedAt: bucket.updatedAt };
+    });
+    if (waitMs === 0) return granted;
+    try {
+      await this.clock.sleep(waitMs, signal);
+    } catch (err) {
+      await this.cancel(granted).catch(() => undefined);
+      throw err;
+    }
+    return granted;
   }
 
   /**

@@ -1,7 +1,8 @@
 import type { PoolConfig } from '../config/schema.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { cacheKey, peekCache } from '../cache/scale-set-cache.js';
-import { InventoryStore, toInventoryRow } from '../provisioner/inventory-store.js';
+import { readInventory, toInventoryRow } from '../pool/inventory.js';
+import { countMachines, type MachineCounts } from '../pool/counts.js';
 import { nextRefreshAt } from '../cache/refresh-policy.js';
 import type { InstanceStatus } from '../cache/instance.js';
 import { iso } from './time.js';
@@ -19,11 +20,12 @@ export interface PoolStatus {
   machines: { providerId: string; providerStatus: string | null; address: string | null; createdAt: string | null; updatedAt: string | null }[];
   safetySwitch: { providerOnly: string[]; inventoryOnly: string[]; since: string } | null;
   backoffUntil: string | null;
+  /** The pool's VMs by health: broken ones (failed provisioning or extension) apart from healthy ones. */
+  counts: MachineCounts;
 }
 
 export async function poolStatus(rt: Runtime, pool: PoolConfig): Promise<PoolStatus> {
-  const inventory = new InventoryStore(rt.table('machines'), pool.name, rt.clock);
-  const [cache, { rows, safety, backoff }] = await Promise.all([peekCache(rt.table('instances'), cacheKey(pool.scaleSet)), inventory.snapshot()]);
+  const [cache, { rows, safety, backoff }] = await Promise.all([peekCache(rt.table('instances'), cacheKey(pool.scaleSet)), readInventory(rt.table('machines'), pool.name)]);
   const meta = cache.meta;
   return {
     name: pool.name,
@@ -47,5 +49,6 @@ export async function poolStatus(rt: Runtime, pool: PoolConfig): Promise<PoolSta
     machines: rows.map(toInventoryRow).map((r) => ({ providerId: r.providerId, providerStatus: r.providerStatus, address: r.address, createdAt: iso(r.createdAt), updatedAt: iso(r.updatedAt) })),
     safetySwitch: safety ? { providerOnly: safety.providerOnly, inventoryOnly: safety.inventoryOnly, since: iso(safety.since)! } : null,
     backoffUntil: backoff && backoff.until > rt.clock.now() ? iso(backoff.until) : null,
+    counts: countMachines(cache.instances, rows),
   };
 }

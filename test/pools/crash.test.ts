@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconcileObject } from '../../src/reconcile/object.js';
 import { silentLog } from '../../src/log.js';
-import { InventoryStore } from '../../src/provisioner/inventory-store.js';
+import { readInventory } from '../../src/pool/inventory.js';
 import type { ScaleSetApi } from '../../src/azure/scale-set-api.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import { armWorld, type ArmWorld } from '../support/arm.js';
@@ -20,12 +20,27 @@ const settle = () => new Promise((r) => setTimeout(r, 120));
 
 type Crash = (rt: Runtime, real: ScaleSetApi) => ScaleSetApi | undefined;
 
-/** Fails the N-th inventory row write of this runtime, as a process dying there would. */
-const crashOnRowWrite = (n: number): Crash => (rt) => {
+/**
+ * The process dies at the adoption of the new machines: every inventory write from then on
+ * fails. `alone` first makes the batch fail (so rows are written one by one) and lets that many
+ * single rows through before dying.
+ */
+const crashAtAdoption = (alone?: number): Crash => (rt) => {
   const table = rt.table('machines');
   const create = table.create.bind(table);
-  let calls = 0;
-  table.create = ((...args: Parameters<typeof create>) => (++calls === n ? Promise.reject(new Error('crash')) : create(...args))) as typeof table.create;
+  let dead = false;
+  let singles = 0;
+  table.client.submitTransaction = (() => {
+    if (alone === undefined) dead = true;
+    return Promise.reject(new Error(dead ? 'crash' : 'server busy'));
+  }) as typeof table.client.submitTransaction;
+  table.create = ((...args: Parameters<typeof create>) => {
+    if (dead || ++singles > (alone ?? 0)) {
+      dead = true;
+      return Promise.reject(new Error('crash'));
+    }
+    return create(...args);
+  }) as typeof table.create;
   return undefined;
 };
 
@@ -43,8 +58,8 @@ describe('a crash between the capacity write and the inventory write', () => {
         },
       }),
     },
-    { name: 'before the first new machine is adopted', crash: crashOnRowWrite(1) },
-    { name: 'after the first of four new machines is adopted', crash: crashOnRowWrite(2) },
+    { name: 'before the new machines are adopted', crash: crashAtAdoption() },
+    { name: 'after the first of four new machines is adopted alone', crash: crashAtAdoption(1) },
   ])('$name: the next pass neither loses nor doubles a machine', async ({ crash }) => {
     const name = `crash${Math.random().toString(36).slice(2, 8)}`;
     const scaleSet = world.sim.addScaleSet({ resourceGroup: 'rg-crash', name, capacity: 0 });
@@ -64,7 +79,7 @@ describe('a crash between the capacity write and the inventory write', () => {
     await settle();
     await pass(healthy, name);
     expect(scaleSet.capacity).toBe(4);
-    const rows = await new InventoryStore(healthy.table('machines'), name, healthy.clock).list();
-    expect(rows.map((r) => r.providerId).sort()).toEqual(scaleSet.vms().map((v) => providerIdFromResourceId(v.id)).sort());
+    const { rows } = await readInventory(healthy.table('machines'), name);
+    expect(rows.map((r) => r.rowKey).sort()).toEqual(scaleSet.vms().map((v) => providerIdFromResourceId(v.id)).sort());
   });
 });

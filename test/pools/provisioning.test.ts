@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconcileObject } from '../../src/reconcile/object.js';
 import { silentLog } from '../../src/log.js';
-import { InventoryStore } from '../../src/provisioner/inventory-store.js';
+import { readInventory, toInventoryRow } from '../../src/pool/inventory.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import { armWorld, type ArmWorld } from '../support/arm.js';
 
@@ -23,7 +23,8 @@ const pool = (name: string, extra: object = {}) => ({
 });
 
 const pass = (rt: Runtime, name: string) => reconcileObject(rt, { kind: 'pool', name }, { reason: 'test' }, { log: silentLog });
-const rows = (rt: Runtime, name: string) => new InventoryStore(rt.table('machines'), name, rt.clock).list();
+const inventory = (rt: Runtime, name: string) => readInventory(rt.table('machines'), name);
+const rows = async (rt: Runtime, name: string) => (await inventory(rt, name)).rows.map(toInventoryRow);
 const settle = () => new Promise((r) => setTimeout(r, 120));
 
 describe('provisioner against the ARM simulator', () => {
@@ -59,7 +60,7 @@ describe('provisioner against the ARM simulator', () => {
     const failed = (await rows(rt, 'faily')).filter((r) => r.providerStatus === 'ProvisioningFailedPermanent');
     expect(failed).toHaveLength(1);
     expect(world.sim.counts.deleteInstances).toBeGreaterThanOrEqual(1);
-    const status = await new InventoryStore(rt.table('machines'), 'faily', rt.clock).backoff();
+    const status = (await inventory(rt, 'faily')).backoff;
     expect(status && status.until - rt.clock.now()).toBeGreaterThan(4 * 60_000);
     // A third pass does not delete it again.
     const deletesBefore = world.sim.counts.deleteInstances;
@@ -87,31 +88,6 @@ describe('provisioner against the ARM simulator', () => {
     });
     expect((await pass(broken, 'faildel')).status).toBe('failed');
     expect((await rows(healthy, 'faildel')).filter((r) => r.providerStatus === 'ProvisioningFailedPermanent')).toHaveLength(1);
-  });
-
-  it('trips the safety switch when a VM vanishes behind its back, and creates nothing until forget', async () => {
-    const scaleSet = world.sim.addScaleSet({ resourceGroup: 'rg-pools', name: 'vanish', capacity: 2 });
-    const rt = await world.runtime({ pools: [pool('vanish', { maxCount: 4, chunkSize: 4, instanceCache: { ttl: '0s' } })] });
-    await pass(rt, 'vanish');
-    await settle();
-    await pass(rt, 'vanish');
-    expect(await rows(rt, 'vanish')).toHaveLength(4);
-    const victim = scaleSet.vms()[0]!;
-    scaleSet.removeVm(victim.name);
-    const writes = world.sim.counts.updateScaleSet;
-    const tripped = await pass(rt, 'vanish');
-    expect(tripped.status).toBe('failed');
-    expect(tripped.status === 'failed' && tripped.decision?.decision).toBe('safety switch');
-    const safety = await new InventoryStore(rt.table('machines'), 'vanish', rt.clock).safetySwitch();
-    expect(safety?.inventoryOnly).toHaveLength(1);
-    await pass(rt, 'vanish');
-    expect(world.sim.counts.updateScaleSet).toBe(writes);
-
-    await new InventoryStore(rt.table('machines'), 'vanish', rt.clock).remove(safety!.inventoryOnly[0]!);
-    const after = await pass(rt, 'vanish');
-    expect(after.status).toBe('done');
-    expect(world.sim.counts.updateScaleSet).toBe(writes + 1);
-    expect(await new InventoryStore(rt.table('machines'), 'vanish', rt.clock).safetySwitch()).toBeUndefined();
   });
 
   it('lets eight concurrent passes of one pool create no more machines than one pass would', async () => {

@@ -89,3 +89,37 @@ describe('SharedLimiter', () => {
     await expect(limiter(storage, clock, 'zero', '1m,0').wait()).rejects.toThrow(/burst of 0/);
   });
 });
+
+describe('SharedLimiter.draw', () => {
+  it('takes as many of N tokens as are due within the bounded wait, in one draw, then waits for the last', async () => {
+    const clock = new ManualClock();
+    const bucket = limiter(storage, clock, 'draw-many', '5s,2');
+    // Two in the bucket, and two more due within 10 s: four of six.
+    const drawn = bucket.draw(6, undefined, 10_000);
+    await new Promise((r) => setTimeout(r, 50));
+    clock.advance(10_000);
+    expect(await drawn).toBe(4);
+    // The bucket is spent: a draw that may not wait gets nothing and takes nothing.
+    expect(await bucket.draw(3, undefined, 0)).toBe(0);
+    clock.advance(5_000);
+    expect(await bucket.draw(3, undefined, 0)).toBe(1);
+  });
+
+  it('gives every token at once with an infinite rate, without touching the table', async () => {
+    const bucket = limiter(storage, new ManualClock(), 'draw-free', '0s,1');
+    expect(await bucket.draw(1000, undefined, 0)).toBe(1000);
+    expect(await new EntityTable(storage.table('limiters')).get('limiter', 'draw-free')).toBeUndefined();
+  });
+
+  it('hands the tokens back when the wait is aborted', async () => {
+    const clock = new ManualClock();
+    const bucket = limiter(storage, clock, 'draw-abort', '5s,1');
+    const controller = new AbortController();
+    const drawn = bucket.draw(3, controller.signal, 10_000);
+    await new Promise((r) => setTimeout(r, 50));
+    controller.abort(new Error('cancelled'));
+    await expect(drawn).rejects.toThrow('cancelled');
+
+    expect(await bucket.draw(1, undefined, 0)).toBe(1);
+  });
+});

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { InProcessTokenBucket, isLimiterBurstError } from '../../src/provisioner/in-process-limiter.js';
-import { settle, track } from './fakes.js';
+import { InProcessTokenBucket, isLimiterBurstError } from './support/token-bucket.js';
+import { settle, track } from './support/promises.js';
 
 const never = () => new AbortController().signal;
 

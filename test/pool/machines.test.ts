@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inFlightCount, providerStatusOf, scaleSetMachines, IN_FLIGHT_PREFIX } from '../../src/provisioner/azure-machines.js';
+import { inFlightCount, providerStatusOf, scaleSetMachines, IN_FLIGHT_PREFIX } from '../../src/pool/machines.js';
 import { decideProvisioning } from '../../src/provisioner/decide.js';
 import { inventoryMachine } from '../../src/provisioner/machine.js';
 import type { CachedInstance } from '../../src/cache/instance.js';

@@ -7,7 +7,7 @@
  * headroom below the scale set's instance limit is free capacity without an id (slots).
  */
 import type { CachedInstance } from '../cache/instance.js';
-import { INVALID_PROVIDER_ID, type Machine, type ProviderStatus } from './machine.js';
+import { INVALID_PROVIDER_ID, type Machine, type ProviderStatus } from '../provisioner/machine.js';
 
 export const IN_FLIGHT_PREFIX = 'in-flight:';
 

@@ -2,12 +2,11 @@
  * A token bucket living in this process only, with golang.org/x/time/rate's semantics: the bucket
  * starts full, refills one token per interval (fractionally, between calls), and a wait reserves a
  * token ahead of time, so waiters are served in order. For tests and single-process runs; the
- * shared, Table-backed buckets implement the same Limiter port.
+ * shared, Table-backed buckets (src/state/limiter.ts) are the production ones.
  */
-import { abortReason } from '../clock.js';
-import type { Clock } from '../clock.js';
-import type { Limiter } from './ports.js';
-import { LimiterBurstError } from '../errors/rate-limited.js';
+import { abortReason } from '../../../src/clock.js';
+import type { Clock } from '../../../src/clock.js';
+import { LimiterBurstError } from '../../../src/errors/rate-limited.js';
 
 export interface TokenBucketRate {
   /** Milliseconds per token; 0 is an infinite rate: waits never block, whatever the burst. */
@@ -16,13 +15,13 @@ export interface TokenBucketRate {
   burst: number;
 }
 
-export { LimiterBurstError } from '../errors/rate-limited.js';
+export { LimiterBurstError };
 
 export function isLimiterBurstError(err: unknown): err is LimiterBurstError {
   return err instanceof LimiterBurstError;
 }
 
-export class InProcessTokenBucket implements Limiter {
+export class InProcessTokenBucket {
   private tokens: number;
   private last: number;
   /** When the latest reservation may act; lets a cancelled reservation give its token back. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { backoffAfterFailure, isBackingOff, BACKOFF_RESET_MS } from '../../src/provisioner/backoff.js';
-import { instancesToFastDelete } from '../../src/provisioner/fast-delete.js';
+import { instancesToFastDelete } from '../../src/pool/fast-delete.js';
 import type { CachedInstance } from '../../src/cache/instance.js';
 
 const MIN = 60_000;
@@ -37,7 +37,9 @@ describe('fast delete selection', () => {
   it.each([
     { name: 'an out-of-resources instance is deleted', i: inst('a', { state: 'Creating', errorInfo: oor }), want: true },
     { name: 'one already Deleting is not deleted twice', i: inst('b', { state: 'Deleting', errorInfo: oor }), want: false },
-    { name: 'a CSE failure is surfaced, not deleted', i: inst('c', { state: 'Creating', errorInfo: { ...oor, errorClass: 'Other' } }), want: false },
+    { name: 'another error is surfaced, not deleted', i: inst('c', { state: 'Creating', errorInfo: { ...oor, errorClass: 'Other' } }), want: false },
+    { name: 'a failed custom script extension is deleted (and replaced)', i: inst('e', { state: 'Creating', errorInfo: { errorClass: 'Other', errorCode: 'VMExtensionProvisioningFailed', errorMessage: 'e: [exit 1]' } }), want: true },
+    { name: 'a failed custom script extension already Deleting is not deleted twice', i: inst('f', { state: 'Deleting', errorInfo: { errorClass: 'Other', errorCode: 'VMExtensionProvisioningFailed', errorMessage: 'f' } }), want: false },
     { name: 'a healthy instance stays', i: inst('d', {}), want: false },
   ])('$name', ({ i, want }) => {
     expect(instancesToFastDelete([i]).length === 1).toBe(want);

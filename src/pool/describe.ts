@@ -1,0 +1,66 @@
+/** The decision log's words for a pool pass: what the plan said, and what the executor did. */
+import type { Decision } from '../reconcile/types.js';
+import type { PoolOutcome } from './execute.js';
+import type { PoolPlan } from './plan.js';
+
+export const LOST_RACE = 'capacity write lost a race with another writer (412): retried next pass';
+
+export function describeOutcome(plan: PoolPlan, outcome: PoolOutcome): Decision {
+  if (plan.switchHolds) {
+    return { decision: 'safety switch', reason: plan.lines.join('; '), error: plan.decision.reason };
+  }
+  const parts: string[] = [];
+  const retiredNow = new Set(outcome.retired);
+  for (const r of plan.retire) if (retiredNow.has(r.id)) parts.push(r.why);
+  if (plan.safety.kind === 'clear') parts.push('the views agree again: safety switch cleared');
+  parts.push(plan.decision.reason);
+  if (outcome.adopted.length) parts.push(`adopted ${outcome.adopted.length} running VM(s)`);
+  const raise = outcome.raise;
+  if (raise.kind === 'raised') {
+    parts.push(`raised capacity ${raise.from} → ${raise.to}${raise.done ? '' : ' (ARM still working)'}, adopted ${raise.adopted.length} new VM(s)${raise.awaiting ? `, ${raise.awaiting} not listed yet` : ''}`);
+    if (raise.to - raise.from < raise.wanted) parts.push(`the creation rate allowed ${raise.to - raise.from} of ${raise.wanted} now; the rest waits for a later pass`);
+  } else if (raise.kind === 'lostRace') {
+    parts.push(LOST_RACE);
+  } else if (raise.kind === 'rateLimited') {
+    parts.push(`the creation rate allows none of ${raise.wanted} new VM(s) yet; a later pass goes on`);
+  }
+  for (const line of plan.lines) if (line.startsWith('creations backed off')) parts.push(line);
+  if (outcome.deleted.length) {
+    parts.push(`fast-deleted ${outcome.deleted.length} broken VM(s): ${outcome.deleted.join(', ')}; creations backed off until ${new Date(plan.backoff!.until).toISOString()}`);
+  }
+  if (outcome.rowFailures.length) parts.push(`not written: ${outcome.rowFailures.join('; ')}`);
+  for (const id of plan.skipped) parts.push(`inventory row has unparseable provider ID ${JSON.stringify(id)}, skipped`);
+  const reason = parts.join('; ');
+  if (outcome.storeFailed) return { decision: verbOf(plan, outcome), reason, error: `inventory writes failed: ${outcome.rowFailures.join('; ')}`, transient: true };
+  return { decision: verbOf(plan, outcome), reason };
+}
+
+function verbOf(plan: PoolPlan, outcome: PoolOutcome): string {
+  const raise = outcome.raise;
+  if (raise.kind === 'raised') return `raised capacity ${raise.from} → ${raise.to}`;
+  if (raise.kind === 'lostRace') return 'capacity write lost a race';
+  if (outcome.adopted.length) return `adopted ${outcome.adopted.length}`;
+  if (outcome.deleted.length) return `fast-deleted ${outcome.deleted.length}`;
+  if (outcome.retired.length) return `retired ${outcome.retired.length}`;
+  if (raise.kind === 'rateLimited') return 'rate limited';
+  switch (plan.decision.kind) {
+    case 'atLimit':
+      return 'at limit';
+    case 'noCapacity':
+      return 'no capacity';
+    default:
+      return 'nothing to do';
+  }
+}
+
+/** A dry run: the plan, printed. */
+export function describePlan(plan: PoolPlan): Decision {
+  if (plan.switchHolds) return { decision: 'would hold the safety switch', reason: plan.lines.join('; '), error: plan.decision.reason };
+  const parts = [...plan.lines];
+  if (plan.adopt.length) parts.push(`would adopt ${plan.adopt.length} running VM(s)`);
+  if (plan.raise) parts.push(`would raise capacity ${plan.raise.from} → ${plan.raise.to} (If-Match ${plan.raise.etag}), as far as the creation rate allows`);
+  if (plan.delete.length) parts.push(`would fast-delete ${plan.delete.map((d) => d.id).join(', ')}`);
+  if (plan.statusUpdates.length) parts.push(`would update the status of ${plan.statusUpdates.length} row(s)`);
+  const verb = plan.raise ? `would raise capacity ${plan.raise.from} → ${plan.raise.to}` : plan.adopt.length ? `would adopt ${plan.adopt.length}` : plan.delete.length ? `would fast-delete ${plan.delete.length}` : plan.retire.length ? `would retire ${plan.retire.length}` : 'would do nothing';
+  return { decision: verb, reason: parts.join('; ') };
+}

@@ -1,0 +1,189 @@
+/**
+ * Carries a pool plan out, in a fixed order, and records only what happened:
+ *
+ * 1. while the safety switch holds: the switch's own record, nothing else;
+ * 2. the inventory, in ⌈N/100⌉ transactions: rows of broken VMs marked failed and the backoff
+ *    (before any delete, so a crash after it trips no switch), retirements, adoptions, status
+ *    updates, the switch cleared;
+ * 3. the capacity raise: one draw of the creation tokens, then `sku.capacity` written under the
+ *    scale set's ETag, the cache refreshed and the new VMs adopted (one more batch);
+ * 4. fast delete of broken VMs whose rows are marked, and their cache rows marked Deleting.
+ *
+ * The lease is checked before each write phase, not per row. Every row write is guarded by the
+ * ETag it was read with (inserts by the row's absence).
+ */
+import type { LroResult } from '../azure/scale-set-api.js';
+import { ArmPreconditionFailedError } from '../azure/errors.js';
+import type { CachedInstance } from '../cache/instance.js';
+import type { Props } from '../state/entity-table.js';
+import { BACKOFF_KEY, SAFETY_KEY, type MachineProps } from './inventory.js';
+import { providerStatusOf } from './machines.js';
+import type { Deletion, PoolPlan } from './plan.js';
+import type { RowResult, RowWrite, RowWriter } from './row-writer.js';
+
+/** What the executor needs, and nothing more. */
+export interface PoolPassDeps {
+  rows: RowWriter;
+  arm: {
+    setCapacity(capacity: number, ifMatchEtag: string): Promise<LroResult>;
+    deleteInstances(deletions: readonly Deletion[]): Promise<LroResult>;
+  };
+  cache: {
+    /** Lists again after a capacity raise; the instances now listed. */
+    relist(capacity: number): Promise<readonly CachedInstance[]>;
+    markDeleting(deletions: readonly Deletion[]): Promise<void>;
+  };
+  lease: { check(): Promise<void> };
+  /** Draws up to `wanted` creation tokens within the pass's bounded wait; how many it got. */
+  creations: { draw(wanted: number): Promise<number> };
+  /** Asks for another pass soon (new VMs not listed yet, an LRO still running). */
+  requeue(reason: string): Promise<void>;
+  now(): number;
+}
+
+export type RaiseOutcome =
+  | { kind: 'none' }
+  | { kind: 'rateLimited'; wanted: number }
+  | { kind: 'lostRace'; from: number; to: number }
+  | { kind: 'raised'; from: number; to: number; wanted: number; adopted: string[]; awaiting: number; done: boolean };
+
+export interface PoolOutcome {
+  switchWritten: boolean;
+  retired: string[];
+  adopted: string[];
+  statusesWritten: number;
+  markedFailed: string[];
+  raise: RaiseOutcome;
+  deleted: string[];
+  deleteDone: boolean;
+  /** Rows that could not be written, with why: `id: reason`. */
+  rowFailures: string[];
+  /** Whether any of them failed for another reason than the row itself (the store failed). */
+  storeFailed: boolean;
+}
+
+type Tagged = { write: RowWrite; then?: (r: RowResult) => void };
+
+export async function executePlan(plan: PoolPlan, deps: PoolPassDeps): Promise<PoolOutcome> {
+  const outcome: PoolOutcome = {
+    switchWritten: false,
+    retired: [],
+    adopted: [],
+    statusesWritten: 0,
+    markedFailed: [],
+    raise: { kind: 'none' },
+    deleted: [],
+    deleteDone: true,
+    rowFailures: [],
+    storeFailed: false,
+  };
+  const now = deps.now();
+  const json = (value: unknown): Props => ({ json: JSON.stringify(value) });
+
+  if (plan.switchHolds) {
+    if (plan.safety.kind === 'set') {
+      await deps.lease.check();
+      const props = json(plan.safety.state);
+      const [r] = await deps.rows.write([
+        plan.safetyEtag === undefined ? { op: 'insert', key: SAFETY_KEY, props } : { op: 'replace', key: SAFETY_KEY, etag: plan.safetyEtag, props },
+      ]);
+      outcome.switchWritten = r?.ok ?? false;
+      if (r && !r.ok) outcome.rowFailures.push(`${SAFETY_KEY}: ${r.reason}`);
+    }
+    return outcome;
+  }
+
+  // Phase 2: the inventory.
+  const writes: Tagged[] = [];
+  let backoffOk = plan.backoff === undefined;
+  const marked = new Set<string>();
+  for (const d of plan.delete) {
+    const props: MachineProps = { ...(d.row?.props ?? { createdAt: now, name: d.name }), providerStatus: 'ProvisioningFailedPermanent', updatedAt: now };
+    writes.push({
+      write: d.row ? { op: 'replace', key: d.id, etag: d.row.etag, props } : { op: 'insert', key: d.id, props },
+      then: (r) => (r.ok ? marked.add(d.id) : undefined),
+    });
+  }
+  if (plan.backoff) {
+    writes.push({
+      write: plan.backoffEtag !== undefined ? { op: 'replace', key: BACKOFF_KEY, etag: plan.backoffEtag, props: json(plan.backoff) } : { op: 'insert', key: BACKOFF_KEY, props: json(plan.backoff) },
+      then: (r) => (backoffOk = r.ok),
+    });
+  }
+  for (const r of plan.retire) writes.push({ write: { op: 'delete', key: r.id, etag: r.etag }, then: (res) => (res.ok ? outcome.retired.push(r.id) : undefined) });
+  for (const a of plan.adopt) {
+    writes.push({
+      write: { op: 'insert', key: a.id, props: { providerStatus: a.status, name: a.name, createdAt: now, updatedAt: now } satisfies MachineProps },
+      then: (r) => (r.ok ? outcome.adopted.push(a.id) : undefined),
+    });
+  }
+  for (const u of plan.statusUpdates) {
+    writes.push({
+      write: { op: 'replace', key: u.row.rowKey, etag: u.row.etag, props: { ...u.row.props, providerStatus: u.status, updatedAt: now } },
+      then: (r) => (r.ok ? outcome.statusesWritten++ : undefined),
+    });
+  }
+  if (plan.safety.kind === 'clear' && plan.safetyEtag !== undefined) writes.push({ write: { op: 'delete', key: SAFETY_KEY, etag: plan.safetyEtag } });
+  await writePhase(deps, writes, outcome);
+  outcome.markedFailed = [...marked];
+
+  // Phase 3: new capacity.
+  if (plan.raise) outcome.raise = await raiseCapacity(plan, plan.raise, deps, outcome);
+
+  // Phase 4: fast delete, only of VMs whose rows say failed and with the backoff recorded.
+  const doomed = backoffOk ? plan.delete.filter((d) => marked.has(d.id)) : [];
+  if (doomed.length > 0) {
+    await deps.lease.check();
+    const lro = await deps.arm.deleteInstances(doomed);
+    outcome.deleted = doomed.map((d) => d.id);
+    outcome.deleteDone = lro.done;
+    await deps.cache.markDeleting(doomed);
+    if (!lro.done) await deps.requeue('check on a delete ARM is still working on');
+  }
+  return outcome;
+}
+
+async function writePhase(deps: PoolPassDeps, writes: Tagged[], outcome: PoolOutcome): Promise<void> {
+  if (writes.length === 0) return;
+  await deps.lease.check();
+  const results = await deps.rows.write(writes.map((w) => w.write));
+  results.forEach((r, i) => {
+    const w = writes[i]!;
+    w.then?.(r);
+    if (r.ok) return;
+    outcome.rowFailures.push(`${w.write.key}: ${r.reason}`);
+    if (r.unexpected) outcome.storeFailed = true;
+  });
+}
+
+async function raiseCapacity(plan: PoolPlan, raise: NonNullable<PoolPlan['raise']>, deps: PoolPassDeps, outcome: PoolOutcome): Promise<RaiseOutcome> {
+  const wanted = raise.to - raise.from;
+  const granted = await deps.creations.draw(wanted);
+  if (granted === 0) return { kind: 'rateLimited', wanted };
+  const to = raise.from + granted;
+  await deps.lease.check();
+  let lro: LroResult;
+  try {
+    lro = await deps.arm.setCapacity(to, raise.etag);
+  } catch (err) {
+    if (err instanceof ArmPreconditionFailedError) return { kind: 'lostRace', from: raise.from, to };
+    throw err;
+  }
+  // New VMs are those the snapshot did not list; adopting one that already has a row fails alone.
+  const known = new Set(plan.known);
+  const listed = await deps.cache.relist(to);
+  const fresh = listed.filter((i) => !known.has(i.id) && i.state !== 'Deleting').slice(0, granted);
+  const adopted: string[] = [];
+  const now = deps.now();
+  await writePhase(
+    deps,
+    fresh.map((i) => ({
+      write: { op: 'insert', key: i.id, props: { providerStatus: providerStatusOf(i), name: i.name, createdAt: now, updatedAt: now } satisfies MachineProps },
+      then: (r: RowResult) => (r.ok ? adopted.push(i.id) : undefined),
+    })),
+    outcome,
+  );
+  const awaiting = granted - fresh.length;
+  if (awaiting > 0 || !lro.done) await deps.requeue('adopt the VMs of a capacity raise');
+  return { kind: 'raised', from: raise.from, to, wanted, adopted, awaiting, done: lro.done };
+}

@@ -1,0 +1,68 @@
+/**
+ * `drover machines forget`: removes inventory rows an operator decided are wrong, under the
+ * pool's lease (so no pass writes the partition meanwhile) and against a fresh listing from ARM:
+ * a machine whose VM ARM lists as running or creating is refused unless forced, bookkeeping rows
+ * (`~…`) always are. `--gone` forgets every row whose VM ARM does not list at all.
+ */
+import { randomUUID } from 'node:crypto';
+import type { PoolConfig } from '../config/schema.js';
+import { buildInstances } from '../cache/build-instances.js';
+import { listingModeFor } from '../cache/orchestration.js';
+import type { CachedInstance } from '../cache/instance.js';
+import { withLease } from '../state/leases.js';
+import type { Runtime } from '../runtime/runtime.js';
+import { isBookkeepingKey, readInventory } from './inventory.js';
+import { tableRowWriter } from './row-writer.js';
+
+export type ForgetRequest = { kind: 'one'; id: string; force: boolean } | { kind: 'gone'; dryRun: boolean };
+
+export type ForgetResult =
+  | { kind: 'forgotten'; ids: string[] }
+  | { kind: 'wouldForget'; ids: string[] }
+  | { kind: 'refused'; reason: string }
+  | { kind: 'busy'; heldBy: string; until: number };
+
+/** Holds the lease this long at most; forget is a handful of reads and one write. */
+const FORGET_LEASE_MS = 60_000;
+
+export async function forgetMachines(rt: Runtime, pool: PoolConfig, request: ForgetRequest): Promise<ForgetResult> {
+  if (request.kind === 'one' && isBookkeepingKey(request.id)) {
+    return { kind: 'refused', reason: `${request.id} is the pool's own bookkeeping, not a machine: it is never forgotten by hand` };
+  }
+  const holder = `${rt.holder}:forget:${randomUUID().slice(0, 8)}`;
+  const leased = await withLease(rt.leases, rt.clock, `pool/${pool.name}`, holder, FORGET_LEASE_MS, async (lease): Promise<ForgetResult> => {
+    const machines = rt.table('machines');
+    const [{ rows }, listed] = await Promise.all([readInventory(machines, pool.name), listScaleSet(rt, pool)]);
+    const byId = new Map(listed.map((i) => [i.id, i]));
+    let doomed: typeof rows;
+    if (request.kind === 'one') {
+      const row = rows.find((r) => r.rowKey === request.id);
+      if (!row) return { kind: 'refused', reason: `pool ${pool.name} has no inventory row for ${request.id}` };
+      const vm = byId.get(request.id);
+      if (vm && (vm.state === 'Running' || vm.state === 'Creating') && !request.force) {
+        return { kind: 'refused', reason: `ARM lists ${vm.name} as ${vm.state.toLowerCase()}: forgetting it would leave a VM nobody manages (--force to forget it anyway)` };
+      }
+      doomed = [row];
+    } else {
+      doomed = rows.filter((r) => !byId.has(r.rowKey));
+      if (request.dryRun) return { kind: 'wouldForget', ids: doomed.map((r) => r.rowKey) };
+    }
+    if (doomed.length === 0) return { kind: 'forgotten', ids: [] };
+    await lease.check();
+    const results = await tableRowWriter(machines, pool.name).write(doomed.map((r) => ({ op: 'delete', key: r.rowKey, etag: r.etag })));
+    return { kind: 'forgotten', ids: doomed.filter((_, i) => results[i]?.ok).map((r) => r.rowKey) };
+  });
+  if (!leased.ran) return { kind: 'busy', heldBy: leased.heldBy, until: leased.until };
+  return leased.value;
+}
+
+/** The scale set's VMs straight from ARM (not the cache: the operator acts on what is there now). */
+async function listScaleSet(rt: Runtime, pool: PoolConfig): Promise<CachedInstance[]> {
+  const api = await rt.scaleSetApi();
+  const { resourceGroup, name } = pool.scaleSet;
+  const scaleSet = await api.getScaleSet(resourceGroup, name);
+  const mode = listingModeFor(name, scaleSet.orchestrationMode, pool.enableVmssFlexNodes);
+  if (!mode.ok) throw mode.error;
+  const flags = { enableFastDeleteOnFailedProvisioning: pool.enableFastDeleteOnFailedProvisioning, enableDetailedCSEMessage: pool.enableDetailedCSEMessage };
+  return buildInstances((await api.listVms(resourceGroup, name, mode.mode)).vms, [], flags).instances;
+}

@@ -1,0 +1,189 @@
+/**
+ * One pass over a pool, decided in one piece (pure): the snapshot in, every action and the
+ * lines that explain it out. Nothing here reads or writes; `execute.ts` carries the plan out.
+ *
+ * The heart is the shepherd's decision, `decideProvisioning` (src/provisioner/decide.ts):
+ * availability, safety switch, `maxCount`, chunk. The Azure parts compose around it:
+ * - churn first: inventory machines whose VMs are provably gone are retired (churn.ts), so
+ *   routine deletions by Azure do not reach the decision as a disagreement;
+ * - the scale set's VMs and headroom become the provider's machines (machines.ts);
+ * - adoption of VMs that already run is bounded by `maxCount` only: the chunk handed to the
+ *   decision is widened by the adoptable VMs, which sort before the slots (ids before
+ *   `invalid`), so only the slots (new VMs) stay bounded by `chunkSize`;
+ * - with fast delete, broken VMs are deleted, their rows marked failed and creations backed off,
+ *   and no slot is offered in a pass that starts a backoff;
+ * - while the switch holds the plan is the switch's record and nothing else.
+ */
+import type { CachedInstance } from '../cache/instance.js';
+import { AZURE_PREFIX, tryProviderIdFromResourceId } from '../cache/ids.js';
+import type { Row } from '../state/entity-table.js';
+import { backoffAfterFailure, isBackingOff, type BackoffState } from '../provisioner/backoff.js';
+import { decideProvisioning, type ProvisioningDecision } from '../provisioner/decide.js';
+import { inventoryMachine, isValidProviderId, type ProviderStatus } from '../provisioner/machine.js';
+import { retirements, type Retirement } from './churn.js';
+import { instancesToFastDelete } from './fast-delete.js';
+import { toInventoryRow, type MachineProps, type SafetySwitchState } from './inventory.js';
+import { providerStatusOf, scaleSetMachines } from './machines.js';
+import type { PoolSnapshot } from './snapshot.js';
+
+export interface PoolSettings {
+  name: string;
+  /** 0 = no limit. */
+  maxCount: number;
+  chunkSize: number;
+  instanceLimit: number;
+  fastDelete: boolean;
+}
+
+export interface Adoption {
+  id: string;
+  name: string;
+  status: ProviderStatus;
+}
+
+export interface Deletion {
+  id: string;
+  name: string;
+  /** The row as read (undefined: the broken VM had no row yet; one is created, marked failed). */
+  row: Row<MachineProps> | undefined;
+  errorInfo: CachedInstance['errorInfo'];
+}
+
+export type SafetyChange =
+  | { kind: 'unchanged' }
+  | { kind: 'set'; state: SafetySwitchState }
+  | { kind: 'clear' };
+
+export interface StatusUpdate {
+  row: Row<MachineProps>;
+  status: ProviderStatus;
+}
+
+export interface PoolPlan {
+  /** The shepherd's decision, after churn was taken out. */
+  decision: ProvisioningDecision;
+  /** True while the views disagree: the plan then holds only `safety`. */
+  switchHolds: boolean;
+  retire: Retirement[];
+  adopt: Adoption[];
+  /** Raise `sku.capacity` for new VMs, If-Match `etag`. */
+  raise: { from: number; to: number; etag: string } | undefined;
+  /** Fast delete: rows marked failed, backoff written, then the VMs deleted. */
+  delete: Deletion[];
+  backoff: BackoffState | undefined;
+  safety: SafetyChange;
+  /** ETags of the bookkeeping rows as read (undefined: no row yet). */
+  safetyEtag: string | undefined;
+  backoffEtag: string | undefined;
+  /** Every instance the snapshot listed: a capacity raise adopts only VMs not among them. */
+  known: string[];
+  statusUpdates: StatusUpdate[];
+  /** Inventory rows whose provider id this pool cannot have issued (left alone, logged). */
+  skipped: string[];
+  /** Why, line by line, for the decision log. */
+  lines: string[];
+}
+
+/** Whether an inventory row's id is one an Azure scale set can have issued. */
+export function isAzureProviderId(id: string): boolean {
+  return id.startsWith(`${AZURE_PREFIX}/subscriptions/`) && tryProviderIdFromResourceId(id.slice(AZURE_PREFIX.length)) === id;
+}
+
+export function planPool(snapshot: PoolSnapshot, settings: PoolSettings, now: number): PoolPlan {
+  const { scaleSet, instances, inventory } = snapshot;
+  const lines: string[] = [];
+  // An id the cache listed was normalised by it: only the others need the (costly) parse.
+  const listedIds = new Set(instances.map((i) => i.id));
+  const parseable = (id: string) => listedIds.has(id) || isAzureProviderId(id);
+  const skipped = inventory.rows.filter((r) => !parseable(r.rowKey)).map((r) => r.rowKey);
+  for (const id of skipped) lines.push(`inventory row has unparseable provider ID ${JSON.stringify(id)}, skipping it`);
+  const usable = skipped.length === 0 ? inventory.rows : inventory.rows.filter((r) => parseable(r.rowKey));
+
+  const retire = retirements(usable, { capacity: scaleSet.capacity, instances, previous: snapshot.previous });
+  const retired = new Set(retire.map((r) => r.id));
+  const kept = usable.filter((r) => !retired.has(r.rowKey));
+  const rowById = new Map(kept.map((r) => [r.rowKey, r]));
+
+  const doomed = settings.fastDelete ? instancesToFastDelete(instances) : [];
+  const backingOff = isBackingOff(inventory.backoff, now);
+  const noSlots = backingOff || doomed.length > 0 || scaleSet.etag === undefined;
+  const machines = scaleSetMachines({ capacity: scaleSet.capacity, instanceLimit: settings.instanceLimit, instances, noSlots, maxSlots: Number.POSITIVE_INFINITY });
+  const adoptable = machines.filter((m) => m.availability === 'PossiblyUsed' && !rowById.has(m.id)).length;
+  const decision = decideProvisioning(machines, kept.map(toInventoryRow).map(inventoryMachine), {
+    maxCount: settings.maxCount,
+    chunkSize: settings.chunkSize + adoptable,
+  });
+
+  const empty = {
+    retire: [],
+    adopt: [],
+    raise: undefined,
+    delete: [],
+    backoff: undefined,
+    statusUpdates: [],
+    skipped,
+    safetyEtag: inventory.safetyRow?.etag,
+    backoffEtag: inventory.backoffRow?.etag,
+    known: instances.map((i) => i.id),
+  };
+  if (decision.kind === 'safetySwitch' || decision.kind === 'invalidAvailability') {
+    const state = decision.kind === 'safetySwitch' ? { providerOnly: decision.providerOnly, inventoryOnly: decision.inventoryOnly } : { providerOnly: [decision.id], inventoryOnly: [] };
+    const next: SafetySwitchState = { ...state, since: inventory.safety?.since ?? now };
+    const unchanged = inventory.safety !== undefined && JSON.stringify(inventory.safety) === JSON.stringify(next);
+    lines.push(decision.reason);
+    for (const id of state.providerOnly) lines.push(`provider machine has no corresponding machine in inventory (PID: ${id})`);
+    for (const id of state.inventoryOnly) lines.push(`machine in the inventory but missing in the provider, and the list is incomplete (PID: ${id})`);
+    lines.push('nothing is written to ARM or the inventory until the views agree again');
+    return { ...empty, decision, switchHolds: true, safety: unchanged ? { kind: 'unchanged' } : { kind: 'set', state: next }, lines };
+  }
+
+  lines.push(...retire.map((r) => r.why));
+  if (inventory.safety) lines.push('the views agree again: safety switch cleared');
+  lines.push(decision.reason);
+
+  const byId = new Map(instances.map((i) => [i.id, i]));
+  const adopt: Adoption[] = [];
+  let slots = 0;
+  if (decision.kind === 'bringUp') {
+    for (const m of decision.machines) {
+      if (!isValidProviderId(m.id)) {
+        slots++;
+        continue;
+      }
+      const instance = byId.get(m.id);
+      adopt.push({ id: m.id, name: instance?.name ?? m.id, status: instance ? providerStatusOf(instance) : 'Unknown' });
+    }
+  }
+  // Slots are only offered with a known capacity and ETag (scaleSetMachines, noSlots).
+  const raise = slots > 0 && scaleSet.capacity !== undefined && scaleSet.etag !== undefined
+    ? { from: scaleSet.capacity, to: scaleSet.capacity + slots, etag: scaleSet.etag }
+    : undefined;
+  if (backingOff) lines.push(`creations backed off until ${new Date(inventory.backoff!.until).toISOString()} after failed VMs`);
+
+  const deletion: Deletion[] = doomed.map((i) => ({ id: i.id, name: i.name, row: rowById.get(i.id), errorInfo: i.errorInfo }));
+  const backoff = deletion.length > 0 ? backoffAfterFailure(inventory.backoff, now) : undefined;
+  if (backoff) lines.push(`${deletion.length} broken VM(s) to delete and replace; no new capacity until ${new Date(backoff.until).toISOString()}`);
+
+  const doomedIds = new Set(deletion.map((d) => d.id));
+  const statusUpdates: StatusUpdate[] = [];
+  for (const row of kept) {
+    const instance = byId.get(row.rowKey);
+    if (!instance || doomedIds.has(row.rowKey) || row.props.providerStatus === 'ProvisioningFailedPermanent') continue;
+    const status = providerStatusOf(instance);
+    if (status !== row.props.providerStatus) statusUpdates.push({ row, status });
+  }
+
+  return {
+    ...empty,
+    decision,
+    switchHolds: false,
+    retire,
+    adopt,
+    raise,
+    delete: deletion,
+    backoff,
+    safety: inventory.safety ? { kind: 'clear' } : { kind: 'unchanged' },
+    statusUpdates,
+    lines,
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * The seed's config `check()` branches, now held by the schema, and one owner per scale set or
+ * workload: overlapping entries stop the process with exit code 2, naming both.
+ */
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli.js';
+import { isConfigError, parseConfig } from '../../src/config/load.js';
+import { SUBSCRIPTION, writeConfig } from '../support/config.js';
+
+const azure = { subscriptionId: SUBSCRIPTION, credential: 'dev', resourceManagerEndpoint: 'https://127.0.0.1:1' };
+const pool = (extra: object = {}) => ({ name: 'workers', scaleSet: { resourceGroup: 'rg', name: 'vmss' }, ...extra });
+const problems = (doc: unknown) => {
+  try {
+    parseConfig(doc);
+  } catch (err) {
+    if (isConfigError(err)) return err.problems;
+    throw err;
+  }
+  return [];
+};
+
+describe("the seed's config check, through the schema", () => {
+  it.each([
+    { name: 'a zero chunk size is refused (ChunkSize must be set)', change: { chunkSize: 0 }, path: 'pools[0].chunkSize' },
+    { name: 'a negative chunk size is refused', change: { chunkSize: -1 }, path: 'pools[0].chunkSize' },
+    { name: 'a fractional chunk size is refused', change: { chunkSize: 1.5 }, path: 'pools[0].chunkSize' },
+    { name: 'a negative max count is refused', change: { maxCount: -1 }, path: 'pools[0].maxCount' },
+    { name: 'a reconcile limiter that is not a rate is refused', change: { reconcileRate: null }, path: 'pools[0].reconcileRate' },
+    { name: 'a creation limiter that is not a rate is refused', change: { creationRate: 'never' }, path: 'pools[0].creationRate' },
+  ])('$name', ({ change, path }) => {
+    expect(problems({ azure, pools: [pool(change)] }).map((p) => p.path)).toEqual([path]);
+  });
+
+  it.each([
+    { name: 'a zero max count means no limit and is valid', change: { maxCount: 0 } },
+    { name: 'a chunk of one is valid', change: { chunkSize: 1 } },
+  ])('$name', ({ change }) => {
+    expect(problems({ azure, pools: [pool(change)] })).toEqual([]);
+  });
+
+  it('both limiters are always set: missing rates get the defaults', () => {
+    const cfg = parseConfig({ azure, pools: [pool()] });
+    expect(cfg.pools[0]).toMatchObject({ reconcileRate: { intervalMs: 60_000, burst: 1 }, creationRate: { intervalMs: 5_000, burst: 1 } });
+  });
+});
+
+async function cli(args: string[]) {
+  let stderr = '';
+  const code = await runCli(args, { stdout: () => undefined, stderr: (s) => (stderr += s), env: {} });
+  return { code, stderr };
+}
+
+const vmssTarget = (name: string, resourceGroup: string, vmss: string) => ({ name, scaleTargetRef: { kind: 'VirtualMachineScaleSet', resourceGroup, name: vmss } });
+const deployment = (name: string, workload: string) => ({
+  name,
+  scaleTargetRef: { kind: 'Deployment', namespace: 'default', name: workload },
+  scaleToZero: { enabled: false },
+});
+
+describe('one scale set, one owner', () => {
+  it.each([
+    { name: 'two pools on one scale set, the resource group in another case', doc: { azure, pools: [pool(), pool({ name: 'other', scaleSet: { resourceGroup: 'RG', name: 'VMSS' } })] }, path: 'pools[1].scaleSet', both: ['pools[1] ("other")', 'pools[0] ("workers")'] },
+    { name: 'a pool and a scale set target', doc: { azure, pools: [pool()], targets: [vmssTarget('web', 'Rg', 'vmss')] }, path: 'targets[0].scaleTargetRef', both: ['targets[0] ("web")', 'pools[0] ("workers")'] },
+    { name: 'two scale set targets', doc: { azure, targets: [vmssTarget('a', 'rg', 'x'), vmssTarget('b', 'RG', 'x')] }, path: 'targets[1].scaleTargetRef', both: ['targets[1] ("b")', 'targets[0] ("a")'] },
+    { name: 'two targets on one workload', doc: { kubernetes: { kubeconfig: '/dev/null' }, targets: [deployment('a', 'web'), deployment('b', 'web')] }, path: 'targets[1].scaleTargetRef', both: ['targets[1] ("b")', 'targets[0] ("a")'] },
+  ])('refuses $name with exit code 2, naming both entries', async ({ doc, path, both }) => {
+    const { code, stderr } = await cli(['--config', writeConfig(doc), 'status']);
+    expect(code).toBe(2);
+    const line = stderr.split('\n').find((l) => l.trimStart().startsWith(`${path}:`));
+    expect(line, stderr).toBeDefined();
+    for (const entry of both) expect(line).toContain(entry);
+  });
+
+  it('accepts two pools on scale sets of the same name in different resource groups', () => {
+    expect(problems({ azure, pools: [pool(), pool({ name: 'other', scaleSet: { resourceGroup: 'rg2', name: 'vmss' } })] })).toEqual([]);
+  });
+});

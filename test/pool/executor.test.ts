@@ -1,0 +1,97 @@
+/** The executor: batched row writes that fall back to single rows, a fixed order, and only what happened recorded. */
+import { describe, expect, it } from 'vitest';
+import { EntityTable } from '../../src/state/entity-table.js';
+import { tableRowWriter } from '../../src/pool/row-writer.js';
+import { planPool } from '../../src/pool/plan.js';
+import { executePlan } from '../../src/pool/execute.js';
+import { freshStorage } from '../support/storage.js';
+import { PoolModel, vmId } from './support/model.js';
+
+const settings = { name: 'p', maxCount: 10, chunkSize: 4, instanceLimit: 100, fastDelete: true };
+
+describe('the row writer', () => {
+  it('writes N rows in ⌈N/100⌉ transactions; a failing transaction falls back to single rows, so the bad row fails alone', async () => {
+    const storage = await freshStorage();
+    const table = new EntityTable(storage.table('machines'));
+    await table.create('pool', 'row-150', { createdAt: 1, updatedAt: 1 });
+    const submit = table.client.submitTransaction.bind(table.client);
+    let transactions = 0;
+    table.client.submitTransaction = ((...a: Parameters<typeof submit>) => {
+      transactions++;
+      return submit(...a);
+    }) as typeof submit;
+    const writes = Array.from({ length: 250 }, (_, i) => ({ op: 'insert' as const, key: `row-${String(i).padStart(3, '0')}`, props: { createdAt: 2, updatedAt: 2 } }));
+    const results = await tableRowWriter(table, 'pool').write(writes);
+    expect(transactions).toBe(3);
+    expect(results.filter((r) => !r.ok)).toEqual([{ ok: false, reason: 'already in the inventory' }]);
+    expect(results[150]).toMatchObject({ ok: false });
+    expect(await table.list('pool')).toHaveLength(250);
+    expect((await table.get('pool', 'row-150'))?.props.createdAt).toBe(1);
+  });
+
+  it('guards replaces by their ETag', async () => {
+    const storage = await freshStorage();
+    const table = new EntityTable(storage.table('machines'));
+    const row = (await table.create('pool', 'a', { createdAt: 1, updatedAt: 1 }))!;
+    await table.replaceIf(row, { createdAt: 1, updatedAt: 2 });
+    const [result] = await tableRowWriter(table, 'pool').write([{ op: 'replace', key: 'a', etag: row.etag, props: { createdAt: 1, updatedAt: 3 } }]);
+    expect(result).toMatchObject({ ok: false });
+    expect((await table.get('pool', 'a'))?.props.updatedAt).toBe(2);
+  });
+});
+
+describe('executePlan', () => {
+  it('checks the lease once per write phase and draws the creation tokens once', async () => {
+    const model = new PoolModel();
+    model.addRunning(3);
+    const faults: string[] = [];
+    model.fault = (kind) => void faults.push(kind);
+    const draws: number[] = [];
+    const { outcome } = await model.pass(settings, async (n) => (draws.push(n), n));
+    expect(outcome.adopted).toHaveLength(3);
+    expect(draws).toEqual([4]);
+    expect(outcome.raise).toMatchObject({ kind: 'raised', from: 3, to: 7 });
+    // Inventory phase, capacity phase, adoption of the new VMs: three lease checks for 7 rows.
+    expect(faults.filter((f) => f === 'lease')).toHaveLength(3);
+  });
+
+  it('raises only by the tokens the creation rate gives, and says so', async () => {
+    const model = new PoolModel();
+    const { outcome } = await model.pass(settings, async () => 1);
+    expect(outcome.raise).toMatchObject({ kind: 'raised', from: 0, to: 1, wanted: 4 });
+    expect(model.capacityWrites).toEqual([1]);
+  });
+
+  it('records a 412 on the capacity write as a lost race and adopts nothing for it', async () => {
+    const model = new PoolModel();
+    model.fault = (kind) => {
+      if (kind === 'setCapacity') model.etag++;
+    };
+    const { outcome } = await model.pass(settings);
+    expect(outcome.raise).toEqual({ kind: 'lostRace', from: 0, to: 4 });
+    expect(model.managedIds()).toEqual([]);
+  });
+
+  it('records only the adoptions that happened', async () => {
+    const model = new PoolModel();
+    model.addRunning(2);
+    const p = planPool(model.snapshot(), { ...settings, maxCount: 2 }, model.now);
+    // The row appeared after the snapshot: planned, but not written by this pass.
+    model.rows.set(vmId(1), { props: { createdAt: 0, updatedAt: 0 }, etag: 99 });
+    const outcome = await executePlan(p, model.deps());
+    expect(p.adopt.map((a) => a.id)).toEqual([vmId(0), vmId(1)]);
+    expect(outcome.adopted).toEqual([vmId(0)]);
+    expect(outcome.rowFailures).toEqual([`${vmId(1)}: already in the inventory`]);
+  });
+
+  it('deletes a broken VM only once its row is marked failed and the backoff recorded', async () => {
+    const model = new PoolModel();
+    model.addRunning(1);
+    model.vms[0]!.broken = true;
+    model.fault = (kind) => {
+      if (kind === 'row') throw new Error('storage down');
+    };
+    await expect(model.pass(settings)).rejects.toThrow('storage down');
+    expect(model.vms[0]!.state).toBe('Running');
+  });
+});
