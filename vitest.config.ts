@@ -1,11 +1,86 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * The `unit` project: test files that do no I/O (no Azurite, no simulator, no socket, no child
+ * process, no real-clock wait), listed by name. Every other test file is `integration`, which
+ * starts Azurite once for the run: a new file lands there unless it is added to this list, so
+ * a file that needs storage never runs without it. A listed file that opens a socket or starts
+ * a process fails (test/support/no-io.ts).
+ */
+export const UNIT_FILES = [
+  'test/azure/credential.test.ts',
+  'test/azure/rate-limit-headers.test.ts',
+  'test/azure/throttle.test.ts',
+  'test/cache/build-instances.test.ts',
+  'test/cache/ids.test.ts',
+  'test/cache/instance-status.test.ts',
+  'test/cache/orchestration.test.ts',
+  'test/cache/queries.test.ts',
+  'test/cache/refresh-policy.test.ts',
+  'test/cache/refresh-slowdown.test.ts',
+  'test/clock/clock.test.ts',
+  'test/config/duration-rate.test.ts',
+  'test/errors/transient.test.ts',
+  'test/host/timer.test.ts',
+  'test/load/collect.test.ts',
+  'test/load/decider.test.ts',
+  'test/load/samples.test.ts',
+  'test/metrics/export.test.ts',
+  'test/pool/backoff-fast-delete.test.ts',
+  'test/pool/churn.test.ts',
+  'test/pool/machines.test.ts',
+  'test/pool/plan-table.test.ts',
+  'test/pool/property.test.ts',
+  'test/pool/smoke.test.ts',
+  'test/pool/token-bucket.test.ts',
+  'test/probe/async-probe.test.ts',
+  'test/provisioner/decide.test.ts',
+  'test/provisioner/machine.test.ts',
+  'test/queue/messages.test.ts',
+  'test/replay/hand-trace.test.ts',
+  'test/replay/scaler-paths.test.ts',
+  'test/replay/schedule.test.ts',
+  'test/replay/timeline.test.ts',
+  'test/runtime/runtime.test.ts',
+  'test/scaler/active-condition.test.ts',
+  'test/scaler/bounds.test.ts',
+  'test/scaler/conditions.test.ts',
+  'test/scaler/scale-plan.test.ts',
+  'test/scaler/scale-target.test.ts',
+  'test/scaler/target-bookkeeping.test.ts',
+  'test/scaler/target-decision.test.ts',
+  'test/state/keys.test.ts',
+  'test/support/guards.test.ts',
+  'test/support/memory-table.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 20_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Every test fails if it writes to the console: logs go through the injected logger.
+    setupFiles: ['test/support/quiet.ts'],
+    projects: [
+      {
+        extends: true,
+        // No I/O and no module state worth a fresh process: the files share their workers,
+        // which takes the project from seconds of process start-up per file to seconds in all.
+        test: { name: 'unit', include: UNIT_FILES, setupFiles: ['test/support/no-io.ts'], isolate: false },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['test/**/*.test.ts'],
+          exclude: ['**/node_modules/**', ...UNIT_FILES],
+          globalSetup: ['test/support/global-setup.ts'],
+          // The files share worker processes too: loading the SDKs once per worker instead of
+          // once per file is most of the difference between minutes and one. A file that
+          // changes process-wide state (process.env, a global provider) puts it back after.
+          isolate: false,
+        },
+      },
+    ],
   },
 });

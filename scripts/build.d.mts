@@ -24,4 +24,6 @@ export function buildDeployPackage(options: {
   env?: Record<string, string | undefined>;
   /** A configuration problem throws instead of warning; default: under azd (AZURE_ENV_NAME set). */
   strict?: boolean;
+  /** Where configuration notes and warnings go; default: the console. */
+  warn?: (line: string) => void;
 }): Promise<Metafile>;

@@ -128,11 +128,11 @@ export function deployPackageJson(rootPackage) {
  * a package that cannot work must not reach Azure. Otherwise problems are warnings, so that a
  * local configuration for Azurite does not break `npm run build`.
  */
-async function checkedConfigFiles(configFile, { loadConfig, env, strict }) {
+async function checkedConfigFiles(configFile, { loadConfig, env, strict, warn }) {
   const name = path.relative(ROOT, configFile);
   const fail = (message) => {
     if (strict) throw new Error(message);
-    console.warn(`note: ${message}`);
+    warn(`note: ${message}`);
     return [];
   };
   if (!existsSync(configFile)) {
@@ -151,7 +151,7 @@ async function checkedConfigFiles(configFile, { loadConfig, env, strict }) {
     exists: (file) => existsSync(path.resolve(configDir, file)),
     read: (file) => readFileSync(path.resolve(configDir, file), 'utf8'),
   });
-  for (const warning of report.warnings) console.warn(`warning: ${warning}`);
+  for (const warning of report.warnings) warn(`warning: ${warning}`);
   if (report.errors.length > 0) {
     return fail(`${name} cannot be deployed:\n${report.errors.map((e) => `  ${e}`).join('\n')}`);
   }
@@ -162,8 +162,8 @@ async function checkedConfigFiles(configFile, { loadConfig, env, strict }) {
  * Writes the whole deploy directory; returns the bundle's metafile. `loadConfig` is Drover's
  * own loader (src/config/load.ts), so the package is checked against the real schema.
  */
-export async function buildDeployPackage({ outDir, configFile, loadConfig, env = process.env, strict = Boolean(env.AZURE_ENV_NAME) }) {
-  const configFiles = await checkedConfigFiles(configFile, { loadConfig, env, strict });
+export async function buildDeployPackage({ outDir, configFile, loadConfig, env = process.env, strict = Boolean(env.AZURE_ENV_NAME), warn = (line) => console.warn(line) }) {
+  const configFiles = await checkedConfigFiles(configFile, { loadConfig, env, strict, warn });
   await rm(outDir, { recursive: true, force: true });
   await mkdir(outDir, { recursive: true });
   const metafile = await bundleFunctions(outDir);

@@ -13,5 +13,5 @@ export async function onProbeMessage(rt: Runtime, message: unknown, context: Inv
     log.error(`dropping malformed probe message: ${decoded.reason}`);
     return undefined;
   }
-  return runProbeAttempt(rt, decoded.message, (url) => probeActivator(url, { signal: rt.shutdown.signal }), log);
+  return runProbeAttempt(rt.stores.probe, decoded.message, (url) => probeActivator(url, { signal: rt.shutdown.signal }), log);
 }

@@ -15,8 +15,22 @@ import { randomUUID } from 'node:crypto';
 import type { TargetConfig } from '../config/schema.js';
 import type { Log } from '../log.js';
 import type { ProbeMessage } from '../queue/messages.js';
-import type { Runtime } from '../runtime/runtime.js';
+import type { Clock } from '../clock.js';
+import type { QueueSender } from '../queue/sender.js';
+import type { EntityTable } from '../state/entity-table.js';
 import { patchTargetRecord } from '../scaler/target-record.js';
+
+/** What the async probe uses, built once by the composition root (`Runtime.stores.probe`). */
+export interface ProbeStores {
+  /** The `probes` table: one row per target with a probe. */
+  readonly probes: EntityTable;
+  /** The `targets` table, where a probe records whether the activator answered. */
+  readonly targetRows: EntityTable;
+  readonly queues: Pick<QueueSender, 'probe' | 'reconcile'>;
+  readonly clock: Clock;
+  /** The configured targets, to find the activator a probe message names. */
+  readonly targets: readonly TargetConfig[];
+}
 
 /** Delay before the reconcile that follows a finished probe (the seed's re-enqueue period). */
 export const AFTER_PROBE_REQUEUE_MS = 1_000;
@@ -41,20 +55,20 @@ export type ProbeFn = (url: string) => Promise<{ ok: boolean; error?: string }>;
 
 const ROW = 'probe';
 
-export async function readProbe(rt: Runtime, target: string) {
-  return (await rt.table('probes').get<ProbeProps>(target, ROW))?.props;
+export async function readProbe(stores: Pick<ProbeStores, 'probes'>, target: string) {
+  return (await stores.probes.get<ProbeProps>(target, ROW))?.props;
 }
 
 /**
  * Starts an async probe unless one is already in flight. Returns false for "already in
  * flight", which the caller only logs.
  */
-export async function offerProbe(rt: Runtime, target: TargetConfig): Promise<boolean> {
+export async function offerProbe(stores: ProbeStores, target: TargetConfig): Promise<boolean> {
   const activator = target.activator;
   if (!activator) return false;
-  const now = rt.clock.now();
+  const now = stores.clock.now();
   let started: ProbeProps | undefined;
-  await rt.table('probes').update<ProbeProps>(target.name, ROW, (row) => {
+  await stores.probes.update<ProbeProps>(target.name, ROW, (row) => {
     if (row?.props.inFlight && row.props.deadline > now) {
       started = undefined;
       return undefined;
@@ -65,10 +79,10 @@ export async function offerProbe(rt: Runtime, target: TargetConfig): Promise<boo
   if (!started) return false;
   const offered = started;
   try {
-    await rt.queues.probe({ target: target.name, attempt: 0, deadline: offered.deadline });
+    await stores.queues.probe({ target: target.name, attempt: 0, deadline: offered.deadline });
   } catch (err) {
     // No message, no probe: the row must not claim one is in flight until its deadline.
-    await rt.table('probes').update<ProbeProps>(target.name, ROW, (row) =>
+    await stores.probes.update<ProbeProps>(target.name, ROW, (row) =>
       row?.props.inFlight && row.props.startedAt === offered.startedAt ? { ...row.props, inFlight: false, lastResult: 'offer failed' } : undefined,
     );
     throw err;
@@ -79,22 +93,22 @@ export async function offerProbe(rt: Runtime, target: TargetConfig): Promise<boo
 export type AttemptOutcome = 'succeeded' | 'timed out' | 'retrying' | 'stale' | 'claimed elsewhere' | 'unknown target';
 
 /** Handles one probe message: one attempt, then the next message or the end of the probe. */
-export async function runProbeAttempt(rt: Runtime, message: ProbeMessage, probe: ProbeFn, log: Log): Promise<AttemptOutcome> {
-  const target = rt.config.targets.find((t) => t.name === message.target);
+export async function runProbeAttempt(stores: ProbeStores, message: ProbeMessage, probe: ProbeFn, log: Log): Promise<AttemptOutcome> {
+  const target = stores.targets.find((t) => t.name === message.target);
   if (!target?.activator) {
     log.warn(`probe for ${message.target}: no such target with an activator in the configuration, dropping`);
     return 'unknown target';
   }
-  const claim = await claimAttempt(rt, target.name, message);
+  const claim = await claimAttempt(stores, target.name, message);
   if (claim.kind !== 'claimed') {
     log.info(`probe for ${target.name}: attempt ${message.attempt} is ${claim.kind === 'stale' ? 'stale or already done' : 'being run by another invocation'}, dropping`);
     return claim.kind;
   }
   try {
-    return await attempt(rt, target.name, target.activator, message, probe, claim.token, log);
+    return await attempt(stores, target.name, target.activator, message, probe, claim.token, log);
   } catch (error) {
     // Let the retry of this message run the attempt instead of finding it claimed.
-    await rt.table('probes').update<ProbeProps>(target.name, ROW, (row) =>
+    await stores.probes.update<ProbeProps>(target.name, ROW, (row) =>
       row?.props.claim === claim.token ? { ...row.props, claim: undefined, claimUntil: undefined } : undefined,
     );
     throw error;
@@ -103,11 +117,11 @@ export async function runProbeAttempt(rt: Runtime, message: ProbeMessage, probe:
 
 type Claim = { kind: 'claimed'; token: string } | { kind: 'stale' } | { kind: 'claimed elsewhere' };
 
-async function claimAttempt(rt: Runtime, target: string, message: ProbeMessage): Promise<Claim> {
+async function claimAttempt(stores: ProbeStores, target: string, message: ProbeMessage): Promise<Claim> {
   const token = randomUUID();
-  const now = rt.clock.now();
+  const now = stores.clock.now();
   let claim = { kind: 'stale' } as Claim;
-  await rt.table('probes').update<ProbeProps>(target, ROW, (row) => {
+  await stores.probes.update<ProbeProps>(target, ROW, (row) => {
     const p = row?.props;
     if (!p?.inFlight || p.deadline !== message.deadline || p.attempts > message.attempt) {
       claim = { kind: 'stale' };
@@ -126,24 +140,24 @@ async function claimAttempt(rt: Runtime, target: string, message: ProbeMessage):
 
 type Activator = NonNullable<TargetConfig['activator']>;
 
-async function attempt(rt: Runtime, name: string, activator: Activator, message: ProbeMessage, probe: ProbeFn, token: string, log: Log): Promise<AttemptOutcome> {
+async function attempt(stores: ProbeStores, name: string, activator: Activator, message: ProbeMessage, probe: ProbeFn, token: string, log: Log): Promise<AttemptOutcome> {
   const result = await probe(activator.probeUrl);
-  const now = rt.clock.now();
+  const now = stores.clock.now();
   const finished = result.ok || now + activator.probePeriod > message.deadline;
 
   // Send before recording: a crash in between leaves the claim to expire and the redelivered
   // attempt to run again; the duplicate chain it starts dies at the stale check.
   if (finished) {
     const reason = result.ok ? 'activator probe succeeded' : 'activator probe timed out';
-    await rt.queues.reconcile({ kind: 'target', name, reason }, AFTER_PROBE_REQUEUE_MS);
+    await stores.queues.reconcile({ kind: 'target', name, reason }, AFTER_PROBE_REQUEUE_MS);
   } else {
-    await rt.queues.probe({ ...message, attempt: message.attempt + 1 }, activator.probePeriod);
+    await stores.queues.probe({ ...message, attempt: message.attempt + 1 }, activator.probePeriod);
   }
-  await patchTargetRecord(rt.table('targets'), name, (current) => {
+  await patchTargetRecord(stores.targetRows, name, (current) => {
     if (!result.ok) return current?.activatorSeenSince === undefined ? undefined : { activatorSeenSince: undefined };
     return current?.activatorSeenSince === undefined ? { activatorSeenSince: now } : undefined;
   });
-  await rt.table('probes').update<ProbeProps>(name, ROW, (row) => {
+  await stores.probes.update<ProbeProps>(name, ROW, (row) => {
     if (row?.props.claim !== token) return undefined;
     return {
       ...row.props,

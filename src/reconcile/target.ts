@@ -151,7 +151,7 @@ export async function reconcileTarget(ctx: ReconcileContext, target: TargetConfi
   const settle = { ready: got, requested: requestedAfter(write, observed), lastScaledAt: write.kind === 'written' ? now : record?.lastScaledAt };
   const wants = followUps({ plan, desired, before: conditions, after: next, write, kind: scale.kind, activationTimeoutMs: target.activationTimeout, settle, now });
   await enqueueFollowUps(ctx, target, wants);
-  if (plan.offerAsyncProbe && !(await offerProbe(rt, target))) log.info(`target ${target.name}: async probe already in flight`);
+  if (plan.offerAsyncProbe && !(await offerProbe(rt.stores.probe, target))) log.info(`target ${target.name}: async probe already in flight`);
   const load1m = minuteLoad(load.samples, load.gauge, now);
   const fields = { desired: desired.desired, scale: settle.requested, ready: got, ...(load1m === undefined ? {} : { load: load1m }), ...(wake.kind === 'woke' ? { activationMs: wake.latencyMs } : {}) };
   return { ...decision, observed: { kind: 'target', fields } };

@@ -11,13 +11,15 @@ import { systemClock, type Clock } from '../clock.js';
 import { loadConfig, resolveConfigFile } from '../config/load.js';
 import type { DroverConfig } from '../config/schema.js';
 import type { Rate } from '../config/rate.js';
-import { createStorage, resolveStorageLocation, type Storage } from '../state/storage.js';
+import { createStorage, resolveStorageLocation, type Storage, type TableName } from '../state/storage.js';
 import { EntityTable } from '../state/entity-table.js';
 import { Leases } from '../state/leases.js';
 import { SharedLimiter } from '../state/limiter.js';
 import { DecisionLog } from '../state/decisions.js';
 import { HistoryStore } from '../state/history-store.js';
 import { createQueueSender, type QueueSender } from '../queue/sender.js';
+import type { TableClient } from '@azure/data-tables';
+import { buildStores, type Stores } from './stores.js';
 import type { ScaleSetApi } from '../azure/scale-set-api.js';
 import type { ScaleTargetApi } from '../kubernetes/scale-target-api.js';
 
@@ -34,7 +36,9 @@ export interface Runtime {
   /** Who holds leases taken by this process (instance id and process id). */
   readonly holder: string;
   /** Table helpers by name. */
-  table(name: Parameters<Storage['table']>[0]): EntityTable;
+  table(name: TableName): EntityTable;
+  /** The tables and ports by what they hold (src/runtime/stores.ts), for parts that take a few. */
+  readonly stores: Stores;
   limiter(name: string, rate: Rate): SharedLimiter;
   /** Azure credential for ARM and identity-based storage, built on first use. */
   azureCredential(): TokenCredential;
@@ -51,6 +55,14 @@ export interface Runtime {
   scaleTargets(): Promise<ScaleTargetApi>;
 }
 
+/**
+ * Builds the table helper for one of Drover's tables, once per runtime. The default wraps the
+ * client in an EntityTable; a test that injects a fault at a table write passes its own.
+ */
+export type TableFactory = (name: TableName, client: TableClient) => EntityTable;
+
+const entityTable: TableFactory = (_name, client) => new EntityTable(client);
+
 /** Replacements for the adapters, for tests that inject faults between real calls. */
 export interface RuntimeAdapters {
   scaleSetApi?: ScaleSetApi;
@@ -63,6 +75,7 @@ export interface RuntimeOptions {
   clock?: Clock;
   env?: NodeJS.ProcessEnv;
   adapters?: RuntimeAdapters;
+  tables?: TableFactory;
 }
 
 export async function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
@@ -83,12 +96,19 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   // Storage and queue load sources use the identity storage names, else the one ARM uses.
   const azureCredential = () => identity((location.kind === 'identity' ? location.clientId : undefined) ?? config.azure?.managedIdentityClientId);
   const storage = createStorage(location, config.storage?.prefix ?? 'drover', azureCredential);
+  const makeTable = options.tables ?? entityTable;
   const tables = new Map<string, EntityTable>();
-  const table = (name: Parameters<Storage['table']>[0]) => {
+  const table = (name: TableName) => {
     let t = tables.get(name);
-    if (!t) tables.set(name, (t = new EntityTable(storage.table(name))));
+    if (!t) tables.set(name, (t = makeTable(name, storage.table(name))));
     return t;
   };
+  const queues = createQueueSender({
+    reconcileQueue: storage.queue('reconcile'),
+    probeQueue: storage.queue('probe'),
+    pending: table('leases'),
+    clock,
+  });
   const holder = `${env.WEBSITE_INSTANCE_ID?.slice(0, 12) ?? os.hostname()}:${process.pid}`;
   return {
     config,
@@ -102,12 +122,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     leases: new Leases(table('leases'), clock),
     decisions: new DecisionLog(table('decisions')),
     history: new HistoryStore(table('history')),
-    queues: createQueueSender({
-      reconcileQueue: storage.queue('reconcile'),
-      probeQueue: storage.queue('probe'),
-      pending: table('leases'),
-      clock,
-    }),
+    queues,
+    stores: buildStores(table, queues, clock, config.targets),
     limiter: (name, rate) => new SharedLimiter(table('limiters'), clock, name, rate),
     azureCredential,
     scaleSetApi: once(async () => {

@@ -42,7 +42,7 @@ export async function buildStatus(rt: Runtime, options: { decisions?: number } =
       rt.config.targets
         .filter((t) => t.activator)
         .map(async (t): Promise<ProbeStatus | undefined> => {
-          const p = await readProbe(rt, t.name);
+          const p = await readProbe(rt.stores.probe, t.name);
           return p && { target: t.name, inFlight: p.inFlight && p.deadline > now, startedAt: iso(p.startedAt), attempts: p.attempts, lastResult: p.lastResult ?? null };
         }),
     ),

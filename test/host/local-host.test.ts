@@ -1,20 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { startLocalHost } from '../../src/host/local-host.js';
-import { checkSchedule, nextOccurrence } from '../../src/host/timer.js';
 import { startWorld } from '../support/world.js';
-
-describe('NCRONTAB schedules', () => {
-  it('computes the next occurrence with a seconds field', () => {
-    const at = Date.UTC(2026, 10, 30, 10, 0, 2);
-    expect(nextOccurrence('0 */1 * * * *', at)).toBe(Date.UTC(2026, 10, 30, 10, 1, 0));
-    expect(nextOccurrence('*/5 * * * * *', at)).toBe(Date.UTC(2026, 10, 30, 10, 0, 5));
-  });
-
-  it.each(['*/5 * * * *', 'every minute', '99 * * * * *'])('refuses %j', (schedule) => {
-    expect(() => checkSchedule(schedule)).toThrow(/invalid schedule/);
-  });
-});
 
 describe('local host', () => {
   it('runs the timer pass and delivers forced reconciles through the same handlers', async () => {

@@ -191,7 +191,9 @@ describe('building with a configuration', () => {
 
   it('outside azd builds the package without a missing configuration, with a note', async () => {
     const outDir = path.join(tmp, 'local-deploy');
-    await buildDeployPackage({ outDir, configFile: path.join(tmp, 'missing.yaml'), loadConfig, env: {} });
+    const notes: string[] = [];
+    await buildDeployPackage({ outDir, configFile: path.join(tmp, 'missing.yaml'), loadConfig, env: {}, warn: (line) => notes.push(line) });
+    expect(notes).toEqual([expect.stringMatching(/^note: .*missing\.yaml not found, so dist\/deploy has no configuration/)]);
     expect(existsSync(path.join(outDir, 'app', 'main.js'))).toBe(true);
     expect(existsSync(path.join(outDir, 'drover.config.yaml'))).toBe(false);
   });

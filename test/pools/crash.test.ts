@@ -3,7 +3,9 @@ import { reconcileObject } from '../../src/reconcile/object.js';
 import { silentLog } from '../../src/log.js';
 import { readInventory } from '../../src/pool/inventory.js';
 import type { ScaleSetApi } from '../../src/azure/scale-set-api.js';
-import type { Runtime } from '../../src/runtime/runtime.js';
+import type { TableClient } from '@azure/data-tables';
+import type { Runtime, TableFactory } from '../../src/runtime/runtime.js';
+import { EntityTable } from '../../src/state/entity-table.js';
 import { armWorld, type ArmWorld } from '../support/arm.js';
 import { providerIdFromResourceId } from '../../src/cache/ids.js';
 
@@ -18,45 +20,58 @@ afterAll(async () => {
 const pass = (rt: Runtime, name: string) => reconcileObject(rt, { kind: 'pool', name }, { reason: 'test' }, { log: silentLog });
 const settle = () => new Promise((r) => setTimeout(r, 120));
 
-type Crash = (rt: Runtime, real: ScaleSetApi) => ScaleSetApi | undefined;
+/** Where the crashing runtime fails: its ARM adapter, or one of its tables. */
+type Crash = { scaleSetApi?: (real: ScaleSetApi) => ScaleSetApi; tables?: TableFactory };
 
 /**
  * The process dies at the adoption of the new machines: every inventory write from then on
  * fails. `alone` first makes the batch fail (so rows are written one by one) and lets that many
- * single rows through before dying.
+ * single rows through before dying. The crashing runtime is built with this `machines` client;
+ * nothing is patched.
  */
-const crashAtAdoption = (alone?: number): Crash => (rt) => {
-  const table = rt.table('machines');
-  const create = table.create.bind(table);
+const crashAtAdoption = (alone?: number): Crash => {
   let dead = false;
   let singles = 0;
-  table.client.submitTransaction = (() => {
-    if (alone === undefined) dead = true;
-    return Promise.reject(new Error(dead ? 'crash' : 'server busy'));
-  }) as typeof table.client.submitTransaction;
-  table.create = ((...args: Parameters<typeof create>) => {
-    if (dead || ++singles > (alone ?? 0)) {
-      dead = true;
-      return Promise.reject(new Error('crash'));
-    }
-    return create(...args);
-  }) as typeof table.create;
-  return undefined;
+  const dying = (client: TableClient): TableClient =>
+    new Proxy(client, {
+      get(target, property) {
+        if (property === 'submitTransaction') {
+          return () => {
+            if (alone === undefined) dead = true;
+            return Promise.reject(new Error(dead ? 'crash' : 'server busy'));
+          };
+        }
+        if (property === 'createEntity') {
+          return (...args: Parameters<TableClient['createEntity']>) => {
+            if (dead || ++singles > (alone ?? 0)) {
+              dead = true;
+              return Promise.reject(new Error('crash'));
+            }
+            return target.createEntity(...args);
+          };
+        }
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+  return { tables: (name, client) => new EntityTable(name === 'machines' ? dying(client) : client) };
 };
 
 describe('a crash between the capacity write and the inventory write', () => {
   it.each<{ name: string; crash: Crash }>([
     {
       name: 'right after ARM accepted the new capacity',
-      crash: (_rt, real) => ({
-        getScaleSet: (...a) => real.getScaleSet(...a),
-        listVms: (...a) => real.listVms(...a),
-        deleteInstances: (...a) => real.deleteInstances(...a),
-        setCapacity: async (...a) => {
-          await real.setCapacity(...a);
-          throw new Error('crash');
-        },
-      }),
+      crash: {
+        scaleSetApi: (real) => ({
+          getScaleSet: (...a) => real.getScaleSet(...a),
+          listVms: (...a) => real.listVms(...a),
+          deleteInstances: (...a) => real.deleteInstances(...a),
+          setCapacity: async (...a) => {
+            await real.setCapacity(...a);
+            throw new Error('crash');
+          },
+        }),
+      },
     },
     { name: 'before the new machines are adopted', crash: crashAtAdoption() },
     { name: 'after the first of four new machines is adopted alone', crash: crashAtAdoption(1) },
@@ -66,9 +81,10 @@ describe('a crash between the capacity write and the inventory write', () => {
     const config = { pools: [{ name, scaleSet: { resourceGroup: 'rg-crash', name }, maxCount: 4, chunkSize: 4, creationRate: '0s,1', reconcileRate: '0s,1' }] };
     const healthy = await world.runtime(config);
     const realApi = await healthy.scaleSetApi();
-    const crashing = await world.runtime(config);
-    const faulty = crash(crashing, realApi);
-    const crashed = faulty ? await world.runtime(config, { adapters: { scaleSetApi: faulty } }) : crashing;
+    const crashed = await world.runtime(config, {
+      adapters: crash.scaleSetApi ? { scaleSetApi: crash.scaleSetApi(realApi) } : undefined,
+      tables: crash.tables,
+    });
 
     const first = await pass(crashed, name);
     expect(first.status).toBe('failed');

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/clock.js';
+import { ManualClock, systemClock, type Clock } from '../../src/clock.js';
 import { EntityTable } from '../../src/state/entity-table.js';
 import { createQueueSender, markDelivered } from '../../src/queue/sender.js';
 import { freshStorage } from '../support/storage.js';
@@ -10,13 +10,16 @@ beforeAll(async () => {
   storage = await freshStorage();
 });
 
-const sender = () =>
+const sender = (clock: Clock = systemClock) =>
   createQueueSender({
     reconcileQueue: storage.queue('reconcile'),
     probeQueue: storage.queue('probe'),
     pending: new EntityTable(storage.table('leases')),
-    clock: systemClock,
+    clock,
   });
+
+/** Now, held still: requests made a few milliseconds apart cannot straddle a second boundary. */
+const stillClock = () => new ManualClock(Date.now());
 
 async function receiveAll(name: 'reconcile' | 'probe') {
   const res = await storage.queue(name).receiveMessages({ numberOfMessages: 32, visibilityTimeout: 30 });
@@ -38,17 +41,18 @@ describe('delayed enqueue', () => {
   });
 
   it('collapses repeated re-enqueues of one object for the same due second', async () => {
-    const s = sender();
+    const s = sender(stillClock());
     const results = await Promise.all([1, 2, 3].map(() => s.reconcile({ kind: 'pool', name: 'dup', reason: 'requeue' }, 60_000)));
     expect(results.filter((r) => r.sent)).toHaveLength(1);
   });
 
   it('sends a request again once the message for that due second was delivered', async () => {
-    const s = sender();
+    const clock = stillClock();
+    const s = sender(clock);
     const first = await s.reconcile({ kind: 'pool', name: 'again', reason: 'requeue' }, 60_000);
     expect((await s.reconcile({ kind: 'pool', name: 'again', reason: 'requeue' }, 60_000)).sent).toBe(false);
     await markDelivered(new EntityTable(storage.table('leases')), { kind: 'pool', name: 'again', dueAt: first.dueAt });
-    const third = await s.reconcile({ kind: 'pool', name: 'again', reason: 'requeue' }, first.dueAt - Date.now());
+    const third = await s.reconcile({ kind: 'pool', name: 'again', reason: 'requeue' }, first.dueAt - clock.now());
     expect(third).toEqual({ sent: true, dueAt: first.dueAt });
   });
 

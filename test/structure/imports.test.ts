@@ -26,6 +26,18 @@ describe('the imports of src/, functions/ and sim/', () => {
     expect(intoSim).toEqual([]);
   });
 
+  it('leave the async probe on the stores it is handed: it does not reach the runtime', () => {
+    const reached = new Set<string>();
+    const visit = (file: string) => {
+      if (reached.has(file)) return;
+      reached.add(file);
+      for (const next of graph.get(file) ?? []) visit(next);
+    };
+    visit('src/probe/async-probe.ts');
+    expect(reached.has('src/probe/async-probe.ts')).toBe(true);
+    expect([...reached].filter((f) => f.startsWith('src/runtime/'))).toEqual([]);
+  });
+
   it('resolve to files that exist', () => {
     const known = new Set(graph.keys());
     const missing = [...graph].flatMap(([file, imports]) => imports.filter((i) => !known.has(i)).map((i) => `${file} → ${i}`));

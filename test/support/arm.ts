@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { startArmSim, type ArmSim, type ArmSimOptions } from '../../sim/arm/index.js';
-import { createRuntime, type Runtime, type RuntimeAdapters } from '../../src/runtime/runtime.js';
+import { createRuntime, type Runtime, type RuntimeAdapters, type TableFactory } from '../../src/runtime/runtime.js';
 import type { Clock } from '../../src/clock.js';
 import { SUBSCRIPTION, azuriteStorage, tempDir, writeConfig } from './config.js';
 
@@ -10,7 +10,7 @@ export interface ArmWorld {
   caFile: string;
   azure: { subscriptionId: string; credential: 'dev'; resourceManagerEndpoint: string; caFile: string };
   /** A runtime on a config with these pools (and extra sections); each call is a separate "instance". */
-  runtime(config: Record<string, unknown>, options?: { clock?: Clock; adapters?: RuntimeAdapters; holder?: string }): Promise<Runtime>;
+  runtime(config: Record<string, unknown>, options?: { clock?: Clock; adapters?: RuntimeAdapters; tables?: TableFactory; holder?: string }): Promise<Runtime>;
 }
 
 export async function armWorld(options: ArmSimOptions = {}): Promise<ArmWorld> {
@@ -27,7 +27,7 @@ export async function armWorld(options: ArmSimOptions = {}): Promise<ArmWorld> {
     azure,
     async runtime(config, opts = {}) {
       const file = writeConfig({ storage, azure, ...config }, tempDir());
-      const rt = await createRuntime({ configFile: file, clock: opts.clock, adapters: opts.adapters });
+      const rt = await createRuntime({ configFile: file, clock: opts.clock, adapters: opts.adapters, tables: opts.tables });
       await rt.storage.ensure();
       return opts.holder ? { ...rt, holder: opts.holder } : rt;
     },

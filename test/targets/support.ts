@@ -5,6 +5,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
 import { startLocalHost, type LocalHost } from '../../src/host/local-host.js';
+import type { Clock } from '../../src/clock.js';
 import { silentLog } from '../../src/log.js';
 import type { KubernetesScaleTargetRef } from '../../src/kubernetes/scale-target-ref.js';
 import { startActivatorSim, type ActivatorSim } from '../../sim/activator/server.js';
@@ -38,7 +39,7 @@ export interface TargetWorld {
 
 export async function startTargetWorld(
   targets: (activator: ActivatorSim) => Record<string, unknown>[],
-  options: { readyDelayMs?: number } = {},
+  options: { readyDelayMs?: number; clock?: Clock } = {},
 ): Promise<TargetWorld> {
   const [kube, activator] = await Promise.all([startKubernetesSim({ readyDelayMs: options.readyDelayMs ?? 0 }), startActivatorSim()]);
   const dir = tempDir();
@@ -47,7 +48,7 @@ export async function startTargetWorld(
   const hostJsonFile = path.join(dir, 'host.json');
   writeFileSync(hostJsonFile, JSON.stringify({ version: '2.0', extensions: { queues: { maxPollingInterval: '00:00:00.100', visibilityTimeout: '00:00:01', batchSize: 8, maxDequeueCount: 5 } } }));
   const configFile = writeConfig({ storage: azuriteStorage(), kubernetes: { kubeconfig }, targets: targets(activator) }, dir);
-  const rt = await createRuntime({ configFile, env: {} });
+  const rt = await createRuntime({ configFile, env: {}, clock: options.clock });
   await rt.storage.ensure();
   const hosts: LocalHost[] = [];
   return {

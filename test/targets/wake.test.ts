@@ -5,7 +5,7 @@
 import { metrics } from '@opentelemetry/api';
 import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader, type HistogramMetricData } from '@opentelemetry/sdk-metrics';
 import azureFunctions from '@azure/functions';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { probeQueue as probeRegistration, reconcileQueue as reconcileRegistration } from '../../src/handlers/registrations.js';
 import { silentLog } from '../../src/log.js';
 import { ACTIVATION_LATENCY_METRIC } from '../../src/metrics/activation-latency.js';
@@ -26,6 +26,10 @@ const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
 const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 3_600_000 });
 beforeAll(() => {
   metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
+});
+// The test files share worker processes: leave no global meter provider to the next file.
+afterAll(() => {
+  metrics.disable();
 });
 
 let world: TargetWorld | undefined;
@@ -100,9 +104,9 @@ describe('waking a target from zero', () => {
     world = await startTargetWorld((activator) => [webTarget(activator)]);
     const { rt, activator } = world;
     activator.setPresent(false);
-    expect(await offerProbe(rt, rt.config.targets[0]!)).toBe(true);
-    expect(await offerProbe(rt, rt.config.targets[0]!)).toBe(false);
-    const { deadline } = (await readProbe(rt, 'web'))!;
+    expect(await offerProbe(rt.stores.probe, rt.config.targets[0]!)).toBe(true);
+    expect(await offerProbe(rt.stores.probe, rt.config.targets[0]!)).toBe(false);
+    const { deadline } = (await readProbe(rt.stores.probe, 'web'))!;
     const probeQueueClient = rt.storage.queue('probe');
     const queued = async () => (await probeQueueClient.getProperties()).approximateMessagesCount;
     expect(await queued()).toBe(1);
@@ -111,13 +115,13 @@ describe('waking a target from zero', () => {
     await probeQueue(attempt0, context('probeQueue'));
     await probeQueue(attempt0, context('probeQueue'));
     expect(activator.probes).toBe(1);
-    expect(await readProbe(rt, 'web')).toMatchObject({ attempts: 1, inFlight: true });
+    expect(await readProbe(rt.stores.probe, 'web')).toMatchObject({ attempts: 1, inFlight: true });
     expect(await queued()).toBe(2);
 
     const attempt1 = { ...attempt0, attempt: 1 };
     await Promise.all([probeQueue(attempt1, context('probeQueue')), probeQueue(attempt1, context('probeQueue'))]);
     expect(activator.probes).toBe(2);
-    expect(await readProbe(rt, 'web')).toMatchObject({ attempts: 2 });
+    expect(await readProbe(rt.stores.probe, 'web')).toMatchObject({ attempts: 2 });
     expect(await queued()).toBe(3);
   });
 

@@ -1,0 +1,34 @@
+/**
+ * The tables and ports the reconciles, the probe and the status read and write, named by what
+ * they hold and built once by the composition root, so that a part can be handed the few it
+ * uses instead of the whole runtime.
+ */
+import type { Clock } from '../clock.js';
+import type { TargetConfig } from '../config/schema.js';
+import type { ProbeStores } from '../probe/async-probe.js';
+import type { QueueSender } from '../queue/sender.js';
+import type { EntityTable } from '../state/entity-table.js';
+import type { TableName } from '../state/storage.js';
+
+export interface Stores {
+  /** One row per target: its scale, activity and errors (`targets`). */
+  readonly targetRecords: EntityTable;
+  /** Load samples per target (`samples`). */
+  readonly samples: EntityTable;
+  /** The pools' inventory rows (`machines`). */
+  readonly inventory: EntityTable;
+  /** The instance cache of each scale set (`instances`). */
+  readonly instances: EntityTable;
+  /** What the async probe uses. */
+  readonly probe: ProbeStores;
+}
+
+export function buildStores(table: (name: TableName) => EntityTable, queues: QueueSender, clock: Clock, targets: readonly TargetConfig[]): Stores {
+  return {
+    targetRecords: table('targets'),
+    samples: table('samples'),
+    inventory: table('machines'),
+    instances: table('instances'),
+    probe: { probes: table('probes'), targetRows: table('targets'), queues, clock, targets },
+  };
+}
