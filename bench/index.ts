@@ -24,6 +24,11 @@ const BENCHMARKS: readonly string[] = [
   './cold-start.js',
   './instance-cache.js',
   './pool.js',
+  './rows.js',
+  './cache-scans.js',
+  './cli-start.js',
+  './transactions.js',
+  './two-hosts.js',
   './replay-week.js',
 ];
 

@@ -10,6 +10,12 @@ export function lockKey(file: string): string | undefined;
 
 export function bundleFunctions(outDir: string): Promise<Metafile>;
 
+/** Where `npm run build` writes the command line's bundle, relative to ROOT. */
+export const CLI_DIR: string;
+
+/** Bundles src/cli.ts into `<outDir>/drover.js` (the package's bin) with lazy chunks. */
+export function bundleCli(outDir: string): Promise<Metafile>;
+
 export function deployPackageJson(rootPackage: {
   name: string;
   version: string;

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * Builds what Azure Functions runs, in dist/deploy (the directory azd uploads, see azure.yaml):
+ * Builds the command line's bundle, dist/cli/drover.js (the package's bin, see bundleCli), and
+ * what Azure Functions runs, in dist/deploy (the directory azd uploads, see azure.yaml):
  *
  *   app/main.js          every function in functions/, bundled with its dependencies
  *   app/chunks/*.js      code reached only through import(): the ARM and Kubernetes SDKs
@@ -51,7 +52,7 @@ export function lockKey(file) {
  * stays external, as if absent. Only optional requires reach one (debug tries supports-color,
  * which a dev tool installed); Drover's own code importing one is a build error.
  */
-function productionOnly(lockPackages) {
+function productionOnly(lockPackages, { devImports = 'error' } = {}) {
   return {
     name: 'production-only',
     setup(build) {
@@ -65,7 +66,7 @@ function productionOnly(lockPackages) {
         });
         const key = resolved.errors.length === 0 && !resolved.external ? lockKey(path.relative(ROOT, resolved.path)) : undefined;
         if (key === undefined || !lockPackages[key]?.dev) return undefined;
-        if (!lockKey(args.importer)) {
+        if (devImports === 'error' && !lockKey(args.importer)) {
           return { errors: [{ text: `${path.relative(ROOT, args.importer)} imports "${args.path}", a dev dependency` }] };
         }
         return { path: args.path, external: true };
@@ -102,6 +103,41 @@ export async function bundleFunctions(outDir) {
       js: "import { createRequire as __droverCreateRequire } from 'node:module'; const require = __droverCreateRequire(import.meta.url);",
     },
     plugins: [productionOnly(lock.packages)],
+    legalComments: 'external',
+    metafile: true,
+    logLevel: 'warning',
+  });
+  return result.metafile;
+}
+
+/** Where `npm run build` writes the command line's bundle (package.json's bin), relative to ROOT. */
+export const CLI_DIR = 'dist/cli';
+
+/**
+ * Bundles the command line into `<outDir>/drover.js`, the package's bin: one file to read at
+ * start-up instead of hundreds from node_modules, with the verbs, the SDKs and the simulators
+ * in chunks loaded by import() only when a verb needs them. Development packages (Azurite, for
+ * `drover sim`) stay external and load from node_modules, as the CLI runs from a checkout.
+ */
+export async function bundleCli(outDir) {
+  const lock = JSON.parse(await readFile(path.join(ROOT, 'package-lock.json'), 'utf8'));
+  await rm(outDir, { recursive: true, force: true });
+  const result = await esbuild.build({
+    absWorkingDir: ROOT,
+    entryPoints: { drover: 'src/cli.ts' },
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    outdir: outDir,
+    chunkNames: 'chunks/[name]-[hash]',
+    // The local host imports functions/*, whose @azure/functions asks for the worker's module.
+    external: [FUNCTIONS_CORE],
+    banner: {
+      js: "import { createRequire as __droverCreateRequire } from 'node:module'; const require = __droverCreateRequire(import.meta.url);",
+    },
+    plugins: [productionOnly(lock.packages, { devImports: 'external' })],
     legalComments: 'external',
     metafile: true,
     logLevel: 'warning',
@@ -201,6 +237,7 @@ async function main() {
   });
   const outDir = path.resolve(ROOT, values.out);
   const started = Date.now();
+  await bundleCli(path.resolve(ROOT, CLI_DIR));
   const metafile = await buildDeployPackage({
     outDir,
     configFile: path.resolve(ROOT, values.config),

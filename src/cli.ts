@@ -6,16 +6,20 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import { isConfigError } from './config/load.js';
-import { StorageConfigError } from './state/storage.js';
 import { parseDuration } from './config/duration.js';
+import { MAX_DURATION_MS } from './config/schema.js';
 import { MAX_DELAY_MS } from './queue/sender.js';
 import { errorMessage } from './log.js';
-import { commands, CliUsageError as UsageError } from './cli/commands.js';
 import type { CliIO } from './cli/io.js';
-import { registerReplay } from './replay/cli-verb.js';
+import { registerReplay } from './replay/cli-register.js';
 
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+
+/**
+ * The verbs, with the runtime and every SDK behind them, load only once a verb runs: `--help`
+ * and usage errors then cost the process a fraction of its start-up.
+ */
+const verbs = () => import('./cli/commands.js');
 
 
 const durationArg = (value: string) => {
@@ -23,6 +27,16 @@ const durationArg = (value: string) => {
     const ms = parseDuration(value);
     if (ms < 0) throw new Error('must not be negative');
     if (ms > MAX_DELAY_MS) throw new Error('at most 7 days (the queue cannot hide a message longer)');
+    return ms;
+  } catch (err) {
+    throw new InvalidArgumentError(errorMessage(err));
+  }
+};
+
+const budgetArg = (value: string) => {
+  try {
+    const ms = parseDuration(value);
+    if (ms <= 0 || ms > MAX_DURATION_MS) throw new Error('expected a duration > 0 and at most 24h');
     return ms;
   } catch (err) {
     throw new InvalidArgumentError(errorMessage(err));
@@ -53,14 +67,17 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .description('one pass over every pool and target')
     .option('--dry-run', 'decide and print, write nothing to ARM, Kubernetes or the inventory')
     .option('--json', 'print the pass report as JSON')
-    .action(function (this: Command) {
+    .option('--budget <duration>', 'abort what is still running after this long (default 45s, as the timer)', budgetArg)
+    .action(async function (this: Command) {
+      const { commands } = await verbs();
       return run(() => commands.reconcile(io, configFile(), this.opts()))();
     });
   program
     .command('status')
     .description('pools with cache and instances, inventory, safety switch, targets, probes, recent decisions')
     .option('--json', 'print one JSON object')
-    .action(function (this: Command) {
+    .action(async function (this: Command) {
+      const { commands } = await verbs();
       return run(() => commands.status(io, configFile(), this.opts()))();
     });
   program
@@ -70,8 +87,9 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .option('--pool <name>', 'the pool to reconcile')
     .option('--delay <duration>', 'deliver after this long (e.g. 30s)', durationArg)
     .option('--load <n>', 'a pushed load value for the target', loadArg)
-    .action(function (this: Command) {
+    .action(async function (this: Command) {
       const o = this.opts<{ target?: string; pool?: string; delay?: number; load?: number }>();
+      const { commands, CliUsageError: UsageError } = await verbs();
       if (!!o.target === !!o.pool) throw new UsageError('give exactly one of --target NAME or --pool NAME');
       if (o.load !== undefined && !o.target) throw new UsageError('--load applies to targets only');
       return run(() => commands.enqueue(io, configFile(), o))();
@@ -86,8 +104,9 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .option('--force', 'forget the machine even though ARM lists its VM as running or creating')
     .option('--gone', 'forget every row whose VM ARM does not list')
     .option('--dry-run', 'with --gone: list the rows, remove nothing')
-    .action(function (this: Command, id: string | undefined) {
+    .action(async function (this: Command, id: string | undefined) {
       const o = this.opts<{ pool: string; force?: boolean; gone?: boolean; dryRun?: boolean }>();
+      const { commands, CliUsageError: UsageError } = await verbs();
       if (!!id === !!o.gone) throw new UsageError('give exactly one of ID or --gone');
       if (o.dryRun && !o.gone) throw new UsageError('--dry-run applies to --gone only');
       if (o.force && o.gone) throw new UsageError('--force applies to one ID only');
@@ -98,14 +117,18 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   program
     .command('run')
     .description("the local host: the timer and the queue workers, with host.json's queue settings")
-    .action(run(() => commands.run(io, configFile())));
+    .action(async () => {
+      const { commands } = await verbs();
+      return run(() => commands.run(io, configFile()))();
+    });
   program
     .command('sim')
     .description('Azurite, the simulators and the local host on an example configuration (what npm start runs)')
     .option('--for <duration>', 'stop by itself after this long (default: run until Ctrl+C)', durationArg)
     .option('--status-every <duration>', 'print the status view this often', durationArg)
-    .action(function (this: Command) {
+    .action(async function (this: Command) {
       const o = this.opts<{ for?: number; statusEvery?: number }>();
+      const { commands } = await verbs();
       return run(() => commands.sim(io, { forMs: o.for, statusEveryMs: o.statusEvery }))();
     });
 
@@ -116,6 +139,12 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     if (err instanceof CommanderError) {
       return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
+    // Any other error came from a verb, so these modules are loaded already.
+    const [{ CliUsageError: UsageError }, { isConfigError }, { StorageConfigError }] = await Promise.all([
+      verbs(),
+      import('./config/load.js'),
+      import('./state/storage.js'),
+    ]);
     if (isConfigError(err)) {
       io.stderr(`${err.message}\n`);
       return EXIT.usage;

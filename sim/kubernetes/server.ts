@@ -77,6 +77,12 @@ interface Answer {
   body: JsonObject;
 }
 
+function resourceVersionOf(document: Json): string | undefined {
+  const metadata = typeof document === 'object' && document !== null && !Array.isArray(document) ? document.metadata : undefined;
+  const version = typeof metadata === 'object' && metadata !== null && !Array.isArray(metadata) ? metadata.resourceVersion : undefined;
+  return typeof version === 'string' ? version : undefined;
+}
+
 function failure(status: number, message: string): Answer {
   return { status, body: statusDocument(status, REASONS[status] ?? 'Unknown', message) };
 }
@@ -102,6 +108,10 @@ export async function startKubernetesSim(options: KubernetesSimOptions = {}): Pr
       else if (contentType === 'application/merge-patch+json' || contentType === 'application/strategic-merge-patch+json') {
         patched = applyMergePatch(scaleDocument(object), body ?? null);
       } else return failure(415, `unsupported patch content type ${JSON.stringify(contentType)}`);
+      // As the API server: a resourceVersion in the patched object makes the update conditional on it.
+      if (resourceVersionOf(patched) !== String(object.resourceVersion)) {
+        return failure(409, `Operation cannot be fulfilled on ${what}: the object has been modified; please apply your changes to the latest version and try again`);
+      }
       store.setSpecReplicas(object, replicasOf(patched));
     } catch (error) {
       if (error instanceof InvalidPatchError) return failure(422, `${what}: ${error.message}`);

@@ -8,7 +8,8 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { readFile } from 'node:fs/promises';
-import { rootCertificates } from 'node:tls';
+import { Agent } from 'node:https';
+import { createSecureContext, rootCertificates } from 'node:tls';
 import type { ComputeManagementClientOptionalParams } from '@azure/arm-compute';
 import { ComputeManagementClient } from '@azure/arm-compute';
 import type { TokenCredential } from '@azure/identity';
@@ -17,6 +18,7 @@ import { systemClock } from '../clock.js';
 import type { CredentialMode } from './credential.js';
 import { createArmCredential } from './credential.js';
 import { translateArmError } from './error-translation.js';
+import { AbortedError, TimeoutError, callDeadline, reasonOf } from '../deadline.js';
 import { waitBounded } from './lro.js';
 import { rateLimitFromHeaders } from './rate-limit-headers.js';
 import { flexibleVmRecord, scaleSetInfoOf, uniformVmRecord } from './records.js';
@@ -53,7 +55,13 @@ export interface ComputeAdapterOptions {
   env?: NodeJS.ProcessEnv;
   /** Replaces the credential built from `connection.credential`. */
   credential?: TokenCredential;
+  /** Per ARM request (each page of a listing, each poll of an operation). Default 30 s. */
+  requestTimeoutMs?: number;
 }
+
+export const DEFAULT_ARM_REQUEST_TIMEOUT_MS = 30_000;
+/** A listing's VM cap when the caller gives none (a scale set target's). */
+export const DEFAULT_MAX_VMS = 1_000;
 
 type PipelinePolicy = NonNullable<
   ComputeManagementClientOptionalParams['additionalPolicies']
@@ -79,6 +87,23 @@ async function readCaFile(path: string): Promise<string> {
   }
 }
 
+/**
+ * The HTTPS agent for an ARM endpoint signed by `extraCa`, one per CA per process. Given only
+ * `ca`, Node builds a secure context from every root certificate for each new TLS socket
+ * (tens of milliseconds of CPU each); this agent's sockets share one context, and its
+ * keep-alive pool is shared by every client in the process.
+ */
+const agentsByCa = new Map<string, Agent>();
+export function agentTrusting(extraCa: string): Agent {
+  let agent = agentsByCa.get(extraCa);
+  if (!agent) {
+    // `ca` replaces Node's trust store: keep the public roots next to the extra CA.
+    agent = new Agent({ keepAlive: true, secureContext: createSecureContext({ ca: [...rootCertificates, extraCa] }) });
+    agentsByCa.set(extraCa, agent);
+  }
+  return agent;
+}
+
 /** The budget seen on the responses of one call. */
 interface BudgetSeen {
   latest: RateLimitRemaining | null;
@@ -95,6 +120,7 @@ class ComputeScaleSetApi implements ScaleSetApi {
   private readonly clock: Clock;
   private readonly lroWaitMs: number;
   private readonly lroPollIntervalMs: number;
+  private readonly requestTimeoutMs: number;
 
   constructor(
     private readonly subscriptionId: string,
@@ -106,14 +132,17 @@ class ComputeScaleSetApi implements ScaleSetApi {
     this.clock = options.clock ?? systemClock;
     this.lroWaitMs = options.lroWaitMs ?? 5_000;
     this.lroPollIntervalMs = options.lroPollIntervalMs ?? 1_000;
+    this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_ARM_REQUEST_TIMEOUT_MS;
     this.client = new ComputeManagementClient(credential, subscriptionId, {
       endpoint,
       credentials: { scopes: [`${new URL(endpoint).origin}/.default`] },
-      // `ca` replaces Node's trust store for this client: keep the public roots next to the extra CA.
-      ...(extraCa ? { tlsOptions: { ca: [...rootCertificates, extraCa] } } : {}),
+      ...(extraCa ? { agent: agentTrusting(extraCa) } : {}),
       retryOptions: { maxRetries: 0 },
       userAgentOptions: { userAgentPrefix: 'drover' },
-      additionalPolicies: [{ policy: this.budgetRecorder(), position: 'perRetry' }],
+      additionalPolicies: [
+        { policy: this.requestTimeout(), position: 'perRetry' },
+        { policy: this.budgetRecorder(), position: 'perRetry' },
+      ],
     });
   }
 
@@ -137,24 +166,24 @@ class ComputeScaleSetApi implements ScaleSetApi {
   ): Promise<VmListing> {
     const context = { operation: `list ${mode} VMs`, resource: this.describe(resourceGroup, name) };
     const vms: VmRecord[] = [];
+    const maxVms = options.maxVms ?? DEFAULT_MAX_VMS;
+    // An endpoint could answer empty pages with a nextLink for ever: no more pages than VMs allowed.
+    const maxPages = maxVms + 1;
     const seen: BudgetSeen = { latest: null };
     try {
       // Every page's response passes the budget recorder inside this scope, and only this listing's.
       await budgetScope.run(seen, async () => {
-        if (mode === 'Uniform') {
-          const pages = this.client.virtualMachineScaleSetVMs.list(resourceGroup, name, {
-            expand: 'instanceView',
-            abortSignal: options.abortSignal,
-          });
-          for await (const vm of pages) vms.push(uniformVmRecord(vm));
-        } else {
-          const scaleSetId = this.scaleSetId(resourceGroup, name).replace(/'/g, "''");
-          const pages = this.client.virtualMachines.list(resourceGroup, {
-            filter: `'virtualMachineScaleSet/id' eq '${scaleSetId}'`,
-            expand: 'instanceView',
-            abortSignal: options.abortSignal,
-          });
-          for await (const vm of pages) vms.push(flexibleVmRecord(vm));
+        const filter = `'virtualMachineScaleSet/id' eq '${this.scaleSetId(resourceGroup, name).replace(/'/g, "''")}'`;
+        const pages =
+          mode === 'Uniform'
+            ? this.client.virtualMachineScaleSetVMs.list(resourceGroup, name, { expand: 'instanceView', abortSignal: options.abortSignal }).byPage()
+            : this.client.virtualMachines.list(resourceGroup, { filter, expand: 'instanceView', abortSignal: options.abortSignal }).byPage();
+        let count = 0;
+        for await (const page of pages) {
+          if (options.abortSignal?.aborted) throw new AbortedError(reasonOf(options.abortSignal).message);
+          if (++count > maxPages) throw new Error(`more than ${maxPages} pages, stopped (at most ${maxVms} VMs are listed)`);
+          for (const vm of page) vms.push(mode === 'Uniform' ? uniformVmRecord(vm) : flexibleVmRecord(vm as Parameters<typeof flexibleVmRecord>[0]));
+          if (vms.length > maxVms) throw new Error(`more than ${maxVms} VMs, stopped (raise instanceLimit if the scale set is meant to be this large)`);
         }
       });
     } catch (error) {
@@ -206,6 +235,27 @@ class ComputeScaleSetApi implements ScaleSetApi {
     } catch (error) {
       throw translateArmError(error, context, this.clock.now());
     }
+  }
+
+  /**
+   * Bounds each request (headers and body) by requestTimeoutMs, on top of the caller's signal.
+   * A timeout becomes a TimeoutError naming the request; the caller's abort stays an abort.
+   */
+  private requestTimeout(): PipelinePolicy {
+    return {
+      name: 'droverRequestTimeout',
+      sendRequest: async (request, next) => {
+        const caller = request.abortSignal as AbortSignal | undefined;
+        const deadline = callDeadline(this.requestTimeoutMs, caller);
+        request.abortSignal = deadline.signal;
+        try {
+          return await next(request);
+        } catch (error) {
+          if (deadline.timedOut()) throw new TimeoutError(`ARM ${request.method} ${new URL(request.url).pathname}`, this.requestTimeoutMs);
+          throw error;
+        }
+      },
+    };
   }
 
   /** Hands the budget of each response to the call it belongs to (see `budgetScope`); calls outside a scope are not watched. */

@@ -77,6 +77,11 @@ export interface VmListing {
 
 export interface CallOptions {
   abortSignal?: AbortSignal;
+  /**
+   * `listVms` only: refuse a listing with more VMs than this (a pool's instanceLimit), and stop
+   * following nextLink there, so a misbehaving endpoint cannot page without end. Default 1,000.
+   */
+  maxVms?: number;
 }
 
 export interface ScaleSetApi {

@@ -7,7 +7,7 @@ import type { VmRecord } from '../azure/scale-set-api.js';
 import { tryProviderIdFromResourceId } from './ids.js';
 import type { CachedInstance } from './instance.js';
 import type { StatusFlags } from './instance-status.js';
-import { instanceStatusFromVm } from './instance-status.js';
+import { indexById, instanceStatusFromVm } from './instance-status.js';
 import { powerStateOfVm } from './power-state.js';
 
 export interface SkippedVm {
@@ -29,6 +29,8 @@ export function buildInstances(
 ): BuiltInstances {
   const instances: CachedInstance[] = [];
   const skipped: SkippedVm[] = [];
+  // Looked up per VM: a map, so a listing of n VMs costs O(n), not O(n²).
+  const previousById = indexById(previous);
   for (const vm of vms) {
     // ARM lists a VM without an id while it is being deleted.
     if (vm.id === '') {
@@ -40,7 +42,7 @@ export function buildInstances(
       skipped.push({ id: vm.id, name: vm.name, reason: 'resource id without resource group' });
       continue;
     }
-    const status = instanceStatusFromVm(vm, previous, flags);
+    const status = instanceStatusFromVm(vm, previousById, flags);
     instances.push({ id, name: vm.name, powerState: powerStateOfVm(vm), ...status });
   }
   return { instances, skipped };

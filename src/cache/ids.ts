@@ -7,12 +7,16 @@
 
 export const AZURE_PREFIX = 'azure://';
 
-// Greedy on purpose, as upstream: with repeated segments the last `/providers/` wins.
-const RESOURCE_GROUP_IN_ID = /.*\/subscriptions\/(?:.*)\/resourceGroups\/(.+)\/providers\/(?:.*)/;
+/** Longer than any ARM resource id; a longer one is refused before it is looked at. */
+export const MAX_RESOURCE_ID_LENGTH = 1024;
 
 export class InvalidResourceIdError extends Error {
   constructor(readonly resourceId: string) {
-    super(`resource id "${resourceId}" has no /subscriptions/…/resourceGroups/…/providers/ path`);
+    super(
+      resourceId.length > MAX_RESOURCE_ID_LENGTH
+        ? `resource id "${resourceId.slice(0, 80)}…" is longer than ${MAX_RESOURCE_ID_LENGTH} characters`
+        : `resource id "${resourceId}" has no /subscriptions/…/resourceGroups/…/providers/ path`,
+    );
     this.name = 'InvalidResourceIdError';
   }
 }
@@ -27,10 +31,33 @@ export function isInvalidResourceIdError(error: unknown): error is InvalidResour
  * @throws InvalidResourceIdError when the id has no resource group path.
  */
 export function lowerCaseResourceGroup(id: string): string {
-  const resourceGroup = RESOURCE_GROUP_IN_ID.exec(id)?.[1];
+  const resourceGroup = resourceGroupOf(id);
   if (resourceGroup === undefined) throw new InvalidResourceIdError(id);
   // A replacer function, so that `$` in a group name is not read as a replacement pattern.
   return id.replace(resourceGroup, () => resourceGroup.toLowerCase());
+}
+
+/**
+ * The resource group as upstream's greedy pattern
+ * `.*\/subscriptions\/(?:.*)\/resourceGroups\/(.+)\/providers\/(?:.*)` finds it (with repeated
+ * segments the last `/providers/` wins), but from the id's `/`-separated segments, in one linear
+ * pass: a regular expression here backtracked for seconds on a crafted id.
+ */
+function resourceGroupOf(id: string): string | undefined {
+  if (id.length > MAX_RESOURCE_ID_LENGTH || /[\n\r\u2028\u2029]/.test(id)) return undefined;
+  const segments = id.split('/');
+  // `/providers/` needs a segment after it, `/subscriptions/` a `/` before it.
+  const providers = segments.lastIndexOf('providers', segments.length - 2);
+  const firstSubscriptions = segments.indexOf('subscriptions', 1);
+  if (providers < 0 || firstSubscriptions < 0) return undefined;
+  // The last `/resourceGroups/` with a non-empty group before `providers` and a
+  // `/subscriptions/…/` (at least one `/` between) before it.
+  for (let rg = providers - 2; rg >= firstSubscriptions + 2; rg--) {
+    if (segments[rg] !== 'resourceGroups') continue;
+    const group = segments.slice(rg + 1, providers).join('/');
+    if (group !== '') return group;
+  }
+  return undefined;
 }
 
 /**

@@ -31,9 +31,18 @@ export interface StatusFlags {
 
 const CSE_EXTENSION_NAME = 'vmsscse';
 
+/** The previous list by provider id, the first of duplicates kept (as a `find` over the list would). */
+export type InstancesById = ReadonlyMap<string, CachedInstance>;
+
+export function indexById(instances: readonly CachedInstance[]): InstancesById {
+  const byId = new Map<string, CachedInstance>();
+  for (const instance of instances) if (!byId.has(instance.id)) byId.set(instance.id, instance);
+  return byId;
+}
+
 export function instanceStatusFromVm(
   vm: VmRecord,
-  previous: readonly CachedInstance[],
+  previous: InstancesById,
   flags: StatusFlags,
 ): InstanceStatus {
   // While ARM only reports an update (or nothing), its power state may still lag behind what
@@ -106,8 +115,8 @@ export function cseErrors(extensions: readonly VmExtensionRecord[] | undefined):
   return { failed: messages.length > 0, messages };
 }
 
-function cachedStatus(resourceId: string, previous: readonly CachedInstance[]): InstanceStatus {
+function cachedStatus(resourceId: string, previous: InstancesById): InstanceStatus {
   const providerId = tryProviderIdFromResourceId(resourceId);
-  const known = providerId === undefined ? undefined : previous.find((i) => i.id === providerId);
+  const known = providerId === undefined ? undefined : previous.get(providerId);
   return known ? { state: known.state, errorInfo: known.errorInfo } : UNKNOWN_STATUS;
 }

@@ -54,6 +54,21 @@ export function withInstanceStatus(
   );
 }
 
+/**
+ * `withInstanceStatus` for several ids in one pass over the list (a loop of single updates
+ * would cost O(ids × list)): the first instance with each id gets `status`.
+ */
+export function withInstancesStatus(
+  instances: readonly CachedInstance[],
+  providerIds: Iterable<string>,
+  status: InstanceStatus,
+): CachedInstance[] {
+  const pending = new Set(providerIds);
+  return instances.map((instance) =>
+    pending.delete(instance.id) ? { ...instance, state: status.state, errorInfo: status.errorInfo } : instance,
+  );
+}
+
 export function lookupInstance(read: CacheRead, providerId: string): InstanceLookup {
   if (!read.ok) return { kind: 'failed', error: read.error };
   const instance = findInstance(read.instances, providerId);

@@ -20,7 +20,7 @@ import {
   lookupCacheSize,
   lookupInstance,
   lookupInstancesByState,
-  setInstanceStatusByProviderId,
+  withInstancesStatus,
   type CacheRead,
   type InstanceLookup,
 } from './queries.js';
@@ -53,6 +53,11 @@ export type MetaProps = {
   throttledUntil?: number;
   slowdown?: string;
   refreshes?: number;
+  /**
+   * VMs of the last listing whose resource id could not be parsed: not cached, but present in
+   * ARM's capacity, so they count towards it (else every pass would see drift and list again).
+   */
+  unparseable?: number;
 };
 
 export interface ScaleSetCacheOptions {
@@ -100,7 +105,7 @@ export class ScaleSetCache {
     const instances = rows.map(instanceFromRow);
     const now = this.deps.clock.now();
     // ARM lowers the capacity as soon as a delete is accepted, so VMs being deleted do not count.
-    const present = instances.filter((i) => i.state !== 'Deleting').length;
+    const present = instances.filter((i) => i.state !== 'Deleting').length + (meta.props.unparseable ?? 0);
     const capacityDrift = scaleSet?.capacity !== undefined && scaleSet.capacity !== present && !this.throttled(meta.props, now);
     if (!isExpired(this.refreshMeta(meta.props), now) && !capacityDrift) {
       return { read: { ok: true, instances }, meta: meta.props, listed: false, previous: instances };
@@ -169,8 +174,7 @@ export class ScaleSetCache {
   /** `setInstanceStatus` for several instances: one validation, one batched write. */
   async setInstancesStatus(providerIds: readonly string[], status: InstanceStatus): Promise<void> {
     const view = await this.validate();
-    let instances: readonly CachedInstance[] = view.read.ok ? view.read.instances : view.read.stale;
-    for (const id of providerIds) instances = setInstanceStatusByProviderId({ ok: true, instances }, id, status);
+    const instances = withInstancesStatus(view.read.ok ? view.read.instances : view.read.stale, providerIds, status);
     const { rows } = await this.load();
     const marked = new Set(providerIds);
     await this.deps.table.writeChanged(
@@ -206,8 +210,10 @@ export class ScaleSetCache {
       if (!mode.ok) throw mode.error;
       const { vms, rateLimit } = await api.listVms(resourceGroup, name, mode.mode);
       const built = buildInstances(vms, stale, flags);
-      for (const s of built.skipped) {
-        if (s.reason !== 'no resource id') log.warn(`instance cache ${key}: skipping VM ${s.name} (${s.id}): ${s.reason}`);
+      const unparseable = built.skipped.filter((s) => s.reason !== 'no resource id');
+      if (unparseable.length > 0) {
+        const shown = unparseable.slice(0, 3).map((s) => `${s.name} (${s.id.slice(0, 120)})`).join(', ');
+        log.warn(`instance cache ${key}: ${unparseable.length} VM(s) with a resource id that cannot be parsed, counted as present but not cached: ${shown}${unparseable.length > 3 ? ', …' : ''}`);
       }
       await table.writeChanged(key, built.instances.map((i) => ({ rowKey: i.id, props: instanceToProps(i) })), rows, { deleteMissing: true });
       const slowdown = slowdownFromRateLimit(rateLimit, clock.now());
@@ -220,6 +226,7 @@ export class ScaleSetCache {
         lastError: undefined,
         slowdown: slowdown.reason ?? undefined,
         refreshes: (meta.props.refreshes ?? 0) + 1,
+        unparseable: unparseable.length || undefined,
       };
       read = { ok: true, instances: built.instances };
       log.info(`instance cache ${key}: listed ${built.instances.length} VM(s)${slowdown.reason ? `; slowing down: ${slowdown.reason}` : ''}`);

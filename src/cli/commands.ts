@@ -1,7 +1,9 @@
 /** What each `drover` verb does, once the command line is parsed. */
 import { consoleLog, errorMessage, type Log } from '../log.js';
 import { DEFAULT_SCHEDULE, checkSchedule } from '../host/schedule.js';
-import { runPass, type PassReport } from '../reconcile/pass.js';
+import { runPass, unfinished, type PassReport } from '../reconcile/pass.js';
+import { objectKey } from '../reconcile/types.js';
+import { formatDuration } from '../config/duration.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
 import { buildStatus } from '../status/status.js';
 import { passReportJson, renderStatus, renderPass } from './render.js';
@@ -26,11 +28,23 @@ async function runtimeFor(io: CliIO, configFile: string | undefined): Promise<Ru
 }
 
 export const commands = {
-  async reconcile(io: CliIO, configFile: string | undefined, opts: { dryRun?: boolean; json?: boolean }): Promise<number> {
+  async reconcile(io: CliIO, configFile: string | undefined, opts: { dryRun?: boolean; json?: boolean; budget?: number }): Promise<number> {
     const rt = await runtimeFor(io, configFile);
-    const report: PassReport = await runPass(rt, { log: stderrLog(io), dryRun: opts.dryRun, reason: opts.dryRun ? 'dry run' : 'drover reconcile', budgetMs: Infinity });
+    // The timer's budget, but nothing handed to the queue: what is left is reported instead.
+    const report: PassReport = await runPass(rt, {
+      log: stderrLog(io),
+      dryRun: opts.dryRun,
+      reason: opts.dryRun ? 'dry run' : 'drover reconcile',
+      budgetMs: opts.budget,
+      enqueue: false,
+      signal: rt.shutdown.signal,
+    });
     io.stdout(opts.json ? `${JSON.stringify(passReportJson(report), null, 2)}\n` : renderPass(report));
-    return report.errors > 0 ? 1 : 0;
+    const left = unfinished(report);
+    if (left.length > 0) {
+      io.stderr(`error: could not finish within ${formatDuration(report.finishedAt - report.startedAt)}: ${left.map(objectKey).join(', ')}\n`);
+    }
+    return report.errors > 0 || left.length > 0 ? 1 : 0;
   },
 
   async status(io: CliIO, configFile: string | undefined, opts: { json?: boolean }): Promise<number> {

@@ -14,13 +14,18 @@ export function renderPass(report: PassReport): string {
         return `${key} ${o.decision.decision}: ${o.decision.reason}`;
       case 'busy':
         return `${key} skipped: held by ${o.heldBy} until ${new Date(o.until).toISOString()}`;
+      case 'claimed':
+        return `${key} skipped: ${o.by} took it for this timer period`;
       case 'unknown':
         return `${key} not in the configuration`;
       case 'failed':
         return `${key} FAILED: ${o.error}`;
+      case 'aborted':
+        return `${key} ABORTED: ${o.reason}`;
     }
   });
-  for (const ref of report.deferred) lines.push(`${objectKey(ref).padEnd(28)} deferred to the reconcile queue`);
+  const enqueued = new Set(report.enqueued.map(objectKey));
+  for (const ref of report.deferred) lines.push(`${objectKey(ref).padEnd(28)} not started${enqueued.has(objectKey(ref)) ? ', handed to the reconcile queue' : ''}`);
   lines.push(`${report.outcomes.length} reconciled, ${report.deferred.length} deferred, ${report.errors} failed in ${report.finishedAt - report.startedAt} ms`);
   return `${lines.join('\n')}\n`;
 }
@@ -34,6 +39,7 @@ export function passReportJson(report: PassReport) {
     durationMs: report.finishedAt - report.startedAt,
     outcomes: report.outcomes.map((o) => (o.status === 'busy' ? { ...o, until: iso(o.until) } : o)),
     deferred: report.deferred,
+    enqueued: report.enqueued,
     errors: report.errors,
   };
 }

@@ -2,12 +2,14 @@
  * Loads and validates the configuration file (YAML or JSON). Either the whole file is valid
  * and a frozen config comes back, or a ConfigError lists every problem by its path.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { parseDocument } from 'yaml';
+import { isMap, isScalar, isSeq, parseDocument, type Node } from 'yaml';
 import { configSchema, type DroverConfig } from './schema.js';
 
 export const DEFAULT_CONFIG_FILE = 'drover.config.yaml';
+/** Larger than any real fleet's file; keeps parsing and validation quick. */
+export const MAX_CONFIG_BYTES = 256 * 1024;
 
 export interface ConfigProblem {
   /** Where the problem is, e.g. `pools[1].maxCount`; empty for the file as a whole. */
@@ -74,7 +76,14 @@ function resolveRelativeFiles(cfg: DroverConfig, dir: string): DroverConfig {
 
 /** Parses YAML or JSON text (JSON is YAML), reporting syntax errors with line and column. */
 export function parseConfigText(text: string, file = '(inline)'): DroverConfig {
-  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > MAX_CONFIG_BYTES) throw tooLarge(file, bytes);
+  // The yaml library's own uniqueKeys check compares every key with every other (quadratic).
+  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: false });
+  if (doc.errors.length === 0) {
+    const duplicates = duplicateKeys(doc.contents);
+    if (duplicates.length > 0) throw new ConfigError(file, duplicates);
+  }
   if (doc.errors.length > 0) {
     throw new ConfigError(
       file,
@@ -87,11 +96,38 @@ export function parseConfigText(text: string, file = '(inline)'): DroverConfig {
   return parseConfig(doc.toJS(), file);
 }
 
+function tooLarge(file: string, bytes: number): ConfigError {
+  return new ConfigError(file, [{ path: '', message: `the file is ${bytes} bytes, more than the ${MAX_CONFIG_BYTES} (256 KiB) allowed` }]);
+}
+
+/** Every key repeated within one mapping, by path; one Set per mapping, so linear in the file. */
+function duplicateKeys(root: unknown): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const visit = (node: unknown, at: PropertyKey[]) => {
+    if (isMap(node)) {
+      const seen = new Set<string>();
+      for (const pair of node.items) {
+        const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+        if (seen.has(key)) problems.push({ path: formatPath(at), message: `duplicate key "${key}"` });
+        seen.add(key);
+        visit(pair.value, [...at, key]);
+      }
+    } else if (isSeq(node)) {
+      node.items.forEach((item: unknown, i) => visit(item, [...at, i]));
+    }
+  };
+  visit(root as Node | null, []);
+  return problems;
+}
+
 export async function loadConfig(file: string): Promise<DroverConfig> {
   let text: string;
   try {
+    const size = (await stat(file)).size;
+    if (size > MAX_CONFIG_BYTES) throw tooLarge(file, size);
     text = await readFile(file, 'utf8');
   } catch (err) {
+    if (isConfigError(err)) throw err;
     throw new ConfigError(file, [{ path: '', message: `cannot read the file: ${(err as Error).message}` }]);
   }
   return parseConfigText(text, file);

@@ -19,20 +19,38 @@ const parsedString = <T>(expected: string, parse: (text: string) => T) =>
     }
   });
 
-const duration = (fallback: string) =>
-  parsedString('expected a duration such as "90s", "5m" or "1h30m"', (text) => {
-    const ms = parseDuration(text);
-    if (ms < 0) throw new Error(`expected a duration ≥ 0, got "${text}"`);
-    return ms;
+/**
+ * The longest duration any setting may have: beyond it a value is a typo, and timers past
+ * setTimeout's range (24.8 days) would fire at once instead of never.
+ */
+export const MAX_DURATION_MS = 24 * 3_600_000;
+/** Replicas of a target and machines of a pool. */
+export const MAX_REPLICAS = 10_000;
+/** Pools, and targets, in one file. */
+const MAX_OBJECTS = 1_000;
+
+const boundedMs = (text: string, ms: number, positive: boolean) => {
+  if (ms < 0 || (positive && ms === 0)) throw new Error(`expected a duration ${positive ? '>' : '≥'} 0, got "${text}"`);
+  if (ms > MAX_DURATION_MS) throw new Error(`expected a duration of at most 24h, got "${text}"`);
+  return ms;
+};
+
+const duration = (fallback: string, { positive = false } = {}) =>
+  parsedString('expected a duration such as "90s", "5m" or "1h30m"', (text) => boundedMs(text, parseDuration(text), positive)).prefault(fallback);
+
+const rate = (fallback: string) =>
+  parsedString('expected a rate "INTERVAL,BURST" such as "5s,1"', (text) => {
+    const parsed = parseRate(text);
+    if (parsed.intervalMs > MAX_DURATION_MS) throw new Error(`invalid duration in ${JSON.stringify(text)}: at most 24h`);
+    return parsed;
   }).prefault(fallback);
 
-const rate = (fallback: string) => parsedString('expected a rate "INTERVAL,BURST" such as "5s,1"', parseRate).prefault(fallback);
-
-const count = (min: number) =>
+const count = (min: number, max: number) =>
   z
     .number({ error: 'expected a number' })
     .int({ error: 'expected a whole number' })
-    .min(min, { error: `expected a number ≥ ${min}` });
+    .min(min, { error: `expected a number ≥ ${min}` })
+    .max(max, { error: `expected a number ≤ ${max}` });
 
 const objectName = z
   .string({ error: 'expected a name' })
@@ -78,6 +96,8 @@ const azure = z
     resourceManagerEndpoint: z.url({ error: 'expected a URL' }).default('https://management.azure.com'),
     caFile: nonEmpty.optional(),
     devToken: nonEmpty.optional(),
+    /** Per ARM request, each page of a listing included. */
+    requestTimeout: duration('30s', { positive: true }),
   })
   .strict();
 
@@ -87,6 +107,8 @@ const kubernetes = z
     context: nonEmpty.optional(),
     inCluster: z.boolean({ error: 'expected true or false' }).optional(),
     auth: z.enum(['azure'], { error: 'expected "azure"' }).optional(),
+    /** Per Kubernetes API request. */
+    requestTimeout: duration('10s', { positive: true }),
   })
   .strict()
   .refine((k) => !(k.inCluster && k.kubeconfig), { error: 'set either kubeconfig or inCluster, not both' });
@@ -99,11 +121,12 @@ const pool = z
   .object({
     name: objectName,
     scaleSet: scaleSetRef,
-    maxCount: count(0).default(50),
-    chunkSize: count(1).default(20),
+    maxCount: count(0, MAX_REPLICAS).default(50),
+    chunkSize: count(1, MAX_REPLICAS).default(20),
     reconcileRate: rate('1m,1'),
     creationRate: rate('5s,1'),
-    instanceLimit: count(1).default(1000),
+    /** Also caps how many VMs a listing reads (pages stop there). */
+    instanceLimit: count(1, MAX_REPLICAS).default(1000),
     instanceCache: z
       .object({ ttl: duration('5m'), jitter: duration('0s') })
       .strict()
@@ -112,7 +135,12 @@ const pool = z
     enableDetailedCSEMessage: z.boolean({ error: 'expected true or false' }).default(false),
     enableVmssFlexNodes: z.boolean({ error: 'expected true or false' }).default(false),
   })
-  .strict();
+  .strict()
+  .superRefine((p, ctx) => {
+    if (p.instanceCache.jitter > p.instanceCache.ttl) {
+      ctx.addIssue({ code: 'custom', path: ['instanceCache', 'jitter'], message: 'expected a jitter no longer than instanceCache.ttl' });
+    }
+  });
 
 const kubernetesKindRef = z
   .object({
@@ -149,7 +177,10 @@ const scaleTargetRef = z.unknown().transform((value, ctx) => {
   return parsed.data;
 });
 
-const targetPerReplica = z.number({ error: 'expected a number' }).positive({ error: 'expected a number > 0' });
+const targetPerReplica = z
+  .number({ error: 'expected a number' })
+  .positive({ error: 'expected a number > 0' })
+  .max(1e12, { error: 'expected a number ≤ 1e12' });
 
 const loadSource = z.discriminatedUnion(
   'source',
@@ -160,7 +191,7 @@ const loadSource = z.discriminatedUnion(
         url: z.url({ error: 'expected a URL' }),
         /** Dotted path into a JSON answer (`metrics.inflight`, `queues[0].depth`); none: the body is a number. */
         jsonPath: nonEmpty.optional(),
-        timeout: duration('2s'),
+        timeout: duration('2s', { positive: true }),
         targetPerReplica,
       })
       .strict(),
@@ -196,14 +227,18 @@ const optionalDuration = z
 
 /** Knative's rate limits: both must exceed 1 (a rate of 1 would forbid any change). */
 const scaleRate = (fallback: number) =>
-  z.number({ error: 'expected a number' }).gt(1, { error: 'expected a number > 1' }).default(fallback);
+  z
+    .number({ error: 'expected a number' })
+    .gt(1, { error: 'expected a number > 1' })
+    .max(1000, { error: 'expected a number ≤ 1000' })
+    .default(fallback);
 
 const target = z
   .object({
     name: objectName,
     scaleTargetRef,
-    minScale: count(0).default(0),
-    maxScale: count(0).default(0),
+    minScale: count(0, MAX_REPLICAS).default(0),
+    maxScale: count(0, MAX_REPLICAS).default(0),
     scaleToZero: z
       .object({
         enabled: z.boolean({ error: 'expected true or false' }).default(true),
@@ -217,8 +252,8 @@ const target = z
     activator: z
       .object({
         probeUrl: z.url({ error: 'expected a URL' }),
-        probePeriod: duration('1s'),
-        probeTimeout: duration('45s'),
+        probePeriod: duration('1s', { positive: true }),
+        probeTimeout: duration('45s', { positive: true }),
       })
       .strict()
       .optional(),
@@ -264,8 +299,8 @@ export const configSchema = z
     storage: storage.optional(),
     azure: azure.optional(),
     kubernetes: kubernetes.optional(),
-    pools: z.array(pool, { error: 'expected a list of pools' }).default([]),
-    targets: z.array(target, { error: 'expected a list of targets' }).default([]),
+    pools: z.array(pool, { error: 'expected a list of pools' }).max(MAX_OBJECTS, { error: `expected at most ${MAX_OBJECTS} pools` }).default([]),
+    targets: z.array(target, { error: 'expected a list of targets' }).max(MAX_OBJECTS, { error: `expected at most ${MAX_OBJECTS} targets` }).default([]),
   })
   .strict()
   .superRefine((cfg, ctx) => {

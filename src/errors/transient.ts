@@ -9,6 +9,7 @@
  * | ArmConflictError, ArmPreconditionFailedError, TargetConflictError | yes  |
  * | ArmOperationFailedError (ARM may succeed on the next try)    | yes       |
  * | Storage 409/412, ContentionError, LeaseExpiredError          | yes       |
+ * | TimeoutError, AbortedError (a deadline: request, pass, lease) | yes      |
  * | ArmRequestError, KubernetesRequestError, StorageRequestError | no answer, 408, 429 or ≥ 500: yes; other 4xx: no |
  * | ArmNotFoundError, TargetNotFoundError, StorageNotFoundError  | no        |
  * | configuration problems (credential, limiter burst, storage, resource ids, orchestration) | no |
@@ -27,6 +28,7 @@ import {
 } from '../state/errors.js';
 import { StorageConfigError } from '../state/storage.js';
 import { LimiterBurstError, RateLimitedError } from './rate-limited.js';
+import { AbortedError, TimeoutError } from '../deadline.js';
 
 const PERMANENT = [
   ArmNotFoundError,
@@ -49,6 +51,8 @@ const PASSING = [
   StorageConflictError,
   StoragePreconditionFailedError,
   ContentionError,
+  TimeoutError,
+  AbortedError,
 ];
 
 export function isTransient(error: unknown): boolean {

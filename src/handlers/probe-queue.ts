@@ -1,5 +1,6 @@
 import type { InvocationContext } from '@azure/functions';
 import { invocationLog } from '../log.js';
+import { messageId } from './trigger.js';
 import { runProbeAttempt, type AttemptOutcome } from '../probe/async-probe.js';
 import { probeActivator } from '../probe/activator-probe.js';
 import { decodeMessage, probeMessageSchema } from '../queue/messages.js';
@@ -10,7 +11,7 @@ export async function onProbeMessage(rt: Runtime, message: unknown, context: Inv
   const log = invocationLog(context);
   const decoded = decodeMessage(probeMessageSchema, message);
   if (!decoded.ok) {
-    log.error(`dropping malformed probe message: ${decoded.reason}`);
+    log.error(`dropping malformed message ${messageId(context)} from ${rt.storage.names.queues.probe}: ${decoded.reason}`);
     return undefined;
   }
   return runProbeAttempt(rt.stores.probe, decoded.message, (url) => probeActivator(url, { signal: rt.shutdown.signal }), log);

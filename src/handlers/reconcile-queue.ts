@@ -1,5 +1,6 @@
 import type { InvocationContext } from '@azure/functions';
 import { invocationLog } from '../log.js';
+import { messageId } from './trigger.js';
 import { decodeMessage, reconcileMessageSchema } from '../queue/messages.js';
 import { markDelivered } from '../queue/sender.js';
 import { reconcileObject } from '../reconcile/object.js';
@@ -18,7 +19,7 @@ export async function onReconcileMessage(rt: Runtime, message: unknown, context:
   const log = invocationLog(context);
   const decoded = decodeMessage(reconcileMessageSchema, message);
   if (!decoded.ok) {
-    log.error(`dropping malformed reconcile message: ${decoded.reason}`);
+    log.error(`dropping malformed message ${messageId(context)} from ${rt.storage.names.queues.reconcile}: ${decoded.reason}`);
     return undefined;
   }
   const { kind, name, reason, load } = decoded.message;
@@ -29,6 +30,8 @@ export async function onReconcileMessage(rt: Runtime, message: unknown, context:
     // The holder may have read its inputs before this request arrived: look again shortly.
     await rt.queues.reconcile({ kind, name, reason, load }, Math.min(BUSY_RETRY_MS, Math.max(0, outcome.until - rt.clock.now())));
   }
+  // Cut short (the host is stopping): the message comes back and the reconcile is finished then.
+  if (outcome.status === 'aborted') throw new Error(`reconcile of ${kind}/${name} aborted: ${outcome.reason}`);
   // Only a failure that may pass is retried (and poisoned after maxDequeueCount); a refusal such
   // as the safety switch is recorded and waits for an operator, not for a retry.
   if (outcome.status === 'failed' && (outcome.decision ? outcome.decision.transient === true : true)) {

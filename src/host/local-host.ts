@@ -5,6 +5,7 @@
  * DROVER_SCHEDULE; the queues are polled with host.json's settings; the status endpoint is
  * served on 127.0.0.1 (src/host/status-server.ts).
  */
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { registrations } from '../handlers/registrations.js';
@@ -16,7 +17,15 @@ import { runQueueWorker } from './queue-worker.js';
 import { startStatusServer } from './status-server.js';
 import { DEFAULT_SCHEDULE, checkSchedule, runTimer } from './timer.js';
 
-export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', ...(import.meta.url.includes('/dist/') ? ['..'] : []));
+/** The nearest directory above this module with a host.json: found, not counted, since tsc and the CLI bundle put the module at different depths. */
+export const PROJECT_ROOT = nearestDirectoryWith('host.json', path.dirname(fileURLToPath(import.meta.url)));
+
+function nearestDirectoryWith(file: string, from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, file))) return dir;
+    if (path.dirname(dir) === dir) return from;
+  }
+}
 
 export interface LocalHostOptions {
   rt: Runtime;

@@ -26,7 +26,11 @@ export interface QueueWorkerOptions {
   signal: AbortSignal;
 }
 
-/** Decodes a queue body as the trigger does: base64 first (per host.json), then JSON if it parses. */
+/**
+ * Decodes a queue body as the trigger does: base64 first when host.json asks for it (a body that
+ * is not base64 then fails, as in Azure), then JSON if it parses. Drover's host.json says
+ * `none`, so raw JSON and base64 JSON both reach the handler, which decodes either.
+ */
 export function triggerPayload(text: string, encoding: QueueHostSettings['messageEncoding']): unknown {
   let body = text;
   if (encoding === 'base64') {

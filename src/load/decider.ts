@@ -37,8 +37,16 @@ export interface PanicState {
   maxScale: number;
 }
 
+/**
+ * Anything that averages a target's load over a window: a `SampleWindow` (stored samples, a
+ * replay's ring) or a table's stand-in.
+ */
+export interface LoadWindow {
+  average(now: number, windowMs: number, holdLatest: boolean): number | undefined;
+}
+
 export interface DesiredInput {
-  samples: readonly Sample[] | SampleWindow;
+  samples: readonly Sample[] | SampleWindow | LoadWindow;
   /** The source is a gauge (push): an empty window reads as its last value. */
   holdLatest: boolean;
   readyReplicas: number;
@@ -65,7 +73,7 @@ export type DesiredScale =
 
 export function decideDesiredScale(input: DesiredInput): DesiredScale {
   const { settings, now } = input;
-  const average = windowAverage(input.samples, now, settings.stableWindowMs, input.holdLatest);
+  const average = averageOf(input, settings.stableWindowMs);
   // An outage keeps the panic as it was: no data is no evidence either way.
   if (average === undefined) return { kind: 'unknown', desired: DESIRED_UNKNOWN, panic: input.panic };
 
@@ -78,7 +86,7 @@ export function decideDesiredScale(input: DesiredInput): DesiredScale {
   const stable = withinRate(fromLoad, limits);
   if (!settings.panic.enabled) return known(stable.scale, average, fromLoad, stable.limitedBy, undefined);
 
-  const panicAverage = windowAverage(input.samples, now, settings.panic.windowMs, input.holdLatest) ?? average;
+  const panicAverage = averageOf(input, settings.panic.windowMs) ?? average;
   const panicFromLoad = replicasFor(panicAverage, settings.targetPerReplica);
   const panic = nextPanic(input.panic, panicFromLoad / ready >= settings.panic.thresholdPercent / 100, settings.stableWindowMs, now);
   if (!panic) return known(stable.scale, average, fromLoad, stable.limitedBy, undefined);
@@ -89,6 +97,10 @@ export function decideDesiredScale(input: DesiredInput): DesiredScale {
   const maxScale = Math.max(panic.maxScale, wanted);
   const limitedBy = wanted === surge.scale ? surge.limitedBy : stable.limitedBy;
   return known(maxScale, average, Math.max(fromLoad, panicFromLoad), maxScale === wanted ? limitedBy : undefined, { ...panic, maxScale });
+}
+
+function averageOf({ samples, now, holdLatest }: DesiredInput, windowMs: number): number | undefined {
+  return 'average' in samples ? samples.average(now, windowMs, holdLatest) : windowAverage(samples, now, windowMs, holdLatest);
 }
 
 /** Rounded up; the epsilon keeps float noise (0.15000000000000002 ÷ 0.05) from adding a replica. */

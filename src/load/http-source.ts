@@ -1,8 +1,9 @@
 /**
  * The `http` load source: a GET of the configured URL answering a number, or JSON with the
  * number at `jsonPath`. Anything else — no answer within the timeout, a status outside 2xx, a
- * body that is not a finite number ≥ 0 — is no sample, reported with its reason.
+ * body that is not a finite number ≥ 0, a body over 64 KiB — is no sample, reported with its reason.
  */
+import { isBodyTooLarge, readCappedText } from '../http/capped-body.js';
 import { isJsonPathError, valueAtPath } from './json-path.js';
 
 export type LoadReading = { ok: true; value: number } | { ok: false; error: string };
@@ -22,10 +23,14 @@ export async function readHttpLoad(source: HttpSourceConfig, signal?: AbortSigna
       redirect: 'manual',
       signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
     });
-    const body = await res.text();
-    if (res.status < 200 || res.status > 299) return { ok: false, error: `${source.url} answered ${res.status}` };
+    if (res.status < 200 || res.status > 299) {
+      await res.body?.cancel().catch(() => undefined);
+      return { ok: false, error: `${source.url} answered ${res.status}` };
+    }
+    const body = await readCappedText(res);
     return parseLoad(body, source.jsonPath, source.url);
   } catch (error) {
+    if (isBodyTooLarge(error)) return { ok: false, error: `${source.url}: ${error.message}` };
     if (timeout.aborted) return { ok: false, error: `${source.url}: no answer within ${source.timeout} ms` };
     return { ok: false, error: `${source.url}: ${describe(error)}` };
   }

@@ -6,6 +6,7 @@
 import { QueueClient } from '@azure/storage-queue';
 import type { TokenCredential } from '@azure/core-auth';
 import { errorMessage } from '../log.js';
+import { queueOptions } from '../state/storage.js';
 import type { LoadReading } from './http-source.js';
 
 export interface QueueSourceConfig {
@@ -15,8 +16,8 @@ export interface QueueSourceConfig {
 }
 
 export function queueClientFor(source: QueueSourceConfig, credential: () => TokenCredential): QueueClient {
-  if (source.connection) return new QueueClient(source.connection, source.queueName);
-  if (source.accountName) return new QueueClient(`https://${source.accountName}.queue.core.windows.net/${source.queueName}`, credential());
+  if (source.connection) return new QueueClient(source.connection, source.queueName, queueOptions);
+  if (source.accountName) return new QueueClient(`https://${source.accountName}.queue.core.windows.net/${source.queueName}`, credential(), queueOptions);
   throw new Error('a queue load source needs connection or accountName');
 }
 

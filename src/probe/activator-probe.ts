@@ -7,6 +7,7 @@
  * so a wrong answer is reported by what it said.
  */
 import { abortReason } from '../clock.js';
+import { isBodyTooLarge, readCappedText } from '../http/capped-body.js';
 
 export const PROBE_USER_AGENT = 'Drover-Autoscaling-Probe';
 export const PROBE_HEADER = 'K-Network-Probe';
@@ -37,13 +38,14 @@ export async function probeActivator(
       redirect: 'manual',
       signal,
     });
-    const body = await res.text();
+    const body = await readCappedText(res);
     if (body !== ACTIVATOR_NAME) {
       return { ok: false, error: `probe of ${probeUrl}: body ${JSON.stringify(clip(body))}, want "${ACTIVATOR_NAME}"` };
     }
     if (res.status !== 200) return { ok: false, error: `probe of ${probeUrl}: status ${res.status}, want 200` };
     return { ok: true };
   } catch (error) {
+    if (isBodyTooLarge(error)) return { ok: false, error: `probe of ${probeUrl}: ${error.message}` };
     if (timeout.aborted) return { ok: false, error: `probe of ${probeUrl}: no answer within ${timeoutMs} ms` };
     if (signal.aborted) return { ok: false, error: `probe of ${probeUrl}: ${abortReason(signal).message}` };
     return { ok: false, error: `probe of ${probeUrl}: ${describe(error)}` };

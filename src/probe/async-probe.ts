@@ -18,7 +18,7 @@ import type { ProbeMessage } from '../queue/messages.js';
 import type { Clock } from '../clock.js';
 import type { QueueSender } from '../queue/sender.js';
 import type { EntityTable } from '../state/entity-table.js';
-import { patchTargetRecord } from '../scaler/target-record.js';
+import { mergeTargetRecord } from '../scaler/shell/target-store.js';
 
 /** What the async probe uses, built once by the composition root (`Runtime.stores.probe`). */
 export interface ProbeStores {
@@ -153,7 +153,7 @@ async function attempt(stores: ProbeStores, name: string, activator: Activator, 
   } else {
     await stores.queues.probe({ ...message, attempt: message.attempt + 1 }, activator.probePeriod);
   }
-  await patchTargetRecord(stores.targetRows, name, (current) => {
+  await mergeTargetRecord(stores.targetRows, name, (current) => {
     if (!result.ok) return current?.activatorSeenSince === undefined ? undefined : { activatorSeenSince: undefined };
     return current?.activatorSeenSince === undefined ? { activatorSeenSince: now } : undefined;
   });

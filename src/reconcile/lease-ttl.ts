@@ -1,2 +1,2 @@
-/** Long enough for one object's pass; renewed on lease checks, so long passes keep it. */
-export const LEASE_TTL_MS = 60_000;
+/** How long an object's lease runs between renewals (see state/leases.ts: short, kept by a heartbeat). */
+export { LEASE_TTL_MS } from '../state/leases.js';

@@ -6,10 +6,11 @@
 import { randomUUID } from 'node:crypto';
 import { isTransient } from '../errors/transient.js';
 import { errorMessage, type Log } from '../log.js';
-import { isLeaseExpired, withLease } from '../state/leases.js';
+import { reasonOf } from '../deadline.js';
+import { isLeaseExpired, LEASE_TTL_MS, withLease } from '../state/leases.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { reconcilePool } from './pool.js';
-import { LEASE_TTL_MS } from './lease-ttl.js';
+import { SCALE_SET_TARGET_MAX_VMS, scopedRuntime } from './scope.js';
 import { reconcileTarget } from './target.js';
 import { objectKey, type Decision, type ObjectOutcome, type ObjectRef, type ReconcileContext, type ReconcileRequest } from './types.js';
 
@@ -21,8 +22,7 @@ export async function reconcileObject(
   request: ReconcileRequest,
   options: { log: Log; signal?: AbortSignal },
 ): Promise<ObjectOutcome> {
-  const { log } = options;
-  const signal = options.signal ?? new AbortController().signal;
+  const { log, signal } = options;
   const pool = ref.kind === 'pool' ? rt.config.pools.find((p) => p.name === ref.name) : undefined;
   const target = ref.kind === 'target' ? rt.config.targets.find((t) => t.name === ref.name) : undefined;
   if (!pool && !target) {
@@ -35,8 +35,10 @@ export async function reconcileObject(
     // One holder per invocation: two invocations in one process (the timer and a queue
     // message, or a batch of messages) must not share a lease.
     const holder = `${rt.holder}:${randomUUID().slice(0, 8)}`;
-    const work = async (lease: ReconcileContext['lease']) => {
-      const ctx = { ...request, rt, ref, lease, log, signal };
+    // The lease's signal: aborted by the caller's (pass deadline, shutdown) or a lost lease.
+    const work = async (lease: ReconcileContext['lease'], leaseSignal: AbortSignal) => {
+      const scoped = scopedRuntime(rt, { signal: leaseSignal, maxVms: pool ? pool.instanceLimit : SCALE_SET_TARGET_MAX_VMS });
+      const ctx = { ...request, rt: scoped, ref, lease, log, signal: leaseSignal };
       const { observed, ...decided } = pool ? await reconcilePool(ctx, pool) : await reconcileTarget(ctx, target!);
       // Under a checked lease, so an older holder's row never lands after a newer one's; a
       // history that cannot be written costs the timeline a point, not the decision.
@@ -50,8 +52,8 @@ export async function reconcileObject(
     };
     // A dry run writes no table entity, a lease row included.
     const leased = request.dryRun
-      ? { ran: true as const, value: await work({ check: () => Promise.resolve(), remainingMs: () => LEASE_TTL_MS }) }
-      : await withLease(rt.leases, rt.clock, objectKey(ref), holder, LEASE_TTL_MS, work);
+      ? { ran: true as const, value: await work({ check: () => Promise.resolve(), remainingMs: () => LEASE_TTL_MS }, signal ?? new AbortController().signal) }
+      : await withLease(rt.leases, rt.clock, objectKey(ref), holder, LEASE_TTL_MS, (lease) => work(lease, lease.signal), { signal });
     if (!leased.ran) {
       log.info(`${objectKey(ref)}: being reconciled by ${leased.heldBy} until ${new Date(leased.until).toISOString()}, skipping`);
       return { ref, status: 'busy', heldBy: leased.heldBy, until: leased.until };
@@ -64,11 +66,15 @@ export async function reconcileObject(
       : { decision: 'failed', reason: error, error, transient: isTransient(err) };
   }
 
+  // Whatever the reconcile made of its calls failing, an abort from outside means unfinished.
+  const aborted = signal?.aborted && (decision.error !== undefined || decision.decision === 'stopped') ? reasonOf(signal).message : undefined;
+  if (aborted) decision = { decision: 'aborted', reason: `${aborted}; handed on to be finished later`, error: decision.error ?? aborted, transient: true };
   log[decision.error ? 'error' : 'info'](`${objectKey(ref)}: ${decision.decision} — ${decision.reason}`);
   if (!request.dryRun) {
     await rt.decisions
       .record({ at: rt.clock.now(), object: objectKey(ref), ...decision })
       .catch((err: unknown) => log.warn(`${objectKey(ref)}: could not write the decision log: ${errorMessage(err)}`));
   }
+  if (aborted) return { ref, status: 'aborted', reason: aborted };
   return decision.error ? { ref, status: 'failed', error: decision.error, decision } : { ref, status: 'done', decision };
 }

@@ -1,31 +1,51 @@
 /**
  * One reconciliation pass over every pool and target, a few at a time, inside a time budget.
- * Whatever the budget does not reach is put on the reconcile queue, so a large fleet spreads
- * over Functions instances instead of overrunning one invocation.
+ * At the budget, objects not started yet and objects still running (aborted there: every call
+ * they make carries the pass's signal) are handed to the reconcile queue, so a large or slow
+ * fleet spreads over Functions instances instead of overrunning one invocation. The CLI's pass
+ * has the same budget but enqueues nothing: it reports what it could not finish.
  */
+import { formatDuration } from '../config/duration.js';
+import { AbortedError, reasonOf, scopedAbort } from '../deadline.js';
 import { errorMessage, type Log } from '../log.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { prunePending } from '../queue/sender.js';
 import { reconcileObject } from './object.js';
+import { claimOccurrence } from './occurrence-claims.js';
 import { objectKey, type ObjectOutcome, type ObjectRef } from './types.js';
+
+/** The timer's budget: its pass ends well before the next minute's tick. */
+export const PASS_BUDGET_MS = 45_000;
+/** How long objects aborted at the budget get to wind up (release leases, log) before the pass ends without them. */
+export const ABORT_GRACE_MS = 2_000;
 
 export interface PassOptions {
   log: Log;
   signal?: AbortSignal;
   /** How many objects are reconciled at once. */
   concurrency?: number;
-  /** Objects not started within this many ms of the pass's start are enqueued instead. */
+  /** At this many ms after the pass's start, objects still running are aborted. Default PASS_BUDGET_MS. */
   budgetMs?: number;
+  /** Hand unfinished objects to the reconcile queue (default true; the CLI says false). */
+  enqueue?: boolean;
   dryRun?: boolean;
   reason?: string;
+  /**
+   * The timer occurrence this pass runs for (see `timerOccurrence`; later ones larger). With it, each
+   * object is first claimed for that occurrence, so hosts whose timers all fire (local hosts,
+   * or a Functions singleton lock that lapsed) reconcile each object once between them.
+   */
+  occurrence?: number;
 }
 
 export interface PassReport {
   startedAt: number;
   finishedAt: number;
   outcomes: ObjectOutcome[];
-  /** Objects handed to the reconcile queue because the budget ran out. */
+  /** Objects not started because the budget ran out (or the host is stopping). */
   deferred: ObjectRef[];
+  /** Deferred and aborted objects put on the reconcile queue. */
+  enqueued: ObjectRef[];
   errors: number;
 }
 
@@ -36,38 +56,71 @@ export function allObjects(rt: Runtime): ObjectRef[] {
   ];
 }
 
+/** What the pass could not finish: not started, aborted, or failed because it was aborted. */
+export function unfinished(report: PassReport): ObjectRef[] {
+  return [...report.deferred, ...report.outcomes.filter((o) => o.status === 'aborted').map((o) => o.ref)];
+}
+
+/** Runs `reconcile` unless another host claimed `ref` for this occurrence first. */
+async function reconcileClaimed(rt: Runtime, ref: ObjectRef, occurrence: number | undefined, reconcile: () => Promise<ObjectOutcome>): Promise<ObjectOutcome> {
+  if (occurrence === undefined) return reconcile();
+  const claim = await claimOccurrence(rt.table('leases'), objectKey(ref), occurrence, rt.holder);
+  if (!claim.claimed) return { ref, status: 'claimed', by: claim.by, occurrence: claim.occurrence };
+  return reconcile();
+}
+
 export async function runPass(rt: Runtime, options: PassOptions): Promise<PassReport> {
   const { log } = options;
   const startedAt = rt.clock.now();
   const concurrency = Math.max(1, options.concurrency ?? 4);
-  const budgetMs = options.budgetMs ?? 45_000;
+  const budgetMs = options.budgetMs ?? PASS_BUDGET_MS;
   const reason = options.reason ?? 'timer';
   const queue = allObjects(rt);
   const outcomes: ObjectOutcome[] = [];
   const deferred: ObjectRef[] = [];
 
+  const deadline = scopedAbort(options.signal);
+  const outOfTime = `the pass ran out of its ${formatDuration(budgetMs)} budget`;
+  const timer = Number.isFinite(budgetMs) ? setTimeout(() => deadline.abort(new AbortedError(outOfTime)), budgetMs) : undefined;
+  // Settles ABORT_GRACE_MS after the deadline: objects not wound up by then are left behind.
+  const givenUp = new Promise<void>((resolve) => {
+    const late = () => setTimeout(resolve, ABORT_GRACE_MS).unref();
+    if (deadline.signal.aborted) late();
+    else deadline.signal.addEventListener('abort', late, { once: true });
+  });
+
   const worker = async () => {
     for (let ref = queue.shift(); ref; ref = queue.shift()) {
-      if (options.signal?.aborted || rt.clock.now() - startedAt >= budgetMs) {
+      if (deadline.signal.aborted || rt.clock.now() - startedAt >= budgetMs) {
         deferred.push(ref);
         continue;
       }
-      outcomes.push(
-        await reconcileObject(rt, ref, { reason, dryRun: options.dryRun }, { log, signal: options.signal }).catch(
-          (err: unknown): ObjectOutcome => ({ ref, status: 'failed', error: errorMessage(err) }),
-        ),
-      );
+      const current = ref;
+      const running = reconcileClaimed(rt, current, options.occurrence, () =>
+        reconcileObject(rt, current, { reason, dryRun: options.dryRun }, { log, signal: deadline.signal }),
+      ).catch((err: unknown): ObjectOutcome => ({ ref: current, status: 'failed', error: errorMessage(err) }));
+      const abandoned = givenUp.then((): ObjectOutcome => ({ ref: current, status: 'aborted', reason: `${reasonOf(deadline.signal).message}; still winding up after ${ABORT_GRACE_MS} ms` }));
+      outcomes.push(await Promise.race([running, abandoned]));
     }
   };
-  await Promise.all(Array.from({ length: concurrency }, worker));
+  try {
+    await Promise.all(Array.from({ length: concurrency }, worker));
+  } finally {
+    clearTimeout(timer);
+    deadline.dispose();
+  }
 
-  if (!options.dryRun) {
-    for (const ref of deferred) {
-      await rt.queues.reconcile({ ...ref, reason: 'pass budget exhausted' }).catch((err: unknown) =>
-        log.error(`${objectKey(ref)}: could not enqueue after the pass ran out of time: ${errorMessage(err)}`),
-      );
+  const enqueued: ObjectRef[] = [];
+  const report = (): PassReport => ({ startedAt, finishedAt: rt.clock.now(), outcomes, deferred, enqueued, errors: outcomes.filter((o) => o.status === 'failed' || o.status === 'aborted').length });
+  const left = unfinished(report());
+  if (!options.dryRun && options.enqueue !== false) {
+    for (const ref of left) {
+      await rt.queues
+        .reconcile({ ...ref, reason: 'pass budget exhausted' })
+        .then(() => enqueued.push(ref))
+        .catch((err: unknown) => log.error(`${objectKey(ref)}: could not enqueue after the pass ran out of time: ${errorMessage(err)}`));
     }
-    if (deferred.length) log.warn(`pass budget of ${budgetMs} ms reached: ${deferred.length} object(s) handed to the reconcile queue`);
+    if (left.length) log.warn(`pass budget of ${formatDuration(budgetMs)} reached: ${enqueued.length} object(s) handed to the reconcile queue`);
   }
   if (!options.dryRun) {
     // Housekeeping that keeps the log and the re-enqueue markers bounded.
@@ -75,7 +128,8 @@ export async function runPass(rt: Runtime, options: PassOptions): Promise<PassRe
       log.warn(`could not prune old decisions or re-enqueue markers: ${errorMessage(err)}`),
     );
   }
-  const errors = outcomes.filter((o) => o.status === 'failed').length;
-  log.info(`pass finished: ${outcomes.length} reconciled, ${deferred.length} deferred, ${errors} failed`);
-  return { startedAt, finishedAt: rt.clock.now(), outcomes, deferred, errors };
+  const done = report();
+  const aborted = outcomes.filter((o) => o.status === 'aborted').length;
+  log.info(`pass finished: ${outcomes.length} reconciled, ${deferred.length} deferred, ${done.errors - aborted} failed, ${aborted} aborted`);
+  return done;
 }

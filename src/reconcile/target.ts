@@ -1,10 +1,12 @@
 /**
  * One reconcile of a target, the seed's KPA scaler on Drover's backbone:
  *
- *   read the target's scale → sample its load → desired scale (windows, rate limits, panic)
- *   → planScale (synchronous activator probe when it asks) → patch only when the scale differs
- *   → Active condition, activator sighting, wake bookkeeping → targets row
- *   → delayed re-enqueues and the async probe offer.
+ *   read the target (or, when that fails, plan from its stored record) → sample its load
+ *   → runScaleStep (decideTarget, the synchronous probe when it asks, a fenced write only when
+ *   the scale differs, wake and Active condition bookkeeping)
+ *   → targets row (fenced by its revision) → delayed re-enqueues and the async probe offer.
+ *
+ * A target seen for the first time is adopted as it runs: nothing is written to it.
  *
  * Where the seed relied on informers to be woken up, Drover re-enqueues itself: right after a
  * target is marked inactive (the seed's SKS reconcile), while it waits for a ready replica, and
@@ -16,25 +18,24 @@
  * the row's lastError says so until the configuration or the cluster is fixed.
  */
 import type { TargetConfig } from '../config/schema.js';
+import { isTransient } from '../errors/transient.js';
 import { errorMessage } from '../log.js';
-import { collectLoad } from '../load/collect.js';
-import { decideDesiredScale, type DesiredScale } from '../load/decider.js';
+import { collectLoad, type CollectedLoad } from '../load/collect.js';
 import { readSamples, writeSamples } from '../load/sample-store.js';
 import { queueClientFor } from '../load/queue-source.js';
 import { recordActivationLatency } from '../metrics/activation-latency.js';
 import { recordAndFlush } from '../metrics/export.js';
 import { probeActivator } from '../probe/activator-probe.js';
 import { offerProbe } from '../probe/async-probe.js';
-import { computeActiveCondition } from '../scaler/active-condition.js';
-import { startsWake, trackWake, type WakeOutcome } from '../scaler/activation.js';
-import { initializeConditions, markInactive, type TargetConditions } from '../scaler/conditions.js';
-import { DEFAULT_REPLICAS, planWithProbe, type ScaleInput } from '../scaler/scale.js';
-import { followUps, describeTargetDecision, type WriteResult } from '../scaler/target-decision.js';
-import { conditionFields, conditionsOf, panicFields, panicOf, patchTargetRecord, readTargetRecord, type TargetRecord, type TargetRecordPatch } from '../scaler/target-record.js';
-import { isTargetMissing, targetScaleFor, type ObservedTarget, type TargetScale } from '../scaler/target-scale.js';
-import { applyScale } from '../scaler/target-write.js';
+import type { WakeOutcome } from '../scaler/decide/activation.js';
+import { targetSettings } from '../scaler/decide/decide-target.js';
+import type { FollowUp } from '../scaler/decide/follow-ups.js';
+import type { TargetRecord } from '../scaler/decide/target-record.js';
+import { requestedAfter, runScaleStep, type ScaleStepOutcome, type TargetView } from '../scaler/shell/scale-step.js';
+import { isTargetMissing, targetPortFor, type TargetPort } from '../scaler/shell/target-port.js';
+import { readTargetRecord, writeTargetRecord } from '../scaler/shell/target-store.js';
+import { minuteLoad, type TargetHistoryFields } from '../state/history.js';
 import type { Decision, ReconcileContext } from './types.js';
-import { minuteLoad } from '../state/history.js';
 
 /**
  * How often a waking target is read while the reconcile that woke it watches for readiness: a
@@ -45,125 +46,100 @@ const WATCH_POLL_MS = { kubernetes: 100, scaleSet: 5_000 };
 export async function reconcileTarget(ctx: ReconcileContext, target: TargetConfig): Promise<Decision> {
   const { rt, log, signal } = ctx;
   const persist = !ctx.dryRun;
-  const record = await readTargetRecord(rt.table('targets'), target.name);
-  const scale = await targetScaleFor(rt, target, log);
+  const table = rt.table('targets');
+  const record = await readTargetRecord(table, target.name);
+  // Every write of this reconcile to the row is fenced on the revision it read.
+  let revision = record?.revision ?? 0;
+  const port = await targetPortFor(rt, target, log);
 
-  let observed: ObservedTarget;
+  let view: TargetView;
   try {
-    observed = await scale.read(isMoving(record));
+    view = { kind: 'read', observed: await port.read(isMoving(record)) };
   } catch (error) {
-    if (isTargetMissing(error)) return missing(ctx, target, scale, error);
-    throw error;
+    if (isTargetMissing(error)) return missing(ctx, target, port, error, revision);
+    // A target never seen before has nothing to plan from: only the error is recorded.
+    if (record?.activeStatus === undefined) return unreadable(ctx, target, port, error, revision);
+    view = { kind: 'stored', observed: storedObservation(record), error: errorMessage(error), transient: isTransient(error) };
   }
   // Decisions are taken as of now, once the target has been read (and its adapter loaded): a
   // wake is timed from the load sample taken next, not from a cold start before it.
   const now = rt.clock.now();
 
   const stableWindowMs = target.scaleToZero.stableWindow;
+  let samplesEtag: string | undefined;
   const load = await collectLoad(
     target.load,
     ctx.load,
     {
-      readSamples: () => readSamples(rt.table('samples'), target.name),
+      readSamples: async () => {
+        const stored = await readSamples(rt.table('samples'), target.name);
+        samplesEtag = stored.etag;
+        return stored.samples;
+      },
       writeSamples: async (samples) => {
         await ctx.lease.check();
-        await writeSamples(rt.table('samples'), target.name, samples, now);
+        await writeSamples(rt.table('samples'), target.name, samples, now, samplesEtag);
       },
       queueClient: (source) => queueClientFor(source, () => rt.azureCredential()),
     },
     { now, keepMs: stableWindowMs, persist, signal },
   );
-  const desired = decideDesiredScale({
-    samples: load.samples,
-    holdLatest: load.gauge,
-    readyReplicas: observed.ready,
-    panic: target.panic.enabled ? panicOf(record) : undefined,
-    settings: {
-      targetPerReplica: load.targetPerReplica,
-      stableWindowMs,
-      maxScaleUpRate: target.maxScaleUpRate,
-      maxScaleDownRate: target.maxScaleDownRate,
-      panic: { enabled: target.panic.enabled, windowMs: target.panic.window ?? stableWindowMs / 10, thresholdPercent: target.panic.threshold },
-    },
-    now,
-  });
 
-  const conditions = record?.activeStatus ? conditionsOf(record) : initialConditions(observed, now);
-  const bounds = { minScale: target.minScale, maxScale: target.maxScale };
-  const input: ScaleInput = {
-    desired: desired.desired,
-    bounds,
-    conditions,
-    settings: {
-      enableScaleToZero: target.scaleToZero.enabled,
-      stableWindowMs,
-      gracePeriodMs: target.scaleToZero.gracePeriod,
-      activationTimeoutMs: target.activationTimeout,
-    },
-    activatorSeenSince: record?.activatorSeenSince ?? null,
-    currentScale: observed.specReplicas ?? DEFAULT_REPLICAS,
-    now,
-  };
-  const { plan, probe } = await planWithProbe(input, () => probeActivator(target.activator?.probeUrl, { signal }));
-
-  const scaleBefore = observed.specReplicas ?? DEFAULT_REPLICAS;
-  const write = await applyScale(
+  const step = await runScaleStep(
     {
-      dryRun: ctx.dryRun,
-      signal,
+      record,
+      samples: load.samples,
+      holdLatest: load.gauge,
+      view,
+      settings: targetSettings(target, load.targetPerReplica),
+      loadNote: load.note,
+      ...(load.error ? { loadError: load.error } : {}),
+      trigger: ctx.reason,
+      dryRun: !persist,
       now,
-      checkLease: () => ctx.lease.check(),
-      beforeWrite: async ({ from, to, capacityWrites }) => {
-        const wakes = startsWake(record?.wakeRequestedAt, from, to);
-        if (!capacityWrites && !wakes) return;
-        await patchTargetRecord(rt.table('targets'), target.name, () => ({ ...(capacityWrites ? { capacityWrites } : {}), ...(wakes ? { wakeRequestedAt: now } : {}) }));
-      },
     },
-    scale,
-    plan,
-    observed,
-    record,
+    {
+      target: port,
+      probeActivator: () => probeActivator(target.activator?.probeUrl, { signal }),
+      checkLease: () => ctx.lease.check(),
+      beforeWrite: async (patch) => {
+        revision = await writeTargetRecord(table, target.name, revision, () => patch);
+      },
+      watchReadiness: () => watchReadiness(ctx, target, port),
+      signal,
+    },
   );
-  if (write.kind === 'missing') return missing(ctx, target, scale, write.error);
-
-  // The reconcile that wakes a target watches for its first ready replica, to time the wake.
-  const waking = write.kind === 'written' && startsWake(record?.wakeRequestedAt, scaleBefore, write.to);
-  const watched = waking ? await watchReadiness(ctx, target, scale) : undefined;
-  const got = watched?.ready ?? observed.ready;
-  const wake = trackWake({
-    pendingSince: record?.wakeRequestedAt,
-    scaleBefore,
-    applying: plan.apply ? plan.scale : undefined,
-    observed: waking ? watched : { ready: observed.ready, at: now },
-    now,
-  });
-  const next = computeActiveCondition(conditions, { want: plan.scale, got, bounds }, now);
-
-  const decision = describeTargetDecision({ plan, desired, load, write, wake, dryRun: !persist, probe, trigger: ctx.reason });
-  if (!persist) return decision;
+  if (step.write.kind === 'missing') return missing(ctx, target, port, step.write.error, revision);
+  if (!persist) return withObservation(step.decision, view, step, load, now);
 
   await ctx.lease.check();
-  await patchTargetRecord(rt.table('targets'), target.name, (current) =>
-    recordPatch({ target, current, next, desired, observed, got, write, wake, probe, error: write.kind === 'failed' ? write.error : load.error, now }),
-  );
-  if (wake.kind === 'woke') await reportWake(ctx, target, scale, wake);
-
-  const settle = { ready: got, requested: requestedAfter(write, observed), lastScaledAt: write.kind === 'written' ? now : record?.lastScaledAt };
-  const wants = followUps({ plan, desired, before: conditions, after: next, write, kind: scale.kind, activationTimeoutMs: target.activationTimeout, settle, now });
-  await enqueueFollowUps(ctx, target, wants);
-  if (plan.offerAsyncProbe && !(await offerProbe(rt.stores.probe, target))) log.info(`target ${target.name}: async probe already in flight`);
-  const load1m = minuteLoad(load.samples, load.gauge, now);
-  const fields = { desired: desired.desired, scale: settle.requested, ready: got, ...(load1m === undefined ? {} : { load: load1m }), ...(wake.kind === 'woke' ? { activationMs: wake.latencyMs } : {}) };
-  return { ...decision, observed: { kind: 'target', fields } };
+  await writeTargetRecord(table, target.name, revision, step.recordPatch);
+  if (step.wake.kind === 'woke') await reportWake(ctx, target, port, step.wake);
+  await enqueueFollowUps(ctx, target, step.followUps);
+  if (step.offerAsyncProbe && !(await offerProbe(rt.stores.probe, target))) log.info(`target ${target.name}: async probe already in flight`);
+  return withObservation(step.decision, view, step, load, now);
 }
 
 /**
- * A target seen for the first time starts activating (Knative initialises its conditions so),
- * unless it is at zero already: then it is simply inactive, with nothing to wait for.
+ * The decision with what the reconcile saw of a target it read, for the `history` table. A
+ * target planned from its stored record was not seen: its minute gets no point.
  */
-function initialConditions(observed: ObservedTarget, now: number): TargetConditions {
-  const atZero = observed.specReplicas === 0 && observed.ready === 0;
-  return atZero ? markInactive({}, now) : initializeConditions({}, now);
+function withObservation(decision: Decision, view: TargetView, step: ScaleStepOutcome, load: Pick<CollectedLoad, 'samples' | 'gauge'>, now: number): Decision {
+  if (view.kind !== 'read') return decision;
+  const load1m = minuteLoad(load.samples, load.gauge, now);
+  const fields: TargetHistoryFields = {
+    desired: step.desired.desired,
+    scale: requestedAfter(step.write, view.observed),
+    ready: step.got,
+    ...(load1m === undefined ? {} : { load: load1m }),
+    ...(step.wake.kind === 'woke' ? { activationMs: step.wake.latencyMs } : {}),
+  };
+  return { ...decision, observed: { kind: 'target', fields } };
+}
+
+/** The target as its record last left it: its own scale and ready replicas then. */
+function storedObservation(record: TargetRecord): { specReplicas?: number; ready: number } {
+  return { ...(record.requestedScale === undefined ? {} : { specReplicas: record.requestedScale }), ready: record.actualScale ?? 0 };
 }
 
 /** A target that has not settled at the scale Drover last asked for is read afresh. */
@@ -171,7 +147,7 @@ function isMoving(record: TargetRecord | undefined): boolean {
   return record === undefined || record.actualScale !== record.requestedScale || record.activeStatus === 'Unknown' || record.wakeRequestedAt !== undefined;
 }
 
-async function watchReadiness(ctx: ReconcileContext, target: TargetConfig, scale: TargetScale): Promise<{ ready: number; at: number } | undefined> {
+async function watchReadiness(ctx: ReconcileContext, target: TargetConfig, scale: TargetPort): Promise<{ ready: number; at: number } | undefined> {
   const { rt, signal } = ctx;
   const watchMs = target.activationWatch ?? (scale.kind === 'kubernetes' ? 5_000 : 0);
   const until = rt.clock.now() + Math.min(watchMs, ctx.lease.remainingMs() / 2);
@@ -188,51 +164,14 @@ async function watchReadiness(ctx: ReconcileContext, target: TargetConfig, scale
   return last;
 }
 
-function recordPatch(r: {
-  target: TargetConfig;
-  current: TargetRecord | undefined;
-  next: TargetConditions;
-  desired: DesiredScale;
-  observed: ObservedTarget;
-  got: number;
-  write: WriteResult;
-  wake: WakeOutcome;
-  probe: { ok: boolean } | undefined;
-  error: string | undefined;
-  now: number;
-}): TargetRecordPatch {
-  const patch: TargetRecordPatch = {
-    ...conditionFields(r.next),
-    desiredScale: r.desired.desired,
-    actualScale: r.got,
-    requestedScale: requestedAfter(r.write, r.observed),
-    wakeRequestedAt: r.wake.kind === 'waking' ? r.wake.since : undefined,
-    ...panicFields(r.target.panic.enabled ? r.desired.panic : undefined),
-    lastError: r.error,
-  };
-  if (r.write.kind === 'written') patch.lastScaledAt = r.now;
-  if ((r.write.kind === 'written' || r.write.kind === 'failed') && r.write.capacityWrites !== undefined) patch.capacityWrites = r.write.capacityWrites;
-  if (r.wake.kind === 'woke') Object.assign(patch, { lastActivationLatencyMs: r.wake.latencyMs, lastActivationAt: r.wake.readyAt });
-  // The activator's sighting: set by the first probe that finds it, cleared by one that does
-  // not, and forgotten once the target is active again (the activator is out of the path).
-  if (r.next.active?.status === 'True') patch.activatorSeenSince = undefined;
-  else if (r.probe) patch.activatorSeenSince = r.probe.ok ? (r.current?.activatorSeenSince ?? r.now) : undefined;
-  return patch;
-}
-
-/** The target's own scale after this reconcile. */
-function requestedAfter(write: WriteResult, observed: ObservedTarget): number {
-  return write.kind === 'written' ? write.to : (observed.specReplicas ?? DEFAULT_REPLICAS);
-}
-
-async function reportWake(ctx: ReconcileContext, target: TargetConfig, scale: TargetScale, wake: Extract<WakeOutcome, { kind: 'woke' }>): Promise<void> {
+async function reportWake(ctx: ReconcileContext, target: TargetConfig, scale: TargetPort, wake: Extract<WakeOutcome, { kind: 'woke' }>): Promise<void> {
   ctx.log.info(`target ${target.name}: woke from zero in ${wake.latencyMs} ms (asked ${new Date(wake.since).toISOString()}, first ready replica ${new Date(wake.readyAt).toISOString()})`);
   await recordAndFlush(ctx.rt.env, ctx.log, (provider) =>
     recordActivationLatency({ target: target.name, kind: scale.kind, latencyMs: wake.latencyMs }, provider),
   ).catch((error: unknown) => ctx.log.warn(`target ${target.name}: could not record the activation latency metric: ${errorMessage(error)}`));
 }
 
-async function enqueueFollowUps(ctx: ReconcileContext, target: TargetConfig, wants: { at: number; why: string }[]): Promise<void> {
+async function enqueueFollowUps(ctx: ReconcileContext, target: TargetConfig, wants: FollowUp[]): Promise<void> {
   if (wants.length === 0) return;
   const { rt } = ctx;
   await ctx.lease.check();
@@ -242,15 +181,24 @@ async function enqueueFollowUps(ctx: ReconcileContext, target: TargetConfig, wan
   }
 }
 
-async function missing(ctx: ReconcileContext, target: TargetConfig, scale: TargetScale, error: unknown): Promise<Decision> {
+async function missing(ctx: ReconcileContext, target: TargetConfig, port: TargetPort, error: unknown, revision: number): Promise<Decision> {
   const message = errorMessage(error);
-  if (!ctx.dryRun) {
-    await ctx.lease.check();
-    await patchTargetRecord(ctx.rt.table('targets'), target.name, (current) => (current?.lastError === message ? undefined : { lastError: message }));
-  }
+  await recordError(ctx, target, message, revision);
   return {
     decision: 'target missing',
-    reason: `${scale.description} does not exist: create it or fix targets[].scaleTargetRef; nothing is retried until then`,
+    reason: `${port.description} does not exist: create it or fix targets[].scaleTargetRef; nothing is retried until then`,
     error: message,
   };
+}
+
+async function unreadable(ctx: ReconcileContext, target: TargetConfig, port: TargetPort, error: unknown, revision: number): Promise<Decision> {
+  const message = errorMessage(error);
+  await recordError(ctx, target, message, revision);
+  return { decision: 'target unreadable', reason: `${port.description} could not be read and was never seen before: nothing to plan from`, error: message, transient: isTransient(error) };
+}
+
+async function recordError(ctx: ReconcileContext, target: TargetConfig, message: string, revision: number): Promise<void> {
+  if (ctx.dryRun) return;
+  await ctx.lease.check();
+  await writeTargetRecord(ctx.rt.table('targets'), target.name, revision, (current) => (current?.lastError === message ? {} : { lastError: message }));
 }

@@ -1,7 +1,6 @@
 import type { Log } from '../log.js';
 import type { LeaseGuard } from '../state/leases.js';
 import type { Runtime } from '../runtime/runtime.js';
-import type { HistoryObservation } from '../state/history.js';
 
 export type ObjectKind = 'pool' | 'target';
 
@@ -12,19 +11,9 @@ export interface ObjectRef {
 
 export const objectKey = (ref: ObjectRef) => `${ref.kind}/${ref.name}`;
 
-/** What one reconcile of one object decided, for the decision log and the caller. */
-export interface Decision {
-  /** A short verb phrase: "scaled 3 → 1", "safety switch", "nothing to do". */
-  decision: string;
-  /** Why, in words an operator can act on. */
-  reason: string;
-  /** Set when the reconcile failed or refused; the pass then reports errors (exit code 1). */
-  error?: string;
-  /** The failure may pass by itself (ARM down, a conflict), as `isTransient` decides: a queued reconcile is retried. */
-  transient?: boolean;
-  /** What the reconcile saw of its object, for the `history` table; not part of the decision log. */
-  observed?: HistoryObservation;
-}
+import type { Decision } from '../decision.js';
+
+export type { Decision };
 
 export interface ReconcileRequest {
   /** Why this reconcile runs: "timer", "forced", "requeue", "probe finished"… */
@@ -47,5 +36,9 @@ export interface ReconcileContext extends ReconcileRequest {
 export type ObjectOutcome =
   | { ref: ObjectRef; status: 'done'; decision: Decision }
   | { ref: ObjectRef; status: 'busy'; heldBy: string; until: number }
+  /** Another host's pass already took this object for the same timer occurrence. */
+  | { ref: ObjectRef; status: 'claimed'; by: string; occurrence: number }
   | { ref: ObjectRef; status: 'unknown' }
-  | { ref: ObjectRef; status: 'failed'; error: string; decision?: Decision };
+  | { ref: ObjectRef; status: 'failed'; error: string; decision?: Decision }
+  /** Cut short by its pass's deadline or the host's shutdown; another reconcile must finish it. */
+  | { ref: ObjectRef; status: 'aborted'; reason: string };

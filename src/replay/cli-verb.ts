@@ -1,15 +1,14 @@
 /**
  * `drover replay`: the production decisions over a load trace on a virtual clock. Registered
- * on the command line by `registerReplay`; everything it does lives here and in src/replay.
+ * on the command line by `registerReplay` (cli-register.ts), which loads this module only when
+ * the verb runs; everything it does lives here and in src/replay.
  *
  * Exit codes as the rest of the CLI: 0 done, 2 bad usage, configuration or trace (a line that
  * does not parse, a target not in the configuration, times going backwards).
  */
 import { writeFile } from 'node:fs/promises';
-import { InvalidArgumentError, type Command } from 'commander';
 import { CliUsageError } from '../cli/commands.js';
 import type { CliIO } from '../cli/io.js';
-import { parseDuration } from '../config/duration.js';
 import { loadConfig, resolveConfigFile } from '../config/load.js';
 import type { DroverConfig } from '../config/schema.js';
 import { errorMessage } from '../log.js';
@@ -19,7 +18,7 @@ import { readHistoryTrace } from './history-source.js';
 import { renderHtmlReport } from './html.js';
 import { replayTrace, ReplayInputError, type TraceSource } from './replay.js';
 import { renderSummaries, replayJson, type ReplayRunResult } from './report.js';
-import { DEFAULT_REPLAY_SCHEDULE, parseReplaySchedule, type ReplaySchedule } from './schedule.js';
+import type { ReplaySchedule } from './schedule.js';
 import { readTraceFile, TraceError, type TraceRow } from './trace.js';
 
 export interface ReplayOpts {
@@ -33,47 +32,6 @@ export interface ReplayOpts {
   compareSchedule?: ReplaySchedule;
   json?: boolean;
   out?: string;
-}
-
-const argument =
-  <T,>(parse: (text: string) => T) =>
-  (text: string): T => {
-    try {
-      return parse(text);
-    } catch (err) {
-      throw new InvalidArgumentError(errorMessage(err));
-    }
-  };
-
-const nonNegativeDuration = argument((text) => {
-  const ms = parseDuration(text);
-  if (ms < 0) throw new Error('must not be negative');
-  return ms;
-});
-
-const wholeNumber = argument((text) => {
-  const n = Number(text);
-  if (text.trim() === '' || !Number.isInteger(n) || n < 0) throw new Error('expected a whole number ≥ 0');
-  return n;
-});
-
-export function registerReplay(program: Command, io: CliIO, configFile: () => string | undefined, run: (fn: () => Promise<number>) => () => Promise<void>): void {
-  program
-    .command('replay')
-    .description('the production decisions over a load trace on a virtual clock: timeline, summary, HTML report')
-    .option('--trace <file>', 'CSV (time,target,load) or JSON lines with the same fields')
-    .option('--from-history <duration>', 'replay the per-minute load of the history table over this long (e.g. 24h)', nonNegativeDuration)
-    .option('--target <name>', 'only this target')
-    .option('--ready-delay <duration>', 'how long a new replica takes to become ready', nonNegativeDuration, 0)
-    .option('--initial-scale <n>', "the workload's scale at the start (default: the target's minScale)", wholeNumber)
-    .option('--schedule <schedule>', 'the timer: NCRONTAB or a period such as 30s', argument(parseReplaySchedule), parseReplaySchedule(DEFAULT_REPLAY_SCHEDULE))
-    .option('--compare <config>', 'replay a second configuration over the same trace, side by side')
-    .option('--compare-schedule <schedule>', "the second configuration's timer (default: --schedule)", argument(parseReplaySchedule))
-    .option('--json', 'print { targets: [ { name, summary, timeline } ] } with ISO times')
-    .option('--out <file>', 'write a self-contained HTML report')
-    .action(function (this: Command) {
-      return run(() => replayCommand(io, configFile(), this.opts<ReplayOpts>()))();
-    });
 }
 
 export async function replayCommand(io: CliIO, configFileArg: string | undefined, o: ReplayOpts): Promise<number> {

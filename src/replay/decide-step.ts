@@ -12,13 +12,14 @@
 import type { TargetConfig } from '../config/schema.js';
 import { decideDesiredScale, type DesiredScale, type PanicState } from '../load/decider.js';
 import type { SampleWindow } from '../load/sample-window.js';
-import { computeActiveCondition } from '../scaler/active-condition.js';
-import { startsWake, trackWake, type WakeOutcome } from '../scaler/activation.js';
-import { checkWriteBudget, recordWrite } from '../scaler/capacity-budget.js';
-import { initializeConditions, markInactive, type TargetConditions } from '../scaler/conditions.js';
-import { decidePatch, planScale, type ScaleInput } from '../scaler/scale.js';
-import type { ScalePlan } from '../scaler/scale-to-zero.js';
-import { followUps, type WriteResult } from '../scaler/target-decision.js';
+import { computeActiveCondition } from '../scaler/decide/active-condition.js';
+import { startsWake, trackWake, type WakeOutcome } from '../scaler/decide/activation.js';
+import { checkWriteBudget, recordWrite } from '../scaler/decide/capacity-budget.js';
+import type { TargetConditions } from '../scaler/decide/conditions.js';
+import { adopt, ADOPTION_REQUEUE_MS, desiredOf } from '../scaler/decide/decide-target.js';
+import { followUps, type WriteResult } from '../scaler/decide/follow-ups.js';
+import { decidePatch, planScale, type ScaleInput } from '../scaler/decide/plan-scale.js';
+import { plannedScale, type ScalePlan } from '../scaler/decide/scale-to-zero.js';
 
 /** What the targets row carries from one reconcile to the next. */
 export interface StepState {
@@ -105,10 +106,12 @@ export function decideStep(input: StepInput): StepResult {
     now,
   });
 
-  const conditions = state.conditions ?? initialConditions(observed, now);
   const bounds = { minScale: target.minScale, maxScale: target.maxScale };
+  // As the reconcile: a target seen for the first time is adopted as it runs, nothing written.
+  const adopted = state.conditions === undefined;
+  const conditions = state.conditions ?? adopt({ scale: observed.specReplicas, ready: observed.ready }, bounds, now);
   const scaleInput: ScaleInput = {
-    desired: desired.desired,
+    desired: desiredOf(desired),
     bounds,
     conditions,
     settings: {
@@ -122,7 +125,9 @@ export function decideStep(input: StepInput): StepResult {
     now,
   };
   // The activator is taken as present: the synchronous probe, when asked for, answers.
-  const first = planScale(scaleInput);
+  const first: ReturnType<typeof planScale> = adopted
+    ? { kind: 'plan', plan: { kind: 'hold', reason: 'adopted', requeueAfterMs: [ADOPTION_REQUEUE_MS], offerAsyncProbe: false } }
+    : planScale(scaleInput);
   const probe = first.kind === 'probe' ? { ok: true } : undefined;
   const second = first.kind === 'probe' ? planScale({ ...scaleInput, probe }) : first;
   if (second.kind === 'probe') throw new Error('the scale decision asked for a second probe');
@@ -138,11 +143,11 @@ export function decideStep(input: StepInput): StepResult {
   const wake = trackWake({
     pendingSince: state.wakeRequestedAt,
     scaleBefore: observed.specReplicas,
-    applying: plan.apply ? plan.scale : undefined,
+    applying: plan.kind === 'apply' ? plan.scale : undefined,
     observed: waking ? watched : { ready: observed.ready, at: now },
     now,
   });
-  const next = computeActiveCondition(conditions, { want: plan.scale, got, bounds }, now);
+  const next = adopted ? conditions : computeActiveCondition(conditions, { want: plannedScale(plan), got, bounds }, now);
 
   const requested = written ? written.to : observed.specReplicas;
   const lastScaledAt = written ? now : state.lastScaledAt;
@@ -177,7 +182,7 @@ export function decideStep(input: StepInput): StepResult {
 
 /** `applyScale` of the reconcile with a write that always succeeds. */
 function applyPlan(plan: ScalePlan, current: number, kind: TargetKind, writes: number[], now: number): { write: WriteResult; capacityWrites: number[] } {
-  if (!plan.apply) return { write: { kind: 'none' }, capacityWrites: writes };
+  if (plan.kind !== 'apply') return { write: { kind: 'none' }, capacityWrites: writes };
   const patch = decidePatch(plan.scale, current);
   if (!patch.patch) return { write: { kind: 'unchanged', current: patch.current }, capacityWrites: writes };
   if (kind === 'scaleSet') {
@@ -186,11 +191,6 @@ function applyPlan(plan: ScalePlan, current: number, kind: TargetKind, writes: n
     return { write: { kind: 'written', from: patch.from, to: patch.to }, capacityWrites: recordWrite(writes, now) };
   }
   return { write: { kind: 'written', from: patch.from, to: patch.to }, capacityWrites: writes };
-}
-
-/** As the reconcile: a target first seen at zero is inactive, otherwise it starts activating. */
-function initialConditions(observed: { specReplicas: number; ready: number }, now: number): TargetConditions {
-  return observed.specReplicas === 0 && observed.ready === 0 ? markInactive({}, now) : initializeConditions({}, now);
 }
 
 /** As the reconcile's row patch: set by the first probe that finds the activator, forgotten once active. */

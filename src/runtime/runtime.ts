@@ -131,7 +131,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       if (!config.azure) throw new Error('the configuration has no azure section');
       const { createComputeScaleSetApi } = await import('../azure/compute-adapter.js');
       const shared = config.azure.credential === 'dev' ? {} : { credential: identity(config.azure.managedIdentityClientId) };
-      return createComputeScaleSetApi(config.azure, { clock, env, ...shared });
+      return createComputeScaleSetApi(config.azure, { clock, env, requestTimeoutMs: config.azure.requestTimeout, ...shared });
     }),
     scaleTargets: once(async () => {
       if (options.adapters?.scaleTargets) return options.adapters.scaleTargets;
@@ -140,7 +140,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         import('../kubernetes/kubeconfig.js'),
         import('../kubernetes/client-node-scale-targets.js'),
       ]);
-      return new KubernetesScaleTargets(loadKubeConfig(config.kubernetes, { clock }));
+      return new KubernetesScaleTargets(loadKubeConfig(config.kubernetes, { clock }), { requestTimeoutMs: config.kubernetes.requestTimeout });
     }),
   };
 }

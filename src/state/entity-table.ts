@@ -32,7 +32,6 @@ export interface UpdateResult<P extends Props> {
 }
 
 const MAX_BATCH = 100;
-const SYSTEM_KEYS = new Set(['partitionKey', 'rowKey', 'etag', 'timestamp', 'odata.metadata']);
 
 export class EntityTable {
   constructor(
@@ -167,14 +166,22 @@ export class EntityTable {
 
 export function toEntity(partitionKey: string, rowKey: string, props: Props) {
   const entity: Record<string, Scalar> = { partitionKey: escapeKey(partitionKey), rowKey: escapeKey(rowKey) };
-  for (const [k, v] of Object.entries(props)) if (v !== undefined) entity[k] = v;
+  for (const k in props) {
+    const v = props[k];
+    if (v !== undefined) entity[k] = v;
+  }
   return entity as { partitionKey: string; rowKey: string } & Record<string, Scalar>;
 }
 
-function toRow<P extends Props>(entity: TableEntityResult<Record<string, unknown>>): Row<P> {
+/**
+ * The SDK's entity as a Row. Runs once per row of every read, so it walks the entity with
+ * `for…in` (no entries array, no pair arrays) and skips system properties by name.
+ */
+export function toRow<P extends Props>(entity: TableEntityResult<Record<string, unknown>>): Row<P> {
   const props: Props = {};
-  for (const [k, v] of Object.entries(entity)) {
-    if (SYSTEM_KEYS.has(k) || v === null || v === undefined) continue;
+  for (const k in entity) {
+    if (isSystemKey(k)) continue;
+    const v = entity[k];
     if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') props[k] = v;
   }
   return {
@@ -185,9 +192,23 @@ function toRow<P extends Props>(entity: TableEntityResult<Record<string, unknown
   };
 }
 
+function isSystemKey(k: string): boolean {
+  switch (k) {
+    case 'partitionKey':
+    case 'rowKey':
+    case 'etag':
+    case 'timestamp':
+    case 'odata.metadata':
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** Same properties, an absent one and one set to undefined alike. No key set is built: this runs per row per write. */
 export function sameProps(a: Props, b: Props): boolean {
-  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-  for (const k of keys) if (a[k] !== b[k]) return false;
+  for (const k in a) if (a[k] !== b[k]) return false;
+  for (const k in b) if (!(k in a) && b[k] !== undefined) return false;
   return true;
 }
 

@@ -5,6 +5,7 @@
  * session: it must stop, and its later writes are refused because the ETag moved on.
  */
 import type { Clock } from '../clock.js';
+import { reasonOf, scopedAbort } from '../deadline.js';
 import type { EntityTable, Row } from './entity-table.js';
 
 const PARTITION = 'lease';
@@ -85,44 +86,111 @@ export class Leases {
   }
 }
 
+/** Short, so a crashed holder blocks its object for at most this long (plus a heartbeat). */
+export const LEASE_TTL_MS = 15_000;
+/** How often a working holder renews its lease: three chances before it would run out. */
+export const HEARTBEAT_MS = 5_000;
+
 /**
  * A lease held for one piece of work. Call `check()` before each write: it refuses once the
- * lease has expired or been taken over, and otherwise renews it under its ETag, so the check
- * itself is a conditional write that fences out a holder whose lease was taken over.
+ * lease has expired, been taken over or the work was aborted, and otherwise renews it under
+ * its ETag, so the check itself is a conditional write that fences out a holder whose lease
+ * was taken over. While the work runs, a heartbeat renews the lease every HEARTBEAT_MS; when
+ * a renewal finds the lease lost, `signal` aborts, and with it every call the work makes.
  */
 export class LeaseGuard {
   private lease: Lease;
+  /** Renewals one after another: two at once would race on the ETag and one would "lose". */
+  private renewals: Promise<unknown> = Promise.resolve();
+  private readonly scope: ReturnType<typeof scopedAbort>;
+  private heartbeat: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly leases: Leases,
     lease: Lease,
     private readonly ttlMs: number,
     private readonly clock: Clock,
+    parent?: AbortSignal,
   ) {
     this.lease = lease;
+    this.scope = scopedAbort(parent);
   }
 
   get current(): Lease {
     return this.lease;
   }
 
-  async check(): Promise<void> {
-    this.lease = await this.leases.renew(this.lease, this.ttlMs);
+  /** Aborted when the lease is lost or the caller's signal aborts. */
+  get signal(): AbortSignal {
+    return this.scope.signal;
+  }
+
+  check(): Promise<void> {
+    const run = this.renewals.then(async () => {
+      if (this.signal.aborted) {
+        const reason = reasonOf(this.signal);
+        throw isLeaseExpired(reason) ? reason : new LeaseExpiredError(this.lease.key, `the work was stopped (${reason.message})`);
+      }
+      try {
+        this.lease = await this.leases.renew(this.lease, this.ttlMs);
+      } catch (err) {
+        if (isLeaseExpired(err)) this.scope.abort(err);
+        throw err;
+      }
+    });
+    this.renewals = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Renews every `intervalMs` of wall time until `stop()`. A renewal that fails for another
+   * reason (storage briefly away) is tried again on the next beat while the lease still runs.
+   */
+  startHeartbeat(intervalMs = HEARTBEAT_MS): void {
+    const beat = () => {
+      this.heartbeat = setTimeout(() => {
+        this.check().then(beat, (err: unknown) => {
+          if (isLeaseExpired(err) || this.signal.aborted) return;
+          if (this.remainingMs() <= 0) this.scope.abort(new LeaseExpiredError(this.lease.key, `could not be renewed in time: ${(err as Error).message}`));
+          else beat();
+        });
+      }, intervalMs);
+      this.heartbeat.unref();
+    };
+    beat();
+  }
+
+  /** Ends the heartbeat and stops following the caller's signal. */
+  stop(): void {
+    clearTimeout(this.heartbeat);
+    this.heartbeat = undefined;
+    this.scope.dispose();
   }
 
   /** Remaining time before the lease expires, for bounding waits inside the work. */
   remainingMs(): number {
+    // Once aborted, no time is left: a caller that skips renewing while time remains checks now.
+    if (this.signal.aborted) return 0;
     return Math.max(0, this.lease.expiresAt - this.clock.now());
   }
 
-  release(): Promise<void> {
-    return this.leases.release(this.lease);
+  async release(): Promise<void> {
+    this.stop();
+    await this.renewals;
+    await this.leases.release(this.lease);
   }
 }
 
 export type LeasedResult<T> = { ran: true; value: T } | { ran: false; heldBy: string; until: number };
 
-/** Runs `work` only if the lease on `key` can be taken; always releases it afterwards. */
+export interface WithLeaseOptions {
+  /** The caller's signal (pass deadline, shutdown): aborting it aborts the work's `guard.signal`. */
+  signal?: AbortSignal;
+  /** Heartbeat interval; 0 turns the heartbeat off. Default HEARTBEAT_MS. */
+  heartbeatMs?: number;
+}
+
+/** Runs `work` only if the lease on `key` can be taken, renewing it meanwhile; always releases it afterwards. */
 export async function withLease<T>(
   leases: Leases,
   clock: Clock,
@@ -130,10 +198,13 @@ export async function withLease<T>(
   holder: string,
   ttlMs: number,
   work: (guard: LeaseGuard) => Promise<T>,
+  options: WithLeaseOptions = {},
 ): Promise<LeasedResult<T>> {
   const got = await leases.acquire(key, holder, ttlMs);
   if (!got.acquired) return { ran: false, heldBy: got.heldBy, until: got.until };
-  const guard = new LeaseGuard(leases, got.lease, ttlMs, clock);
+  const guard = new LeaseGuard(leases, got.lease, ttlMs, clock, options.signal);
+  const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
+  if (heartbeatMs > 0) guard.startHeartbeat(heartbeatMs);
   try {
     return { ran: true, value: await work(guard) };
   } finally {

@@ -6,6 +6,7 @@
 import { TableClient, TableServiceClient } from '@azure/data-tables';
 import { QueueClient, QueueServiceClient } from '@azure/storage-queue';
 import type { TokenCredential } from '@azure/core-auth';
+import type { PipelineRequest, SendRequest } from '@azure/core-rest-pipeline';
 import type { StorageConfig } from '../config/schema.js';
 import { storageError } from './errors.js';
 
@@ -90,6 +91,31 @@ export interface Storage {
   ensure(): Promise<void>;
 }
 
+/**
+ * Every Table and Queue call ends within a few seconds: each try has STORAGE_TRY_TIMEOUT_MS,
+ * and there are STORAGE_TRIES of them, close together (a reconcile would rather fail and be
+ * retried by the next pass than hold its object's slot for the SDK's default minutes).
+ */
+export const STORAGE_TRY_TIMEOUT_MS = 5_000;
+export const STORAGE_TRIES = 3;
+const tableOptions = {
+  retryOptions: { maxRetries: STORAGE_TRIES - 1, retryDelayInMs: 200, maxRetryDelayInMs: 1_000 },
+  additionalPolicies: [
+    {
+      policy: {
+        name: 'droverTryTimeout',
+        sendRequest: (request: PipelineRequest, next: SendRequest) => {
+          request.timeout = STORAGE_TRY_TIMEOUT_MS;
+          return next(request);
+        },
+      },
+      position: 'perRetry' as const,
+    },
+  ],
+};
+/** Also for the `queue` load source's client: every queue read ends within a few seconds. */
+export const queueOptions = { retryOptions: { maxTries: STORAGE_TRIES, tryTimeoutInMs: STORAGE_TRY_TIMEOUT_MS, retryDelayInMs: 200, maxRetryDelayInMs: 1_000 } };
+
 export function createStorage(location: StorageLocation, prefix: string, credential?: () => TokenCredential): Storage {
   const names = storageNames(prefix);
   const insecure = location.kind === 'connection' && /DefaultEndpointsProtocol=http;|UseDevelopmentStorage=true|=http:\/\//.test(location.connectionString);
@@ -101,8 +127,8 @@ export function createStorage(location: StorageLocation, prefix: string, credent
     if (!client) {
       client =
         location.kind === 'connection'
-          ? TableClient.fromConnectionString(location.connectionString, tableName, { allowInsecureConnection: insecure })
-          : new TableClient(location.tableServiceUri, tableName, requireCredential(credential));
+          ? TableClient.fromConnectionString(location.connectionString, tableName, { allowInsecureConnection: insecure, ...tableOptions })
+          : new TableClient(location.tableServiceUri, tableName, requireCredential(credential), tableOptions);
       tables.set(tableName, client);
     }
     return client;
@@ -112,8 +138,8 @@ export function createStorage(location: StorageLocation, prefix: string, credent
     if (!client) {
       client =
         location.kind === 'connection'
-          ? new QueueClient(location.connectionString, queueName)
-          : new QueueClient(`${location.queueServiceUri.replace(/\/$/, '')}/${queueName}`, requireCredential(credential));
+          ? new QueueClient(location.connectionString, queueName, queueOptions)
+          : new QueueClient(`${location.queueServiceUri.replace(/\/$/, '')}/${queueName}`, requireCredential(credential), queueOptions);
       queues.set(queueName, client);
     }
     return client;

@@ -5,7 +5,7 @@
  */
 import type { TargetConfig } from '../config/schema.js';
 import type { Runtime } from '../runtime/runtime.js';
-import { readTargetRecord } from '../scaler/target-record.js';
+import { readTargetRecord } from '../scaler/shell/target-store.js';
 import { iso } from './time.js';
 
 export interface TargetStatus {
@@ -33,7 +33,8 @@ export async function targetStatus(rt: Runtime, target: TargetConfig): Promise<T
   const r = await readTargetRecord(rt.table('targets'), target.name);
   return {
     name: target.name,
-    desiredScale: r?.desiredScale ?? null,
+    // The row keeps no desired scale while no sample is in the window: shown as -1.
+    desiredScale: r?.activeStatus === undefined ? null : (r.desiredScale ?? -1),
     actualScale: r?.actualScale ?? null,
     active: r?.activeStatus ?? 'Unknown',
     activeSince: iso(r?.activeSince),

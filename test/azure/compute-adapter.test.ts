@@ -1,7 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import tls from 'node:tls';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createComputeScaleSetApi } from '../../src/azure/compute-adapter.js';
 import { ArmNotFoundError, ArmPreconditionFailedError, ArmRequestError, CredentialConfigError, RateLimitedError } from '../../src/azure/errors.js';
 import type { ScaleSetApi } from '../../src/azure/scale-set-api.js';
@@ -260,6 +261,25 @@ describe('connection settings', () => {
     expect(error).toBeInstanceOf(ArmRequestError);
     expect(String((error as Error).message)).toMatch(/certificate/i);
     expect(h.sim.counts.requests).toBe(0);
+  });
+
+  it('with a caFile, new TLS sockets of every client in the process share one secure context', async () => {
+    h.sim.addScaleSet({ resourceGroup: rg, name: 'uni' });
+    const other = await h.newApi();
+    const contexts = vi.spyOn(tls, 'createSecureContext');
+    const connects = vi.spyOn(tls, 'connect');
+    try {
+      // Concurrent calls from two clients cannot all ride one idle keep-alive socket.
+      await Promise.all([api, other, api, other].map((client) => client.getScaleSet(rg, 'uni')));
+      expect(connects.mock.calls.length).toBeGreaterThanOrEqual(2);
+      const used = new Set(connects.mock.calls.map((call) => (call[0] as tls.ConnectionOptions).secureContext));
+      expect(used.size).toBe(1);
+      expect([...used][0]).toBeDefined();
+      expect(contexts).not.toHaveBeenCalled();
+    } finally {
+      contexts.mockRestore();
+      connects.mockRestore();
+    }
   });
 
   it('an unreadable caFile is an error naming the setting', async () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import {
   instanceIdFromProviderId,
   isInvalidResourceIdError,
@@ -86,5 +87,44 @@ describe('provider id helpers', () => {
 
   it('refuses an id that is no resource id', () => {
     expect(() => instanceIdFromProviderId('azure://invalid-id')).toThrow('invalid-id');
+  });
+});
+
+describe('resource ids parsed without backtracking (issue 13)', () => {
+  // Upstream's pattern, kept here only as the reference the segment parser must agree with.
+  const UPSTREAM = /.*\/subscriptions\/(?:.*)\/resourceGroups\/(.+)\/providers\/(?:.*)/;
+  const upstream = (id: string) => {
+    const group = UPSTREAM.exec(id)?.[1];
+    return group === undefined ? undefined : id.replace(group, () => group.toLowerCase());
+  };
+
+  it('agrees with the upstream pattern on ids built from its own words', () => {
+    const segment = fc.constantFrom('', 'subscriptions', 'resourceGroups', 'providers', 'RG', 'Rg/x', 'vm');
+    fc.assert(
+      fc.property(fc.array(segment, { maxLength: 9 }), (parts) => {
+        const id = parts.join('/');
+        let ours: string | undefined;
+        try {
+          ours = lowerCaseResourceGroup(id);
+        } catch (error) {
+          if (!isInvalidResourceIdError(error)) throw error;
+        }
+        expect(ours).toBe(upstream(id));
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('answers at once for a crafted id that made the pattern backtrack for seconds', () => {
+    const crafted = '/subscriptions/x/resourceGroups/'.repeat(32);
+    expect(crafted.length).toBeLessThanOrEqual(1024);
+    const started = performance.now();
+    expect(tryProviderIdFromResourceId(crafted)).toBeUndefined();
+    expect(performance.now() - started).toBeLessThan(50);
+  });
+
+  it('refuses an id longer than 1,024 characters', () => {
+    const long = `${SUB}/resourceGroups/${'g'.repeat(1024)}/providers/Microsoft.Compute/virtualMachines/vm`;
+    expect(() => lowerCaseResourceGroup(long)).toThrow(/longer than 1024 characters/);
   });
 });

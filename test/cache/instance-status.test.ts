@@ -3,6 +3,7 @@ import type { VmRecord } from '../../src/azure/scale-set-api.js';
 import type { CachedInstance } from '../../src/cache/instance.js';
 import {
   cseErrors,
+  indexById,
   instanceStatusFromVm,
   statusFromProvisioningState,
 } from '../../src/cache/instance-status.js';
@@ -31,7 +32,7 @@ function cached(id: string, state: CachedInstance['state']): CachedInstance {
 describe('the failed-VM matrix (upstream TestInstanceStatusFromVM, Uniform)', () => {
   it.each(FAILED_VM_MATRIX)('$name', ({ fastDelete, powerState, want }) => {
     const failed = vm({ provisioningState: 'Failed', instanceView: { statuses: [{ code: powerState }] } });
-    expect(instanceStatusFromVm(failed, [], { ...OFF, enableFastDeleteOnFailedProvisioning: fastDelete })).toEqual(want);
+    expect(instanceStatusFromVm(failed, new Map(), { ...OFF, enableFastDeleteOnFailedProvisioning: fastDelete })).toEqual(want);
   });
 });
 
@@ -41,7 +42,7 @@ describe('the failed-VM matrix (upstream TestInstanceStatusFromProvisioningState
     if (!isKnownPowerState(powerState)) return;
     expect(statusFromProvisioningState('Failed', powerState, fastDelete)).toEqual(want);
     const flexVm = vm({ id: flexVmId(1), provisioningState: 'Failed', instanceView: { statuses: [{ code: powerState }] } });
-    expect(instanceStatusFromVm(flexVm, [], { ...OFF, enableFastDeleteOnFailedProvisioning: fastDelete })).toEqual(want);
+    expect(instanceStatusFromVm(flexVm, new Map(), { ...OFF, enableFastDeleteOnFailedProvisioning: fastDelete })).toEqual(want);
   });
 });
 
@@ -49,8 +50,8 @@ describe('failed VM after a size increase (upstream, instance view variants)', (
   it.each(FAILED_AFTER_INCREASE)('$name', ({ vm: view, fastDeleteOff, fastDeleteOn }) => {
     const instanceView = 'instanceView' in view ? undefined : { statuses: [...view.statuses] };
     const failed = vm({ provisioningState: 'Failed', instanceView });
-    expect(instanceStatusFromVm(failed, [], OFF)).toEqual(fastDeleteOff);
-    expect(instanceStatusFromVm(failed, [], FAST_DELETE)).toEqual(fastDeleteOn);
+    expect(instanceStatusFromVm(failed, new Map(), OFF)).toEqual(fastDeleteOff);
+    expect(instanceStatusFromVm(failed, new Map(), FAST_DELETE)).toEqual(fastDeleteOn);
   });
 });
 
@@ -65,7 +66,7 @@ describe('provisioning states other than Failed', () => {
   ])('$name', ({ provisioningState, want }) => {
     for (const flags of [OFF, FAST_DELETE]) {
       const stopped = vm({ provisioningState, instanceView: { statuses: [{ code: 'PowerState/stopped' }] } });
-      expect(instanceStatusFromVm(stopped, [], flags)).toEqual({ state: want, errorInfo: null });
+      expect(instanceStatusFromVm(stopped, new Map(), flags)).toEqual({ state: want, errorInfo: null });
     }
   });
 });
@@ -77,12 +78,12 @@ describe('Updating or no provisioning state keeps what the cache knew', () => {
     { name: 'Updating keeps a cached Deleting', provisioningState: 'Updating' },
     { name: 'no provisioning state keeps a cached Deleting', provisioningState: undefined },
   ])('$name', ({ provisioningState }) => {
-    expect(instanceStatusFromVm(vm({ provisioningState }), previous, OFF)).toEqual({ state: 'Deleting', errorInfo: null });
+    expect(instanceStatusFromVm(vm({ provisioningState }), indexById(previous), OFF)).toEqual({ state: 'Deleting', errorInfo: null });
   });
 
   it('keeps the cached error info too', () => {
     const failed = [{ ...cached(`azure://${uniformVmId(1)}`, 'Creating'), errorInfo: OUT_OF_RESOURCES }];
-    expect(instanceStatusFromVm(vm({ provisioningState: 'Updating' }), failed, OFF)).toEqual({
+    expect(instanceStatusFromVm(vm({ provisioningState: 'Updating' }), indexById(failed), OFF)).toEqual({
       state: 'Creating',
       errorInfo: OUT_OF_RESOURCES,
     });
@@ -90,14 +91,14 @@ describe('Updating or no provisioning state keeps what the cache knew', () => {
 
   it('matches the cache through the normalised id (ARM answered with an upper-case resource group)', () => {
     const upper = vm({ id: uniformVmId(1, 'TEST-ASG'), provisioningState: 'Updating' });
-    expect(instanceStatusFromVm(upper, previous, OFF).state).toBe('Deleting');
+    expect(instanceStatusFromVm(upper, indexById(previous), OFF).state).toBe('Deleting');
   });
 
   it.each([
     { name: 'an Updating VM the cache does not know is unknown', id: uniformVmId(2) },
     { name: 'an Updating VM with an unusable id is unknown', id: 'invalid-id' },
   ])('$name', ({ id }) => {
-    expect(instanceStatusFromVm(vm({ id, provisioningState: 'Updating' }), previous, FAST_DELETE)).toEqual({
+    expect(instanceStatusFromVm(vm({ id, provisioningState: 'Updating' }), indexById(previous), FAST_DELETE)).toEqual({
       state: null,
       errorInfo: null,
     });
@@ -105,7 +106,7 @@ describe('Updating or no provisioning state keeps what the cache knew', () => {
 
   it('applies to Flexible VMs as well (one function for both modes)', () => {
     const flexPrevious = [cached(`azure://${flexVmId('vm-1')}`, 'Deleting')];
-    expect(instanceStatusFromVm(vm({ id: flexVmId('vm-1'), provisioningState: 'Updating' }), flexPrevious, OFF).state).toBe('Deleting');
+    expect(instanceStatusFromVm(vm({ id: flexVmId('vm-1'), provisioningState: 'Updating' }), indexById(flexPrevious), OFF).state).toBe('Deleting');
   });
 });
 
@@ -126,7 +127,7 @@ describe('power state derivation', () => {
 
   it('a deallocating VM that failed provisioning is fast-deleted', () => {
     const failed = vm({ provisioningState: 'Failed', instanceView: { statuses: [{ code: 'PowerState/deallocating' }] } });
-    expect(instanceStatusFromVm(failed, [], FAST_DELETE)).toEqual({ state: 'Creating', errorInfo: OUT_OF_RESOURCES });
+    expect(instanceStatusFromVm(failed, new Map(), FAST_DELETE)).toEqual({ state: 'Creating', errorInfo: OUT_OF_RESOURCES });
   });
 });
 
@@ -169,26 +170,34 @@ describe('CSE errors in the instance status', () => {
   };
 
   it('with detailed CSE messages on, a running VM with CSE errors is Creating with the messages', () => {
-    expect(instanceStatusFromVm(withCse('Succeeded'), [], CSE)).toEqual(cseFailure);
+    expect(instanceStatusFromVm(withCse('Succeeded'), new Map(), CSE)).toEqual(cseFailure);
   });
 
   it('with detailed CSE messages off, CSE errors are ignored', () => {
-    expect(instanceStatusFromVm(withCse('Succeeded'), [], OFF)).toEqual({ state: 'Running', errorInfo: null });
+    expect(instanceStatusFromVm(withCse('Succeeded'), new Map(), OFF)).toEqual({ state: 'Running', errorInfo: null });
   });
 
   it('overrides Deleting', () => {
-    expect(instanceStatusFromVm(withCse('Deleting'), [], CSE)).toEqual(cseFailure);
+    expect(instanceStatusFromVm(withCse('Deleting'), new Map(), CSE)).toEqual(cseFailure);
   });
 
   it('overrides the fast-delete error info', () => {
-    expect(instanceStatusFromVm(withCse('Failed', 'PowerState/stopped'), [], { ...CSE, ...FAST_DELETE, enableDetailedCSEMessage: true })).toEqual(cseFailure);
+    expect(instanceStatusFromVm(withCse('Failed', 'PowerState/stopped'), new Map(), { ...CSE, ...FAST_DELETE, enableDetailedCSEMessage: true })).toEqual(cseFailure);
   });
 
   it('does not apply while the cached status is kept (Updating)', () => {
-    expect(instanceStatusFromVm(withCse('Updating'), [], CSE)).toEqual({ state: null, errorInfo: null });
+    expect(instanceStatusFromVm(withCse('Updating'), new Map(), CSE)).toEqual({ state: null, errorInfo: null });
   });
 
   it('needs an instance view', () => {
-    expect(instanceStatusFromVm(vm({ instanceView: undefined }), [], CSE)).toEqual({ state: 'Running', errorInfo: null });
+    expect(instanceStatusFromVm(vm({ instanceView: undefined }), new Map(), CSE)).toEqual({ state: 'Running', errorInfo: null });
+  });
+});
+
+describe('the previous list by id', () => {
+  it('keeps the first of duplicate ids, as a search of the list would find it', () => {
+    const first = cached(`azure://${uniformVmId(7)}`, 'Deleting');
+    const second = cached(`azure://${uniformVmId(7)}`, 'Running');
+    expect(indexById([first, second]).get(first.id)).toBe(first);
   });
 });

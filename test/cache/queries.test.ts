@@ -9,6 +9,7 @@ import {
   lookupInstancesByState,
   setInstanceStatusByProviderId,
   withInstanceStatus,
+  withInstancesStatus,
 } from '../../src/cache/queries.js';
 import { OUT_OF_RESOURCES } from './fixtures.js';
 
@@ -59,6 +60,21 @@ describe('proactive status set', () => {
   it('with duplicate ids only the first is updated', () => {
     const twice = [instance(0, 'Running'), instance(0, 'Running')];
     expect(withInstanceStatus(twice, twice[0]!.id, DELETING).map((i) => i.state)).toEqual(['Deleting', 'Running']);
+  });
+});
+
+describe('status set for several instances at once', () => {
+  it('marks each listed id and leaves the rest, as single sets one after another would', () => {
+    const ids = [LIST[3]!.id, LIST[0]!.id, 'azure:///unknown'];
+    let oneByOne: CachedInstance[] = [...LIST];
+    for (const id of ids) oneByOne = withInstanceStatus(oneByOne, id, DELETING);
+    expect(withInstancesStatus(LIST, ids, DELETING)).toEqual(oneByOne);
+    expect(withInstancesStatus(LIST, ids, DELETING).map((i) => i.state)).toEqual(['Deleting', null, 'Deleting', 'Deleting']);
+  });
+
+  it('with duplicate ids in the list only the first is updated, even when the id is passed twice', () => {
+    const twice = [instance(0, 'Running'), instance(0, 'Running')];
+    expect(withInstancesStatus(twice, [twice[0]!.id, twice[0]!.id], DELETING).map((i) => i.state)).toEqual(['Deleting', 'Running']);
   });
 });
 

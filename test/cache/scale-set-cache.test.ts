@@ -191,3 +191,40 @@ describe('the Table-backed instance cache against the ARM simulator', () => {
     expect(lists()).toBe(before);
   });
 });
+
+describe('a VM whose resource id cannot be parsed (issue 13)', () => {
+  it('counts as present, so capacity does not drift and the cache does not list on every pass; one warning per listing', async () => {
+    const { name, clock, api, lists } = await setup({ vms: 3 });
+    const corrupt: ScaleSetApi = {
+      ...api,
+      getScaleSet: (...a) => api.getScaleSet(...a),
+      listVms: async (...a) => {
+        const listing = await api.listVms(...a);
+        return { ...listing, vms: listing.vms.map((vm, i) => (i === 0 ? { ...vm, id: `/subscriptions/x/${'a/'.repeat(600)}` } : vm)) };
+      },
+    };
+    const warnings: string[] = [];
+    const cache = new ScaleSetCache(
+      { table: new EntityTable(storage.table('instances')), api: corrupt, clock, log: { ...silentLog, warn: (...a: unknown[]) => warnings.push(a.join(' ')) }, holder: 'me', random: () => 0 },
+      {
+        key: `rg-cache/${name}`,
+        resourceGroup: 'RG-Cache',
+        name,
+        periodMs: PERIOD,
+        jitterMs: 0,
+        flags: { enableFastDeleteOnFailedProvisioning: false, enableDetailedCSEMessage: false, enableVmssFlexNodes: false },
+      },
+    );
+    const info = await api.getScaleSet('RG-Cache', name);
+    const before = lists();
+    const first = await cache.validate(info);
+    expect(first.listed).toBe(true);
+    expect(first.read.ok && first.read.instances).toHaveLength(2);
+    for (let i = 0; i < 3; i++) {
+      clock.advance(1_000);
+      expect((await cache.validate(info)).listed).toBe(false);
+    }
+    expect(lists()).toBe(before + 1);
+    expect(warnings).toEqual([expect.stringMatching(/1 VM\(s\) with a resource id that cannot be parsed, counted as present/)]);
+  });
+});

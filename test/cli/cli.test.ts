@@ -59,7 +59,8 @@ describe('drover CLI', () => {
     const rt = await createRuntime({ configFile: file });
     const msgs = await rt.storage.queue('reconcile').receiveMessages({ numberOfMessages: 5 });
     const bodies = msgs.receivedMessageItems.map((m) => JSON.parse(Buffer.from(m.messageText, 'base64').toString()) as Record<string, unknown>);
-    expect(bodies).toEqual([expect.objectContaining({ kind: 'target', name: 'web', load: 25 })]);
+    // The earlier reconcile adopted web and asked for a follow-up a second later: only the forced one carries load.
+    expect(bodies.filter((b) => b.reason !== 'first sight: adopted as it runs, nothing written')).toEqual([expect.objectContaining({ kind: 'target', name: 'web', load: 25 })]);
   });
 
   it.each([

@@ -52,6 +52,7 @@ describe('human status', () => {
       finishedAt: NOW + 1234,
       outcomes: [{ ref: { kind: 'pool', name: 'workers' }, status: 'busy', heldBy: 'h', until: NOW + 60_000 }],
       deferred: [],
+      enqueued: [],
       errors: 0,
     });
     expect(json).toMatchObject({ startedAt: '2026-11-30T10:30:00.000Z', finishedAt: '2026-11-30T10:30:01.234Z', durationMs: 1234 });

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ArmConflictError, ArmNotFoundError, ArmOperationFailedError, ArmPreconditionFailedError, ArmRequestError, CredentialConfigError } from '../../src/azure/errors.js';
 import { LimiterBurstError, RateLimitedError } from '../../src/errors/rate-limited.js';
 import { isTransient } from '../../src/errors/transient.js';
+import { AbortedError, TimeoutError } from '../../src/deadline.js';
 import { KubernetesRequestError, TargetConflictError, TargetNotFoundError } from '../../src/kubernetes/errors.js';
 import { EntityTable } from '../../src/state/entity-table.js';
 import {
@@ -40,6 +41,8 @@ describe('isTransient', () => {
     { name: 'a missing storage row', error: new StorageNotFoundError('tables/x list *', 404, 'no table'), want: false },
     { name: 'a credential that must not be used', error: new CredentialConfigError('dev credential for a remote endpoint'), want: false },
     { name: 'a limiter that never grants', error: new LimiterBurstError(0, 'workers/creation'), want: false },
+    { name: 'a request that timed out', error: new TimeoutError('ARM GET /subscriptions/x', 2_000), want: true },
+    { name: 'work aborted at the pass deadline', error: new AbortedError('the pass ran out of its 45s budget'), want: true },
     { name: 'anything else', error: new TypeError('fetch failed'), want: true },
   ])('$name → $want', ({ error, want }) => {
     expect(isTransient(error)).toBe(want);

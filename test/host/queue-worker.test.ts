@@ -16,10 +16,10 @@ beforeAll(async () => {
 });
 
 describe('host.json', () => {
-  it('asks for prompt polling, base64 bodies and a bounded dequeue count', () => {
+  it('asks for prompt polling, bodies as sent (raw or base64 JSON) and a bounded dequeue count', () => {
     const s = queueSettingsFrom(hostJson);
     expect(s.maxPollingIntervalMs).toBeLessThanOrEqual(5_000);
-    expect(s.messageEncoding).toBe('base64');
+    expect(s.messageEncoding).toBe('none');
     expect(s.maxDequeueCount).toBe(5);
     expect(hostJson.extensionBundle.version).toBe('[4.*, 5.0.0)');
   });
@@ -91,7 +91,7 @@ describe('queue worker', () => {
     for (let i = 0; i < 50 && errors.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
     ac.abort();
     await worker;
-    expect(errors).toEqual([expect.stringMatching(/^reconcileQueue: dropping malformed reconcile message: kind: expected "target" or "pool"/)]);
+    expect(errors).toEqual([expect.stringMatching(/^reconcileQueue: dropping malformed message [-0-9a-f]+ from .*reconcile.*: kind: expected "target" or "pool"/)]);
     expect((await queue.peekMessages()).peekedMessageItems).toHaveLength(0);
     expect((await storage.poisonQueue('probe').peekMessages()).peekedMessageItems).toHaveLength(0);
   });

@@ -40,7 +40,7 @@ describe('readScale', () => {
     { name: 'a generic /scale resource at zero reads 0 (the Scale omits it)', ref: widget, init: { replicas: 0 }, want: { specReplicas: 0, readyReplicas: 0 } },
   ])('$name', async ({ ref, init, want }) => {
     sim.add(ref, init);
-    expect(await api.readScale(ref)).toEqual(want);
+    expect(await api.readScale(ref)).toEqual({ ...want, resourceVersion: expect.stringMatching(/^\d+$/) });
   });
 
   it('reads a workload with one GET of the object, a generic resource with one GET of its Scale', async () => {
@@ -86,14 +86,17 @@ describe('patchScale', () => {
     { name: 'a generic /scale resource', ref: widget, path: '/apis/example.com/v1/namespaces/default/widgets/w1/scale' },
   ])('sets the replicas of $name with a JSON patch on its Scale', async ({ ref, path }) => {
     sim.add(ref, { replicas: 2 });
-    await api.patchScale(ref, 5);
+    await api.patchScale(ref, 5, { kind: 'replicas', replicas: 2 });
     expect(sim.inspect(ref)?.specReplicas).toBe(5);
     expect(sim.requests).toEqual([
       expect.objectContaining({
         op: 'patchScale',
         path,
         contentType: 'application/json-patch+json',
-        body: [{ op: 'add', path: '/spec/replicas', value: 5 }],
+        body: [
+          { op: 'test', path: '/spec/replicas', value: 2 },
+          { op: 'add', path: '/spec/replicas', value: 5 },
+        ],
         status: 200,
       }),
     ]);
@@ -101,12 +104,13 @@ describe('patchScale', () => {
 
   it('scales up from zero, where the Scale has no replicas field to replace', async () => {
     sim.add(widget, { replicas: 0 });
-    await api.patchScale(widget, 1);
-    expect(await api.readScale(widget)).toEqual({ specReplicas: 1, readyReplicas: 1 });
+    const read = await api.readScale(widget);
+    await api.patchScale(widget, 1, { kind: 'resourceVersion', resourceVersion: read.resourceVersion! });
+    expect(await api.readScale(widget)).toMatchObject({ specReplicas: 1, readyReplicas: 1 });
   });
 
   it('reports a vanished target as TargetNotFoundError', async () => {
-    const error: unknown = await api.patchScale(statefulSet, 1).catch((e: unknown) => e);
+    const error: unknown = await api.patchScale(statefulSet, 1, { kind: 'replicas', replicas: 1 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TargetNotFoundError);
     expect((error as Error).message).toBe('scale target StatefulSet jobs/db not found');
   });
@@ -114,7 +118,7 @@ describe('patchScale', () => {
   it('reports a 409 as TargetConflictError', async () => {
     sim.add(deployment, { replicas: 1 });
     sim.failNext('patchScale', 409, 'the object has been modified');
-    const error: unknown = await api.patchScale(deployment, 2).catch((e: unknown) => e);
+    const error: unknown = await api.patchScale(deployment, 2, { kind: 'replicas', replicas: 1 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TargetConflictError);
     expect(sim.inspect(deployment)?.specReplicas).toBe(1);
   });
@@ -122,10 +126,35 @@ describe('patchScale', () => {
   it('reports a 429 as the shared RateLimitedError, source kubernetes', async () => {
     sim.add(deployment, { replicas: 1 });
     sim.failNext('patchScale', 429, 'too many requests');
-    const error: unknown = await api.patchScale(deployment, 2).catch((e: unknown) => e);
+    const error: unknown = await api.patchScale(deployment, 2, { kind: 'replicas', replicas: 1 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitedError);
     expect(error).toMatchObject({ source: 'kubernetes', subject: 'Deployment default/web', retryAfterMs: 0 });
     expect(sim.inspect(deployment)?.specReplicas).toBe(1);
+  });
+
+  it('refuses a patch whose replicas test fails (422) as TargetConflictError, changing nothing', async () => {
+    sim.add(deployment, { replicas: 5 });
+    const error: unknown = await api.patchScale(deployment, 8, { kind: 'replicas', replicas: 3 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TargetConflictError);
+    expect(sim.requests.at(-1)?.status).toBe(422);
+    expect(sim.inspect(deployment)?.specReplicas).toBe(5);
+  });
+
+  it('refuses a patch carrying a stale resourceVersion (409) as TargetConflictError, changing nothing', async () => {
+    sim.add(widget, { replicas: 0 });
+    const read = await api.readScale(widget);
+    await api.patchScale(widget, 2, { kind: 'resourceVersion', resourceVersion: read.resourceVersion! });
+    const error: unknown = await api.patchScale(widget, 4, { kind: 'resourceVersion', resourceVersion: read.resourceVersion! }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TargetConflictError);
+    expect(sim.requests.at(-1)?.status).toBe(409);
+    expect(sim.inspect(widget)?.specReplicas).toBe(2);
+  });
+
+  it('reports any other 422 of a read as a request error', async () => {
+    sim.add(widget, { replicas: 1 });
+    sim.failNext('getScale', 422, 'invalid');
+    const error: unknown = await api.readScale(widget).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(KubernetesRequestError);
   });
 });
 
@@ -133,8 +162,8 @@ describe('readiness', () => {
   it('ready replicas follow the patched spec after the simulator delay', async () => {
     sim.readyDelayMs = 5_000;
     sim.add(deployment, { replicas: 1 });
-    await api.patchScale(deployment, 4);
-    expect(await api.readScale(deployment)).toEqual({ specReplicas: 4, readyReplicas: 1 });
+    await api.patchScale(deployment, 4, { kind: 'replicas', replicas: 1 });
+    expect(await api.readScale(deployment)).toMatchObject({ specReplicas: 4, readyReplicas: 1 });
     clock.advance(4_999);
     expect((await api.readScale(deployment)).readyReplicas).toBe(1);
     clock.advance(1);

@@ -46,7 +46,7 @@ describe('expandHome', () => {
 describe('loadKubeConfig from a kubeconfig file', () => {
   it('reads the file under ~ and talks to its cluster with its user', async () => {
     const kc = loadKubeConfig({ kubeconfig: '~/.kube/config' }, { homeDir: home });
-    expect(await new KubernetesScaleTargets(kc).readScale(web)).toEqual({ specReplicas: 2, readyReplicas: 2 });
+    expect(await new KubernetesScaleTargets(kc).readScale(web)).toMatchObject({ specReplicas: 2, readyReplicas: 2 });
     expect(authorizations()).toEqual(['Bearer file-token']);
   });
 

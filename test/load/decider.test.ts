@@ -1,10 +1,10 @@
 // Desired scale from load: window averaging, rounding, -1 without a sample, Knative's rate
 // limits and panic mode, and the bounds the scaler applies on top.
 import { describe, expect, it } from 'vitest';
-import { decideDesiredScale, DESIRED_UNKNOWN, type DeciderSettings, type DesiredInput } from '../../src/load/decider.js';
+import { decideDesiredScale, type DeciderSettings, type DesiredInput, type DesiredScale } from '../../src/load/decider.js';
 import type { Sample } from '../../src/load/samples.js';
-import { markActive } from '../../src/scaler/conditions.js';
-import { planScale } from '../../src/scaler/scale.js';
+import { markActive } from '../../src/scaler/decide/conditions.js';
+import { planScale } from '../../src/scaler/decide/plan-scale.js';
 
 const NOW = Date.UTC(2026, 10, 30, 10, 0, 0);
 const WINDOW = 60_000;
@@ -17,15 +17,20 @@ const settings: DeciderSettings = {
   maxScaleDownRate: 2,
   panic: { enabled: false, windowMs: 6_000, thresholdPercent: 200 },
 };
-const base: DesiredInput = { samples: [], holdLatest: false, readyReplicas: 3, panic: undefined, settings, now: NOW };
+// Cases give the samples as stored, and whether the source is a gauge.
+type CaseInput = Omit<DesiredInput, 'samples'> & { samples: Sample[]; holdLatest: boolean };
+const base: CaseInput = { samples: [], holdLatest: false, readyReplicas: 3, panic: undefined, settings, now: NOW };
+const decide = (input: CaseInput) => decideDesiredScale(input);
+const desiredOf = (got: DesiredScale) => (got.kind === 'known' ? got.desired : 'unknown');
+const DESIRED_UNKNOWN = 'unknown';
 
 describe('decideDesiredScale', () => {
-  it.each<{ name: string; input: Partial<DesiredInput>; desired: number; limitedBy?: string }>([
+  it.each<{ name: string; input: Partial<CaseInput>; desired: number | 'unknown'; limitedBy?: string }>([
     { name: 'no sample at all: -1', input: {}, desired: DESIRED_UNKNOWN },
-    { name: 'samples only before the window (a source that stopped answering): -1', input: { samples: [at(61, 50), at(90, 50)] }, desired: -1 },
-    { name: 'a sample exactly one window old is outside it: -1', input: { samples: [at(60, 50)] }, desired: -1 },
+    { name: 'samples only before the window (a source that stopped answering): -1', input: { samples: [at(61, 50), at(90, 50)] }, desired: 'unknown' },
+    { name: 'a sample exactly one window old is outside it: -1', input: { samples: [at(60, 50)] }, desired: 'unknown' },
     { name: 'a push gauge older than the window still holds its value', input: { samples: [at(600, 25)], holdLatest: true, readyReplicas: 0 }, desired: 3 },
-    { name: 'a push gauge never pushed: -1', input: { holdLatest: true }, desired: -1 },
+    { name: 'a push gauge never pushed: -1', input: { holdLatest: true }, desired: 'unknown' },
     { name: 'average of the samples in the window, rounded up: (20+25)/2=22.5 → 3', input: { samples: [at(10, 20), at(5, 25), at(70, 500)] }, desired: 3 },
     { name: 'an exact multiple needs no extra replica: 30 → 3', input: { samples: [at(1, 30)] }, desired: 3 },
     { name: 'float noise does not add a replica: 0.15 with target 0.05 → 3', input: { samples: [at(2, 0.1), at(1, 0.2)], settings: { ...settings, targetPerReplica: 0.05 } }, desired: 3 },
@@ -36,8 +41,8 @@ describe('decideDesiredScale', () => {
     { name: 'up rate 1.5 from 3 ready: ceil(4.5) = 5', input: { samples: [at(1, 250)], settings: { ...settings, maxScaleUpRate: 1.5 } }, desired: 5, limitedBy: 'maxScaleUpRate' },
     { name: 'load 25, target 10, nothing ready: 3 at once', input: { samples: [at(0, 25)], readyReplicas: 0 }, desired: 3 },
   ])('$name', ({ input, desired, limitedBy }) => {
-    const got = decideDesiredScale({ ...base, ...input });
-    expect(got.desired).toBe(desired);
+    const got = decide({ ...base, ...input });
+    expect(desiredOf(got)).toBe(desired);
     expect(got.kind === 'known' ? got.limitedBy : undefined).toBe(limitedBy);
   });
 });
@@ -47,7 +52,7 @@ describe('panic mode', () => {
   // Stable window: 10 old samples of 10 and a fresh 80 → average ≈ 16.4 → 2; panic window: 80 → 8.
   const surge = [...Array.from({ length: 10 }, (_, i) => at(50 - i, 10)), at(1, 80)];
 
-  it.each<{ name: string; input: Partial<DesiredInput>; desired: number; panicking: boolean }>([
+  it.each<{ name: string; input: Partial<CaseInput>; desired: number; panicking: boolean }>([
     { name: 'off by default: the stable window alone decides', input: { samples: surge, readyReplicas: 2 }, desired: 2, panicking: false },
     { name: 'the panic window asking for 400 % of ready starts a panic and its answer wins', input: { samples: surge, readyReplicas: 2, settings: panicking }, desired: 8, panicking: true },
     { name: 'below the threshold (8 of 5 ready = 160 %): no panic, the stable answer', input: { samples: surge, readyReplicas: 5, settings: panicking }, desired: 2, panicking: false },
@@ -64,28 +69,31 @@ describe('panic mode', () => {
       panicking: false,
     },
   ])('$name', ({ input, desired, panicking: wantPanic }) => {
-    const got = decideDesiredScale({ ...base, ...input });
-    expect(got.desired).toBe(desired);
+    const got = decide({ ...base, ...input });
+    expect(desiredOf(got)).toBe(desired);
     expect(got.panic !== undefined).toBe(wantPanic);
   });
 
   it('a metric outage keeps the panic as it was', () => {
     const panic = { startedAt: NOW - 5_000, lastOverAt: NOW - 5_000, maxScale: 6 };
-    expect(decideDesiredScale({ ...base, settings: panicking, panic })).toEqual({ kind: 'unknown', desired: -1, panic });
+    expect(decide({ ...base, settings: panicking, panic })).toMatchObject({ kind: 'unknown', panic });
   });
 });
 
 describe('bounds on the desired scale (applied by planScale)', () => {
   const active = { conditions: markActive({}, NOW - 1_000), activatorSeenSince: null, now: NOW };
   const scaleSettings = { enableScaleToZero: true, stableWindowMs: WINDOW, gracePeriodMs: 30_000 };
-  it.each<{ name: string; desired: number; minScale: number; maxScale: number; scale: number }>([
+  it.each<{ name: string; desired: number | 'unknown'; minScale: number; maxScale: number; scale: number | 'held' }>([
     { name: 'above max: max', desired: 12, minScale: 0, maxScale: 5, scale: 5 },
     { name: 'max 0 is unbounded', desired: 12, minScale: 0, maxScale: 0, scale: 12 },
     { name: 'below min: min', desired: 1, minScale: 2, maxScale: 5, scale: 2 },
     { name: 'min wins over max', desired: 1, minScale: 5, maxScale: 3, scale: 5 },
-    { name: '-1 stays -1 whatever the bounds: nothing is decided without metrics', desired: -1, minScale: 2, maxScale: 5, scale: -1 },
+    { name: 'no sample, within the bounds: held, nothing is decided without metrics', desired: 'unknown', minScale: 2, maxScale: 5, scale: 'held' },
+    { name: 'no sample, above max: held, never lowered without metrics', desired: 'unknown', minScale: 0, maxScale: 2, scale: 'held' },
+    { name: 'no sample, below min: raised to min', desired: 'unknown', minScale: 6, maxScale: 0, scale: 6 },
   ])('$name', ({ desired, minScale, maxScale, scale }) => {
-    const step = planScale({ desired, bounds: { minScale, maxScale }, settings: scaleSettings, ...active });
-    expect(step.kind === 'plan' && step.plan.scale).toBe(scale);
+    const want = desired === 'unknown' ? ({ kind: 'unknown' } as const) : ({ kind: 'known', scale: desired } as const);
+    const step = planScale({ desired: want, bounds: { minScale, maxScale }, settings: scaleSettings, currentScale: 3, ...active });
+    expect(step.kind === 'plan' && (step.plan.kind === 'hold' ? 'held' : step.plan.scale)).toBe(scale);
   });
 });

@@ -79,11 +79,13 @@ describe('replay through the scaler', () => {
       { at: 90_000, target: undefined, load: 45, line: 4 },
     ];
     const [web] = await replayTrace(config, trace, { readyDelayMs: 0, schedule });
-    // Every minute: 0 at 0 s, then 45 at 60 s alone in the window (0 s is on its edge, outside): 5.
+    // Every minute: the reconcile at 0 s adopts the workload and its follow-up a second later
+    // reads 0 again; at 60 s the window holds that 0 (1 s) and 45 (60 s; 0 s is on its edge,
+    // outside): ceil(22.5 ÷ 10) = 3.
     const firstScaled = [...web!.timeline.rows()].find((r) => r.scale > 0);
-    expect(firstScaled).toMatchObject({ at: 60_000, scale: 5 });
+    expect(firstScaled).toMatchObject({ at: 60_000, scale: 3 });
     const [every30s] = await replayTrace(config, trace, { readyDelayMs: 0, schedule: parseReplaySchedule('30s') });
-    // Every 30 s the window holds both readings, 0 at 0 s and 45 at 30 s: ceil(22.5 ÷ 10) = 3.
-    expect([...every30s!.timeline.rows()].find((r) => r.scale > 0)).toMatchObject({ at: 30_000, scale: 3 });
+    // Every 30 s the window holds 0 at 0 s, 0 at 1 s (the adoption's follow-up) and 45 at 30 s: ceil(15 ÷ 10) = 2.
+    expect([...every30s!.timeline.rows()].find((r) => r.scale > 0)).toMatchObject({ at: 30_000, scale: 2 });
   });
 });

@@ -1,14 +1,14 @@
 // Knative's computeActiveCondition truth table (kpa.go), row by row.
 import { describe, expect, it } from 'vitest';
-import { computeActiveCondition } from '../../src/scaler/active-condition.js';
-import type { ScaleBounds } from '../../src/scaler/bounds.js';
+import { computeActiveCondition } from '../../src/scaler/decide/active-condition.js';
+import type { ScaleBounds } from '../../src/scaler/decide/bounds.js';
 import {
   markActivating,
   markActive,
   markInactive,
   type ConditionStatus,
   type TargetConditions,
-} from '../../src/scaler/conditions.js';
+} from '../../src/scaler/decide/conditions.js';
 
 const NOW = Date.UTC(2026, 10, 30, 10, 0, 0);
 const BEFORE = NOW - 60_000;
@@ -21,7 +21,7 @@ const states: Record<'inactive' | 'activating' | 'active', TargetConditions> = {
 
 interface Row {
   name: string;
-  want: number;
+  want: number | 'unknown';
   got: number;
   bounds?: ScaleBounds;
   from: keyof typeof states;
@@ -37,12 +37,12 @@ const rows: Row[] = [
   { name: 'want > 0, got below min, active: activating', want: 2, got: 0, from: 'active', status: 'Unknown', reason: 'Queued' },
   { name: 'want > 0, got at min, inactive: active', want: 2, got: 1, from: 'inactive', status: 'True' },
   { name: 'want > 0, got at min, activating: active', want: 2, got: 1, from: 'activating', status: 'True' },
-  { name: 'want -1, got below min, inactive: stays inactive', want: -1, got: 0, from: 'inactive', status: 'False' },
-  { name: 'want -1, got below min, activating: activating', want: -1, got: 0, from: 'activating', status: 'Unknown' },
-  { name: 'want -1, got below min, active: activating', want: -1, got: 0, from: 'active', status: 'Unknown' },
-  { name: 'want -1, got at min, inactive: stays inactive', want: -1, got: 1, from: 'inactive', status: 'False' },
-  { name: 'want -1, got at min, activating: active', want: -1, got: 1, from: 'activating', status: 'True' },
-  { name: 'want -1, got at min, active: active', want: -1, got: 1, from: 'active', status: 'True' },
+  { name: 'want unknown, got below min, inactive: stays inactive', want: 'unknown', got: 0, from: 'inactive', status: 'False' },
+  { name: 'want unknown, got below min, activating: activating', want: 'unknown', got: 0, from: 'activating', status: 'Unknown' },
+  { name: 'want unknown, got below min, active: activating', want: 'unknown', got: 0, from: 'active', status: 'Unknown' },
+  { name: 'want unknown, got at min, inactive: stays inactive', want: 'unknown', got: 1, from: 'inactive', status: 'False' },
+  { name: 'want unknown, got at min, activating: active', want: 'unknown', got: 1, from: 'activating', status: 'True' },
+  { name: 'want unknown, got at min, active: active', want: 'unknown', got: 1, from: 'active', status: 'True' },
   {
     name: 'min 3 is the threshold: 2 ready of want 5 is still activating',
     want: 5, got: 2, bounds: { minScale: 3, maxScale: 0 }, from: 'active', status: 'Unknown',

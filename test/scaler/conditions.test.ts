@@ -14,7 +14,7 @@ import {
   type Condition,
   type ConditionStatus,
   type TargetConditions,
-} from '../../src/scaler/conditions.js';
+} from '../../src/scaler/decide/conditions.js';
 
 const NOW = Date.UTC(2026, 10, 30, 10, 0, 0);
 const SECOND = 1000;
@@ -132,6 +132,12 @@ describe('last transition time', () => {
   it('records the reason of the latest mark', () => {
     const c = markInactive(markInactive({}, NOW - SECOND, 'TimedOut'), NOW, 'NoTraffic');
     expect(c.active).toEqual({ status: 'False', lastTransitionTime: NOW - SECOND, reason: 'NoTraffic' });
+  });
+
+  it('marking active again keeps the reason it became active with (how it was adopted); a change of status drops it', () => {
+    const adopted = markActive({}, NOW - SECOND, 'AdoptedActive');
+    expect(markActive(adopted, NOW).active).toEqual({ status: 'True', lastTransitionTime: NOW - SECOND, reason: 'AdoptedActive' });
+    expect(markActive(markActivating(adopted, NOW), NOW).active).toEqual({ status: 'True', lastTransitionTime: NOW });
   });
 });
 

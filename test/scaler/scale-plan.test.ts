@@ -1,80 +1,132 @@
 // The pure scale decision: one row per branch with its reason, the two-step probe protocol and
 // decidePatch.
 import { describe, expect, it } from 'vitest';
-import { markActive, markInactive, initializeConditions } from '../../src/scaler/conditions.js';
-import { decidePatch, planScale, type ScaleInput } from '../../src/scaler/scale.js';
+import { markActive, markInactive, initializeConditions } from '../../src/scaler/decide/conditions.js';
+import { decidePatch, planScale, type ScaleInput } from '../../src/scaler/decide/plan-scale.js';
 
 const NOW = Date.UTC(2026, 10, 30, 10, 0, 0);
 const GRACE = 30_000;
 const WINDOW = 60_000;
 const TIMEOUT = 20_000;
 
+const known = (scale: number) => ({ kind: 'known', scale }) as const;
+const unknown = { kind: 'unknown' } as const;
+
 const base: ScaleInput = {
-  desired: 0,
+  desired: known(0),
   bounds: { minScale: 0, maxScale: 0 },
   conditions: markInactive({}, NOW - 2 * GRACE),
   settings: { enableScaleToZero: true, stableWindowMs: WINDOW, gracePeriodMs: GRACE, activationTimeoutMs: TIMEOUT },
   activatorSeenSince: null,
+  currentScale: 1,
   now: NOW,
 };
 
 describe('planScale', () => {
   it.each<{ name: string; input: Partial<ScaleInput>; want: object }>([
     {
-      name: 'negative desired, not activating: metrics not yet collected, nothing applied',
-      input: { desired: -1 },
-      want: { scale: -1, apply: false, reason: 'metrics-not-collected' },
+      name: 'no sample, not activating: metrics not yet collected, held',
+      input: { desired: unknown },
+      want: { kind: 'hold', reason: 'metrics-not-collected' },
     },
-    { name: 'nonzero desired: applied', input: { desired: 3 }, want: { scale: 3, apply: true, reason: 'desired-nonzero' } },
+    {
+      name: 'no sample, maxScale below the current scale: held, never lowered',
+      input: { desired: unknown, currentScale: 8, bounds: { minScale: 1, maxScale: 3 }, conditions: markActive({}, NOW - 1) },
+      want: { kind: 'hold', reason: 'metrics-not-collected' },
+    },
+    {
+      name: 'no sample, minScale above the current scale: raised to it',
+      input: { desired: unknown, currentScale: 1, bounds: { minScale: 3, maxScale: 0 } },
+      want: { kind: 'apply', scale: 3, reason: 'raised-to-lower-bound' },
+    },
+    {
+      name: 'no sample, scale to zero disabled, at 0: raised to 1',
+      input: { desired: unknown, currentScale: 0, settings: { ...base.settings, enableScaleToZero: false } },
+      want: { kind: 'apply', scale: 1, reason: 'raised-to-lower-bound' },
+    },
+    {
+      name: 'no sample, activating past the timeout: held, not scaled to zero',
+      input: { desired: unknown, conditions: initializeConditions({}, NOW - TIMEOUT - 1) },
+      want: { kind: 'hold', requeueAfterMs: [], reason: 'activation-timed-out-without-samples' },
+    },
+    {
+      name: 'no sample, activating within the timeout: held, re-enqueued after the timeout',
+      input: { desired: unknown, conditions: initializeConditions({}, NOW - 1) },
+      want: { kind: 'hold', requeueAfterMs: [TIMEOUT], reason: 'activating' },
+    },
+    {
+      name: 'scale to zero disabled, inactive at 0 with a sample of 0: raised to 1',
+      input: { currentScale: 0, settings: { ...base.settings, enableScaleToZero: false } },
+      want: { kind: 'apply', scale: 1, reason: 'scale-to-zero-disabled' },
+    },
+    {
+      name: 'inactive at 0 with a sample of 0: nothing to probe or write',
+      input: { currentScale: 0 },
+      want: { kind: 'report', scale: 0, reason: 'already-at-zero' },
+    },
+    { name: 'nonzero desired: applied', input: { desired: known(3) }, want: { kind: 'apply', scale: 3, reason: 'desired-nonzero' } },
     {
       name: 'scale to zero disabled: held at 1',
       input: { settings: { ...base.settings, enableScaleToZero: false } },
-      want: { scale: 1, apply: true, reason: 'scale-to-zero-disabled' },
+      want: { kind: 'apply', scale: 1, reason: 'scale-to-zero-disabled' },
     },
     {
       name: 'activating past the timeout: gives up, 0 applied',
       input: { conditions: initializeConditions({}, NOW - TIMEOUT - 1) },
-      want: { scale: 0, apply: true, reason: 'activation-timed-out' },
+      want: { kind: 'apply', scale: 0, reason: 'activation-timed-out' },
     },
     {
-      name: 'activating within the timeout: -1, re-enqueued after the timeout',
+      name: 'activating within the timeout: held, re-enqueued after the timeout',
       input: { conditions: initializeConditions({}, NOW - 1) },
-      want: { scale: -1, apply: false, requeueAfterMs: [TIMEOUT], reason: 'activating' },
+      want: { kind: 'hold', requeueAfterMs: [TIMEOUT], reason: 'activating' },
     },
     {
       name: 'active for the whole stable window: 0, not applied',
       input: { conditions: markActive({}, NOW - WINDOW) },
-      want: { scale: 0, apply: false, requeueAfterMs: [], reason: 'stable-window-elapsed' },
+      want: { kind: 'report', scale: 0, requeueAfterMs: [], reason: 'stable-window-elapsed' },
     },
     {
       name: 'active for part of the stable window: 1, re-enqueued for the rest',
       input: { conditions: markActive({}, NOW - WINDOW + 5_000) },
-      want: { scale: 1, apply: true, requeueAfterMs: [5_000], reason: 'stable-window-pending' },
+      want: { kind: 'apply', scale: 1, requeueAfterMs: [5_000], reason: 'stable-window-pending' },
     },
     {
       name: 'inactive past the grace period, probe ok: 0 applied',
       input: { probe: { ok: true } },
-      want: { scale: 0, apply: true, reason: 'grace-period-elapsed' },
+      want: { kind: 'apply', scale: 0, reason: 'grace-period-elapsed' },
     },
     {
       name: 'inactive within the grace period, activator in front long enough: 0 applied',
       input: { probe: { ok: true }, conditions: markInactive({}, NOW - 1), activatorSeenSince: NOW - GRACE },
-      want: { scale: 0, apply: true, reason: 'activator-backed-for-grace-period' },
+      want: { kind: 'apply', scale: 0, reason: 'activator-backed-for-grace-period' },
     },
     {
       name: 'inactive within the grace period, activator in front for part of it: re-enqueued for the rest',
       input: { probe: { ok: true }, conditions: markInactive({}, NOW - 1), activatorSeenSince: NOW - GRACE + 4_000 },
-      want: { scale: 0, apply: false, requeueAfterMs: [4_000], reason: 'grace-period-pending' },
+      want: { kind: 'report', scale: 0, requeueAfterMs: [4_000], reason: 'grace-period-pending' },
     },
     {
       name: 'inactive, probe failed: async probe offered, nothing applied',
       input: { probe: { ok: false } },
-      want: { scale: 0, apply: false, offerAsyncProbe: true, requeueAfterMs: [], reason: 'activator-not-in-path' },
+      want: { kind: 'report', scale: 0, offerAsyncProbe: true, requeueAfterMs: [], reason: 'activator-not-in-path' },
     },
   ])('$name', ({ input, want }) => {
     const step = planScale({ ...base, ...input });
     expect(step.kind).toBe('plan');
     if (step.kind === 'plan') expect(step.plan).toMatchObject(want);
+  });
+
+  it.each<{ name: string; conditions: ScaleInput['conditions'] }>([
+    { name: 'Active True but Ready missing', conditions: { active: { status: 'True', lastTransitionTime: NOW - 2 * WINDOW } } },
+    {
+      name: 'Active True but Ready False',
+      conditions: { active: { status: 'True', lastTransitionTime: NOW - 2 * WINDOW }, ready: { status: 'False', lastTransitionTime: NOW - 2 * WINDOW } },
+    },
+    { name: 'no conditions at all (not activating)', conditions: {} },
+  ])('$name takes the inactive branch and probes', ({ conditions }) => {
+    expect(planScale({ ...base, conditions })).toEqual({ kind: 'probe' });
+    const step = planScale({ ...base, conditions, probe: { ok: true }, activatorSeenSince: NOW });
+    expect(step).toMatchObject({ kind: 'plan', plan: { kind: 'report', scale: 0, requeueAfterMs: [GRACE], reason: 'grace-period-pending' } });
   });
 
   it('asks for the synchronous probe before deciding an inactive target, and only then', () => {

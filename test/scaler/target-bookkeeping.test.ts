@@ -1,8 +1,8 @@
 // The bookkeeping around a target's scale step: wakes and their latency, the scale set's
 // capacity write budget, and re-enqueue instants that collapse and are never lost.
 import { describe, expect, it } from 'vitest';
-import { trackWake, type WakeInput } from '../../src/scaler/activation.js';
-import { checkWriteBudget, decodeWrites, encodeWrites, recordWrite } from '../../src/scaler/capacity-budget.js';
+import { trackWake, type WakeInput } from '../../src/scaler/decide/activation.js';
+import { checkWriteBudget, decodeWrites, encodeWrites, recordWrite } from '../../src/scaler/decide/capacity-budget.js';
 
 const NOW = Date.UTC(2026, 10, 30, 10, 0, 0);
 

@@ -7,7 +7,8 @@ import type { KubernetesScaleTargetRef } from '../../src/kubernetes/scale-target
 import { ManualClock } from '../../src/clock.js';
 import { silentLog } from '../../src/log.js';
 import { reconcileObject } from '../../src/reconcile/object.js';
-import { readTargetRecord } from '../../src/scaler/target-record.js';
+import { readTargetRecord } from '../../src/scaler/shell/target-store.js';
+import { targetStatus } from '../../src/status/target-status.js';
 import { startTargetWorld, WEB, webTarget, type TargetWorld } from './support.js';
 
 const API: KubernetesScaleTargetRef = { kind: 'Deployment', namespace: 'default', name: 'api' };
@@ -55,8 +56,10 @@ describe('a load source that is unreachable', () => {
     expect(kube.inspect(API)?.specReplicas).toBe(3);
     expect(kube.count('patchScale')).toBeLessThanOrEqual(1);
     const web = await readTargetRecord(rt.table('targets'), 'web');
-    expect(web).toMatchObject({ desiredScale: -1, lastError: expect.stringMatching(/127\.0\.0\.1/) });
-    expect(await readTargetRecord(rt.table('targets'), 'api')).toMatchObject({ desiredScale: -1 });
+    expect(web).toMatchObject({ lastError: expect.stringMatching(/127\.0\.0\.1/) });
+    expect(web?.desiredScale).toBeUndefined();
+    expect((await targetStatus(rt, rt.config.targets[0]!)).desiredScale).toBe(-1);
+    expect((await targetStatus(rt, rt.config.targets[1]!)).desiredScale).toBe(-1);
     const decisions = await rt.decisions.recent(clock.now(), 50);
     expect(decisions.some((d) => d.object === 'target/web' && d.decision === 'no metrics')).toBe(true);
   });

@@ -64,7 +64,8 @@ describe('a scale set target', () => {
       clock.advance(5_000);
     }
 
-    expect(capacities[0]).toBe(1);
+    // The first reconcile adopts the scale set as it runs; the idle load then takes it 3 → 1.
+    expect(capacities.slice(0, 2)).toEqual([3, 1]);
     expect(capacities).toContain(0);
     expect(capacities.indexOf(0)).toBeLessThan(capacities.findIndex((c, i) => i > capacities.indexOf(0) && c > 0));
     expect(capacities.at(-1)).toBe(2);

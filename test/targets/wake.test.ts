@@ -12,7 +12,7 @@ import { ACTIVATION_LATENCY_METRIC } from '../../src/metrics/activation-latency.
 import { offerProbe, readProbe } from '../../src/probe/async-probe.js';
 import { readSamples } from '../../src/load/sample-store.js';
 import { reconcileObject } from '../../src/reconcile/object.js';
-import { readTargetRecord } from '../../src/scaler/target-record.js';
+import { readTargetRecord } from '../../src/scaler/shell/target-store.js';
 import { targetStatus } from '../../src/status/target-status.js';
 import { eventually, startTargetWorld, WEB, webTarget, type TargetWorld } from './support.js';
 
@@ -75,11 +75,14 @@ describe('waking a target from zero', () => {
     const { kube, rt } = world;
     kube.add(WEB, { replicas: 0 });
     const message = { kind: 'target', name: 'web', reason: 'forced', load: 25 };
+    // Drover's first look adopts the target at zero and writes nothing to it.
+    await reconcileObject(rt, { kind: 'target', name: 'web' }, { reason: 'timer' }, { log: silentLog });
+    expect(kube.count('patchScale')).toBe(0);
 
     await reconcileQueue(message, context('reconcileQueue'));
     expect(kube.inspect(WEB)?.specReplicas).toBe(3);
     const first = await readTargetRecord(rt.table('targets'), 'web');
-    const samples = await readSamples(rt.table('samples'), 'web');
+    const { samples } = await readSamples(rt.table('samples'), 'web');
 
     const queued = async () => (await rt.storage.queue('reconcile').getProperties()).approximateMessagesCount;
     const queuedAfterFirst = await queued();
@@ -87,7 +90,7 @@ describe('waking a target from zero', () => {
     expect(kube.count('patchScale')).toBe(1);
     // No second chain of follow-up reconciles either.
     expect(await queued()).toBe(queuedAfterFirst);
-    expect(await readSamples(rt.table('samples'), 'web')).toEqual(samples);
+    expect((await readSamples(rt.table('samples'), 'web')).samples).toEqual(samples);
     const second = await readTargetRecord(rt.table('targets'), 'web');
     expect(second).toMatchObject({
       activeStatus: first?.activeStatus,
@@ -129,12 +132,21 @@ describe('waking a target from zero', () => {
     world = await startTargetWorld((activator) => [webTarget(activator)]);
     const { kube, rt } = world;
     kube.add(WEB, { replicas: 0 });
-    const outcome = await reconcileObject(rt, { kind: 'target', name: 'web' }, { reason: 'dry run', load: 25, dryRun: true }, { log: silentLog });
+    const target = { kind: 'target', name: 'web' } as const;
+    const first = await reconcileObject(rt, target, { reason: 'dry run', load: 25, dryRun: true }, { log: silentLog });
+    expect(first).toMatchObject({ status: 'done', decision: { decision: 'would be adopted' } });
+    expect(await readTargetRecord(rt.table('targets'), 'web')).toBeUndefined();
+
+    await reconcileObject(rt, target, { reason: 'timer' }, { log: silentLog });
+    const adopted = await readTargetRecord(rt.table('targets'), 'web');
+    const queued = async () => (await rt.storage.queue('reconcile').getProperties()).approximateMessagesCount;
+    const queuedBefore = await queued();
+    const outcome = await reconcileObject(rt, target, { reason: 'dry run', load: 25, dryRun: true }, { log: silentLog });
     expect(outcome).toMatchObject({ status: 'done', decision: { decision: 'would scale 0 → 3' } });
     expect(kube.count('patchScale')).toBe(0);
-    expect(await readTargetRecord(rt.table('targets'), 'web')).toBeUndefined();
-    expect(await readSamples(rt.table('samples'), 'web')).toEqual([]);
-    expect((await rt.storage.queue('reconcile').getProperties()).approximateMessagesCount).toBe(0);
+    expect(await readTargetRecord(rt.table('targets'), 'web')).toEqual(adopted);
+    expect((await readSamples(rt.table('samples'), 'web')).samples).toEqual([]);
+    expect(await queued()).toBe(queuedBefore);
   });
 
   it('a target that does not exist is reported as an error and not retried', async () => {

@@ -3,22 +3,16 @@
  * from the target's own (a missing replica count reads as 1); never in a dry run; for a scale
  * set only within its capacity write budget, else deferred to when the budget allows.
  */
-import { errorMessage } from '../log.js';
-import { checkWriteBudget, decodeWrites, encodeWrites, recordWrite } from './capacity-budget.js';
-import { decidePatch } from './scale.js';
-import type { ScalePlan } from './scale-to-zero.js';
-import type { TargetRecord } from './target-record.js';
-import { isTargetMissing, type ObservedTarget, type TargetScale } from './target-scale.js';
-import { isTransient } from '../errors/transient.js';
+import { errorMessage } from '../../log.js';
+import { checkWriteBudget, decodeWrites, encodeWrites, recordWrite } from '../decide/capacity-budget.js';
+import { decidePatch } from '../decide/plan-scale.js';
+import type { WriteResult } from '../decide/follow-ups.js';
+import type { ScalePlan } from '../decide/scale-to-zero.js';
+import type { TargetRecord } from '../decide/target-record.js';
+import { isTransient } from '../../errors/transient.js';
+import { isTargetMissing, type ObservedTarget, type TargetPort } from './target-port.js';
 
-export type WriteResult =
-  | { kind: 'none' }
-  | { kind: 'unchanged'; current: number }
-  | { kind: 'would'; from: number; to: number }
-  | { kind: 'deferred'; from: number; to: number; retryAt: number }
-  | { kind: 'written'; from: number; to: number; note?: string; capacityWrites?: string }
-  | { kind: 'failed'; from: number; to: number; error: string; transient: boolean; capacityWrites?: string }
-  | { kind: 'missing'; error: unknown };
+export type { WriteResult } from '../decide/follow-ups.js';
 
 export interface WriteContext {
   dryRun?: boolean;
@@ -35,12 +29,12 @@ export interface WriteContext {
 
 export async function applyScale(
   ctx: WriteContext,
-  scale: TargetScale,
+  scale: Pick<TargetPort, 'kind' | 'write'>,
   plan: ScalePlan,
   observed: ObservedTarget,
   record: TargetRecord | undefined,
 ): Promise<WriteResult> {
-  if (!plan.apply) return { kind: 'none' };
+  if (plan.kind !== 'apply') return { kind: 'none' };
   const patch = decidePatch(plan.scale, observed.specReplicas);
   if (!patch.patch) return { kind: 'unchanged', current: patch.current };
   const { from, to } = patch;

@@ -7,7 +7,8 @@
  *
  *  - scale to zero disabled: keep one replica;
  *  - activating (Active Unknown): wait for the activation, but give up after the activation
- *    timeout and let it go to zero, so a target that can never start does not run forever;
+ *    timeout and let it go to zero, so a target that can never start does not run forever
+ *    (only with a load sample: see planScale for the desired scale that is not known);
  *  - ready (Ready True): hold one replica for the rest of the stable window, then answer 0
  *    *without applying it*, which marks the target inactive and puts the activator in front;
  *  - otherwise (inactive): probe the activator synchronously; once it answers, apply 0 when
@@ -30,9 +31,6 @@ import {
 /** Progress deadline (10 min) plus a 10 s buffer, as the seed. */
 export const DEFAULT_ACTIVATION_TIMEOUT_MS = 610_000;
 
-/** Sentinel scale for "leave it alone": activating, and the desired scale is not known yet. */
-const SCALE_UNKNOWN = -1;
-
 export interface ScaleToZeroSettings {
   enableScaleToZero: boolean;
   stableWindowMs: number;
@@ -46,7 +44,10 @@ export interface SyncProbeResult {
 }
 
 export type ScaleReason =
+  | 'adopted'
   | 'metrics-not-collected'
+  | 'raised-to-lower-bound'
+  | 'activation-timed-out-without-samples'
   | 'desired-nonzero'
   | 'scale-to-zero-disabled'
   | 'activation-timed-out'
@@ -59,16 +60,29 @@ export type ScaleReason =
   | 'activator-not-in-path'
   | 'already-at-zero';
 
-export interface ScalePlan {
-  /** The scale to report (and to apply when `apply`); -1 while activating. */
-  scale: number;
-  /** Whether `scale` should be written to the target (when it differs from the current one). */
-  apply: boolean;
+interface PlanCommon {
   /** One delayed re-enqueue of this target per entry, after that many ms. */
   requeueAfterMs: number[];
   /** Start an asynchronous activator probe (a no-op if one is already in flight). */
   offerAsyncProbe: boolean;
   reason: ScaleReason;
+}
+
+/**
+ * What to do with the target's scale:
+ *  - `apply`: write `scale` (when it differs from the target's own);
+ *  - `report`: `scale` is the decided scale but is not written (0 that marks a target
+ *    inactive, or waits for the activator and the grace period);
+ *  - `hold`: no scale is decided (no load sample, activating): leave the target as it is.
+ */
+export type ScalePlan =
+  | (PlanCommon & { kind: 'apply'; scale: number })
+  | (PlanCommon & { kind: 'report'; scale: number })
+  | (PlanCommon & { kind: 'hold' });
+
+/** The scale a plan decided, or 'unknown' for a hold. */
+export function plannedScale(plan: ScalePlan): number | 'unknown' {
+  return plan.kind === 'hold' ? 'unknown' : plan.scale;
 }
 
 export type ScaleStep = { kind: 'plan'; plan: ScalePlan } | { kind: 'probe' };
@@ -85,50 +99,52 @@ export interface ScaleToZeroInput {
   now: number;
 }
 
-export function plan(
-  scale: number,
-  apply: boolean,
-  reason: ScaleReason,
-  extra: { requeueAfterMs?: number[]; offerAsyncProbe?: boolean } = {},
-): ScaleStep {
-  return {
-    kind: 'plan',
-    plan: {
-      scale,
-      apply,
-      requeueAfterMs: extra.requeueAfterMs ?? [],
-      offerAsyncProbe: extra.offerAsyncProbe ?? false,
-      reason,
-    },
-  };
+type PlanExtra = { requeueAfterMs?: number[]; offerAsyncProbe?: boolean };
+
+function common(reason: ScaleReason, extra: PlanExtra): PlanCommon {
+  return { requeueAfterMs: extra.requeueAfterMs ?? [], offerAsyncProbe: extra.offerAsyncProbe ?? false, reason };
+}
+
+export function apply(scale: number, reason: ScaleReason, extra: PlanExtra = {}): ScaleStep {
+  return { kind: 'plan', plan: { kind: 'apply', scale, ...common(reason, extra) } };
+}
+
+export function report(scale: number, reason: ScaleReason, extra: PlanExtra = {}): ScaleStep {
+  return { kind: 'plan', plan: { kind: 'report', scale, ...common(reason, extra) } };
+}
+
+export function hold(reason: ScaleReason, extra: PlanExtra = {}): ScaleStep {
+  return { kind: 'plan', plan: { kind: 'hold', ...common(reason, extra) } };
 }
 
 export function decideScaleToZero(input: ScaleToZeroInput): ScaleStep {
   const { desired, conditions, settings, now } = input;
-  if (desired !== 0) return plan(desired, true, 'desired-nonzero');
-  if (!settings.enableScaleToZero) return plan(1, true, 'scale-to-zero-disabled');
+  if (desired !== 0) return apply(desired, 'desired-nonzero');
+  if (!settings.enableScaleToZero) return apply(1, 'scale-to-zero-disabled');
 
   if (isActivating(conditions)) {
     const timeout = settings.activationTimeoutMs ?? DEFAULT_ACTIVATION_TIMEOUT_MS;
-    if (canFailActivation(conditions, now, timeout)) return plan(desired, true, 'activation-timed-out');
-    return plan(SCALE_UNKNOWN, false, 'activating', { requeueAfterMs: [timeout] });
+    if (canFailActivation(conditions, now, timeout)) return apply(desired, 'activation-timed-out');
+    return hold('activating', { requeueAfterMs: [timeout] });
   }
 
   if (isReady(conditions)) {
+    // Counted from the Active condition's last transition: a target active for longer than the
+    // stable window is marked inactive on the first idle reconcile.
     const active = activeFor(conditions, now);
     // Not applied: reporting 0 is what marks the target inactive and brings the activator in.
-    if (active >= settings.stableWindowMs) return plan(desired, false, 'stable-window-elapsed');
-    return plan(1, true, 'stable-window-pending', { requeueAfterMs: [settings.stableWindowMs - active] });
+    if (active >= settings.stableWindowMs) return report(desired, 'stable-window-elapsed');
+    return apply(1, 'stable-window-pending', { requeueAfterMs: [settings.stableWindowMs - active] });
   }
 
   if (input.probe === undefined) return { kind: 'probe' };
-  if (!input.probe.ok) return plan(desired, false, 'activator-not-in-path', { offerAsyncProbe: true });
+  if (!input.probe.ok) return report(desired, 'activator-not-in-path', { offerAsyncProbe: true });
 
   if (canScaleToZero(conditions, now, settings.gracePeriodMs)) {
-    return plan(desired, true, 'grace-period-elapsed');
+    return apply(desired, 'grace-period-elapsed');
   }
   const backedFor = input.activatorSeenSince === null ? 0 : now - input.activatorSeenSince;
   const remaining = settings.gracePeriodMs - backedFor;
-  if (remaining <= 0) return plan(desired, true, 'activator-backed-for-grace-period');
-  return plan(desired, false, 'grace-period-pending', { requeueAfterMs: [remaining] });
+  if (remaining <= 0) return apply(desired, 'activator-backed-for-grace-period');
+  return report(desired, 'grace-period-pending', { requeueAfterMs: [remaining] });
 }

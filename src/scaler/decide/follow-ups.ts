@@ -6,16 +6,24 @@
  * the next step of a rate-limited change (on Knative's two-second tick), the moment a scale
  * set's write budget allows the deferred write, and the plan's own waits.
  */
-import type { CollectedLoad } from '../load/collect.js';
-import type { DesiredScale } from '../load/decider.js';
-import type { Decision } from '../reconcile/types.js';
+import type { Decision } from '../../decision.js';
+import type { DesiredScale } from '../../load/decider.js';
 import type { WakeOutcome } from './activation.js';
 import type { TargetConditions } from './conditions.js';
 import { nextGridPoint } from './requeue.js';
 import type { ScalePlan, ScaleReason } from './scale-to-zero.js';
-import type { WriteResult } from './target-write.js';
 
-export type { WriteResult } from './target-write.js';
+/** What became of a plan's scale: the shell's write, as plain data. */
+export type WriteResult =
+  | { kind: 'none' }
+  | { kind: 'unchanged'; current: number }
+  | { kind: 'would'; from: number; to: number }
+  | { kind: 'deferred'; from: number; to: number; retryAt: number }
+  | { kind: 'written'; from: number; to: number; note?: string; capacityWrites?: string }
+  | { kind: 'failed'; from: number; to: number; error: string; transient: boolean; capacityWrites?: string }
+  | { kind: 'missing'; error: unknown }
+  /** The target could not be read: the plan was made from its stored record, nothing written. */
+  | { kind: 'unread'; error: string; transient: boolean };
 
 /** The seed's re-enqueue period. */
 const REENQUEUE_MS = 1_000;
@@ -29,7 +37,10 @@ const RATE_STEP_MS = 2_000;
 export const SETTLE_POLL = { kubernetesFirstMs: 1_000, kubernetesBriskForMs: 30_000, laterMs: 10_000, giveUpAfterMs: 5 * 60_000 };
 
 const REASONS: Record<ScaleReason, string> = {
+  adopted: 'first sight: adopted as it runs, nothing written',
   'metrics-not-collected': 'no load sample in the stable window: scale left as it is',
+  'raised-to-lower-bound': 'no load sample in the stable window: raised to the lower bound, never lowered',
+  'activation-timed-out-without-samples': 'the activation timed out without a load sample: scale left as it is',
   'already-at-zero': 'inactive and at zero already: nothing to probe or write',
   'desired-nonzero': 'the desired scale applies',
   'scale-to-zero-disabled': 'scale to zero is disabled: held at 1',
@@ -75,7 +86,8 @@ export function followUps(input: FollowUpInput): FollowUp[] {
   if (desired.kind === 'known' && desired.limitedBy && (write.kind === 'written' || write.kind === 'unchanged')) {
     wants.push({ at: nextGridPoint(now, RATE_STEP_MS), why: `${desired.limitedBy} allowed part of the step: take the next` });
   }
-  const watchSince = settlingSince(input);
+  // An activation given up without a sample is left to the timer and the next sample.
+  const watchSince = plan.reason === 'activation-timed-out-without-samples' ? undefined : settlingSince(input);
   if (watchSince !== undefined) {
     const brisk = input.kind === 'kubernetes' && now - watchSince < SETTLE_POLL.kubernetesBriskForMs;
     const why = input.after.active?.status === 'Unknown' ? 'activating: look for a ready replica' : 'look again until the ready replicas match the scale';
@@ -96,7 +108,8 @@ function settlingSince({ after, settle, now }: FollowUpInput): number | undefine
 export interface DescribeInput {
   plan: ScalePlan;
   desired: DesiredScale;
-  load: CollectedLoad;
+  /** What this reconcile learnt of the load, for the decision log ("pushed 25", "http 3"). */
+  load: { note: string };
   write: WriteResult;
   wake: WakeOutcome;
   dryRun: boolean;
@@ -122,6 +135,8 @@ export function describeTargetDecision({ plan, desired, load, write, wake, dryRu
       return { decision: 'capacity write deferred', reason };
     case 'failed':
       return { decision: `scaling ${write.from} → ${write.to} failed`, reason, error: write.error, transient: write.transient };
+    case 'unread':
+      return { decision: 'target unreadable', reason: `planned from the stored record; ${reason}`, error: write.error, transient: write.transient };
     case 'missing':
     case 'none':
     case 'unchanged':
@@ -132,14 +147,15 @@ export function describeTargetDecision({ plan, desired, load, write, wake, dryRu
 function steadyVerb(plan: ScalePlan, write: WriteResult, dryRun: boolean): string {
   const would = dryRun ? 'would be ' : '';
   if (plan.reason === 'stable-window-elapsed') return `${would}marked inactive`;
-  if (plan.reason === 'metrics-not-collected') return 'no metrics';
+  if (plan.reason === 'adopted') return `${would}adopted`;
+  if (plan.reason === 'metrics-not-collected' || plan.reason === 'activation-timed-out-without-samples') return 'no metrics';
   if (plan.reason === 'activating') return 'activating';
   if (plan.reason === 'grace-period-pending' || plan.reason === 'activator-not-in-path') return 'waiting to scale to zero';
   return write.kind === 'unchanged' ? `steady at ${write.current}` : 'unchanged';
 }
 
 function describeDesired(desired: DesiredScale): string {
-  if (desired.kind === 'unknown') return 'desired -1 (not yet collected)';
+  if (desired.kind === 'unknown') return 'desired unknown (no sample in the window)';
   const limit = desired.limitedBy ? ` (${desired.fromLoad} from load, held by ${desired.limitedBy})` : '';
   const panic = desired.panic ? ', panicking' : '';
   return `desired ${desired.desired} from an average load of ${round(desired.average)}${limit}${panic}`;

@@ -1,17 +1,17 @@
 /**
- * The Active condition after a reconcile, from the desired scale ("want", -1 while no metrics
- * have been collected) and the ready replicas ("got"):
+ * The Active condition after a reconcile, from the scale the plan decided ("want", unknown when
+ * it holds: no metrics, or activating) and the ready replicas ("got"):
  *
  *    | want | got        | status now  | new status |
  *    | 0    | any        | any         | inactive   |  (reason TimedOut if it was activating)
  *    | > 0  | < min      | any         | activating |
  *    | > 0  | >= min     | any         | active     |
- *    | -1   | < min      | inactive    | inactive   |
- *    | -1   | < min      | activating  | activating |
- *    | -1   | < min      | active      | activating |
- *    | -1   | >= min     | inactive    | inactive   |
- *    | -1   | >= min     | activating  | active     |
- *    | -1   | >= min     | active      | active     |
+ *    | ?    | < min      | inactive    | inactive   |
+ *    | ?    | < min      | activating  | activating |
+ *    | ?    | < min      | active      | activating |
+ *    | ?    | >= min     | inactive    | inactive   |
+ *    | ?    | >= min     | activating  | active     |
+ *    | ?    | >= min     | active      | active     |
  *
  * where min = max(lower bound, 1): a target is not active with fewer ready replicas than its
  * lower bound, nor with none. An unknown desired scale never wakes an inactive target: that is
@@ -30,8 +30,8 @@ import {
 } from './conditions.js';
 
 export interface ActiveConditionInput {
-  /** Desired scale as returned by the scale step; -1 while metrics are not yet collected. */
-  want: number;
+  /** The scale the plan decided (`plannedScale`); 'unknown' when it holds. */
+  want: number | 'unknown';
   /** Ready replicas of the target. */
   got: number;
   bounds: ScaleBounds;
@@ -50,7 +50,7 @@ export function computeActiveCondition(
     // The only way to zero while activating is the activation timeout.
     return markInactive(conditions, now, isActivating(conditions) ? ACTIVATION_TIMED_OUT : NO_TRAFFIC);
   }
-  const mayChange = want > 0 || !isInactive(conditions);
+  const mayChange = want !== 'unknown' || !isInactive(conditions);
   if (!mayChange) return conditions;
   return got < activeThreshold(bounds) ? markActivating(conditions, now) : markActive(conditions, now);
 }

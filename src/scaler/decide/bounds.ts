@@ -24,10 +24,7 @@ export function effectiveMinScale(bounds: ScaleBounds): number {
   return bounds.reachability === 'Unreachable' ? 0 : bounds.minScale;
 }
 
-/**
- * Clamps `desired` into the bounds, lower bound first. Note that -1 ("not yet collected") comes
- * out as the lower bound, 0 without one: callers that must keep -1 check it before bounding.
- */
+/** Clamps a known desired scale into the bounds, lower bound first. */
 export function applyBounds(bounds: ScaleBounds, desired: number): number {
   const min = effectiveMinScale(bounds);
   if (desired < min) return min;

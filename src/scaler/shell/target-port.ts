@@ -5,17 +5,18 @@
  * shared instance cache: listed again while the scale set is moving, served from the cache
  * once it has settled.
  */
-import type { TargetConfig } from '../config/schema.js';
-import type { Log } from '../log.js';
-import type { Runtime } from '../runtime/runtime.js';
-import type { ScaleSetApi, ScaleSetInfo } from '../azure/scale-set-api.js';
-import { ArmNotFoundError } from '../azure/errors.js';
-import { TargetNotFoundError } from '../kubernetes/errors.js';
-import type { KubernetesScaleTargetRef } from '../kubernetes/scale-target-ref.js';
-import { describeRef } from '../kubernetes/scale-target-ref.js';
-import { ScaleSetCache, cacheKey } from '../cache/scale-set-cache.js';
-import type { CachedInstance } from '../cache/instance.js';
-import { isKnownPowerState, isRunningPowerState } from '../cache/power-state.js';
+import type { TargetConfig } from '../../config/schema.js';
+import type { Log } from '../../log.js';
+import type { Runtime } from '../../runtime/runtime.js';
+import type { ScaleSetApi, ScaleSetInfo } from '../../azure/scale-set-api.js';
+import { ArmNotFoundError } from '../../azure/errors.js';
+import { TargetNotFoundError } from '../../kubernetes/errors.js';
+import type { ScalePrecondition } from '../../kubernetes/scale-target-api.js';
+import type { KubernetesScaleTargetRef } from '../../kubernetes/scale-target-ref.js';
+import { describeRef } from '../../kubernetes/scale-target-ref.js';
+import { ScaleSetCache, cacheKey } from '../../cache/scale-set-cache.js';
+import type { CachedInstance } from '../../cache/instance.js';
+import { isKnownPowerState, isRunningPowerState } from '../../cache/power-state.js';
 
 export interface ObservedTarget {
   /** Spec replicas or capacity; undefined when a workload sets none (it runs one). */
@@ -24,15 +25,25 @@ export interface ObservedTarget {
   ready: number;
   /** The scale set's ETag, for the If-Match of the capacity write. */
   etag?: string;
+  /** The Kubernetes object's resourceVersion, to fence a scale patch of a target read at 0. */
+  resourceVersion?: string;
 }
 
-export interface TargetScale {
+/**
+ * A target's scale, read and written. Every write is fenced on what was read (see `write`), so
+ * a holder whose lease ran out between its read and its write changes nothing.
+ */
+export interface TargetPort {
   readonly kind: 'kubernetes' | 'scaleSet';
   /** "Deployment default/web", "scale set rg/vmss". */
   readonly description: string;
   /** @param moving the target may be changing: do not answer from a cache. */
   read(moving: boolean): Promise<ObservedTarget>;
-  /** Sets the scale; returns a note when the change was accepted but is still under way. */
+  /**
+   * Sets the scale only if the target still has the scale `observed` read (a Kubernetes JSON
+   * patch `test`, or its resourceVersion; a scale set's ETag); a target changed since is the
+   * adapter's conflict error. Returns a note when the change was accepted but is still under way.
+   */
   write(replicas: number, observed: ObservedTarget, signal?: AbortSignal): Promise<string | undefined>;
 }
 
@@ -44,28 +55,39 @@ export function isTargetMissing(error: unknown): boolean {
   return error instanceof TargetNotFoundError || error instanceof ArmNotFoundError;
 }
 
-export async function targetScaleFor(rt: Runtime, target: TargetConfig, log: Log): Promise<TargetScale> {
+export async function targetPortFor(rt: Runtime, target: TargetConfig, log: Log): Promise<TargetPort> {
   const ref = target.scaleTargetRef;
   if ('kind' in ref && ref.kind === 'VirtualMachineScaleSet') {
     return scaleSetScale(rt, await rt.scaleSetApi(), { resourceGroup: ref.resourceGroup, name: ref.name }, log);
   }
   const kubeRef = ref as KubernetesScaleTargetRef;
   const api = await rt.scaleTargets();
+  const description = describeRef(kubeRef);
   return {
     kind: 'kubernetes',
-    description: describeRef(kubeRef),
+    description,
     async read() {
-      const { specReplicas, readyReplicas } = await api.readScale(kubeRef);
-      return specReplicas === undefined ? { ready: readyReplicas } : { specReplicas, ready: readyReplicas };
+      const { specReplicas, readyReplicas, resourceVersion } = await api.readScale(kubeRef);
+      return { ...(specReplicas === undefined ? {} : { specReplicas }), ready: readyReplicas, ...(resourceVersion ? { resourceVersion } : {}) };
     },
-    async write(replicas) {
-      await api.patchScale(kubeRef, replicas);
+    async write(replicas, observed) {
+      await api.patchScale(kubeRef, replicas, preconditionOf(observed, description));
       return undefined;
     },
   };
 }
 
-function scaleSetScale(rt: Runtime, api: ScaleSetApi, scaleSet: { resourceGroup: string; name: string }, log: Log): TargetScale {
+/**
+ * What a scale patch is conditional on: the replicas read, when the Scale carries them (a Scale
+ * at 0 omits spec.replicas, where a `test` cannot match), else the resourceVersion read.
+ */
+export function preconditionOf(observed: ObservedTarget, description: string): ScalePrecondition {
+  if (observed.specReplicas !== undefined && observed.specReplicas > 0) return { kind: 'replicas', replicas: observed.specReplicas };
+  if (observed.resourceVersion !== undefined) return { kind: 'resourceVersion', resourceVersion: observed.resourceVersion };
+  throw new Error(`${description}: read without spec.replicas or resourceVersion, nothing to fence the scale patch with`);
+}
+
+function scaleSetScale(rt: Runtime, api: ScaleSetApi, scaleSet: { resourceGroup: string; name: string }, log: Log): TargetPort {
   const description = `scale set ${scaleSet.resourceGroup}/${scaleSet.name}`;
   const cache = new ScaleSetCache(
     { table: rt.table('instances'), api, clock: rt.clock, log, holder: rt.holder },

@@ -29,6 +29,10 @@ export interface TargetConditions {
 export const NO_TRAFFIC = 'NoTraffic';
 export const ACTIVATION_TIMED_OUT = 'TimedOut';
 export const QUEUED = 'Queued';
+/** Reasons of a target's first reconcile, which adopts it as it runs. */
+export const ADOPTED_ACTIVE = 'AdoptedActive';
+export const ADOPTED_ACTIVATING = 'AdoptedActivating';
+export const ADOPTED_AT_ZERO = 'AdoptedAtZero';
 
 function setCondition(
   existing: Condition | undefined,
@@ -36,8 +40,11 @@ function setCondition(
   reason: string | undefined,
   now: number,
 ): Condition {
-  const lastTransitionTime = existing?.status === status ? existing.lastTransitionTime : now;
-  return reason === undefined ? { status, lastTransitionTime } : { status, lastTransitionTime, reason };
+  const same = existing?.status === status;
+  const lastTransitionTime = same ? existing.lastTransitionTime : now;
+  // Marking active again keeps the reason it became active with (say, how it was adopted).
+  const kept = reason ?? (same ? existing.reason : undefined);
+  return kept === undefined ? { status, lastTransitionTime } : { status, lastTransitionTime, reason: kept };
 }
 
 function mark(
@@ -66,8 +73,8 @@ export function initializeConditions(conditions: TargetConditions, now: number):
   return { active, ready };
 }
 
-export function markActive(conditions: TargetConditions, now: number): TargetConditions {
-  return mark(conditions, 'True', undefined, now);
+export function markActive(conditions: TargetConditions, now: number, reason?: string): TargetConditions {
+  return mark(conditions, 'True', reason, now);
 }
 
 export function markInactive(

@@ -1,26 +1,19 @@
 /**
- * A target's status row in the `targets` table (partition = target name): the Active
- * condition with its last transition time and reason, desired and actual scale, when the
- * activator was first seen in front, the wake in progress and the last activation latency,
- * panic bookkeeping and the recent capacity writes of a scale set target.
- *
- * Two writers share the row: the target's reconcile (under its lease) and the async probe
- * (which only records whether the activator answered). Both write through `patchTargetRecord`,
- * an ETag-guarded merge of the fields each one owns, so neither undoes the other.
+ * A target's status row in the `targets` table, as plain data: the Active condition with its
+ * last transition time and reason, desired and actual scale, when the activator was first seen
+ * in front, the wake in progress and the last activation latency, panic bookkeeping, the recent
+ * capacity writes of a scale set target, and the revision that fences reconciles (see
+ * `shell/target-store.ts`). The decisions read it; only the shell stores it.
  */
-import type { EntityTable } from '../state/entity-table.js';
-import type { PanicState } from '../load/decider.js';
+import type { PanicState } from '../../load/decider.js';
 import type { Condition, ConditionStatus, TargetConditions } from './conditions.js';
 import { conditionsFromActive } from './conditions.js';
-import { redact } from '../redact.js';
-
-const ROW = 'status';
 
 export type TargetRecord = {
   activeStatus?: ConditionStatus;
   activeSince?: number;
   activeReason?: string;
-  /** From the load, after rate limits; -1 while no sample is in the window. */
+  /** From the load, after rate limits; absent while no sample is in the window. */
   desiredScale?: number;
   /** Ready replicas (running instances of a scale set) when last seen. */
   actualScale?: number;
@@ -39,33 +32,27 @@ export type TargetRecord = {
   capacityWrites?: string;
   lastError?: string;
   reconciledAt?: number;
+  /** When Drover first saw the target and adopted it as it ran. */
+  adoptedAt?: number;
+  /**
+   * Bumped by every reconcile that writes the row: a reconcile writes only over the revision it
+   * read, so a holder that lost its lease cannot overwrite a newer decision. The async probe's
+   * merge of the activator sighting leaves it alone.
+   */
+  revision?: number;
 };
 
 /** A field set to undefined in a patch is removed from the row. */
 export type TargetRecordPatch = { [K in keyof TargetRecord]?: TargetRecord[K] | undefined };
 
-export async function readTargetRecord(table: EntityTable, target: string): Promise<TargetRecord | undefined> {
-  return (await table.get<TargetRecord>(target, ROW))?.props;
-}
-
-/** Merges `patch` (computed from the current row) into it, under the row's ETag. */
-export async function patchTargetRecord(
-  table: EntityTable,
-  target: string,
-  patch: (current: TargetRecord | undefined) => TargetRecordPatch | undefined,
-): Promise<void> {
-  await table.update<TargetRecord>(target, ROW, (row) => {
-    const changes = patch(row?.props);
-    if (changes === undefined) return undefined;
-    const merged: TargetRecord = { ...row?.props };
-    for (const [key, value] of Object.entries(changes) as [keyof TargetRecord, TargetRecord[keyof TargetRecord]][]) {
-      if (value === undefined) delete merged[key];
-      else (merged as Record<string, unknown>)[key] = value;
-    }
-    // The status page shows lastError as is: a load or probe URL's token must not get there.
-    if (merged.lastError !== undefined) merged.lastError = redact(merged.lastError);
-    return merged;
-  });
+/** The record after `patch`: fields set to undefined are removed. */
+export function applyRecordPatch(current: TargetRecord | undefined, patch: TargetRecordPatch): TargetRecord {
+  const out: TargetRecord = { ...current };
+  for (const [key, value] of Object.entries(patch) as [keyof TargetRecord, TargetRecord[keyof TargetRecord]][]) {
+    if (value === undefined) delete out[key];
+    else (out as Record<string, unknown>)[key] = value;
+  }
+  return out;
 }
 
 function activeConditionOf(record: TargetRecord | undefined): Condition | undefined {

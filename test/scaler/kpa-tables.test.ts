@@ -1,15 +1,17 @@
 // The upstream TestScaler table (the 25 rows of the 2020 KPA), TestDisableScaleToZero and the
-// derived edge cases, run through the scale step with in-memory ports and a fixed `now`.
+// derived edge cases, run through runScaleStep, the scale step production runs, with in-memory
+// ports and a fixed `now`. Each row asserts the plan, the patch (or its absence) and the re-enqueue.
 import { describe, expect, it } from 'vitest';
-import type { Reachability } from '../../src/scaler/bounds.js';
+import type { Reachability } from '../../src/scaler/decide/bounds.js';
 import {
   initializeConditions,
   markActive,
   markInactive,
   type TargetConditions,
-} from '../../src/scaler/conditions.js';
-import type { ScaleToZeroSettings, SyncProbeResult } from '../../src/scaler/scale-to-zero.js';
-import { scaleTarget, type ScaleOutcome, type ScaleTargetPorts } from '../../src/scaler/scale-target.js';
+} from '../../src/scaler/decide/conditions.js';
+import type { ScaleToZeroSettings, SyncProbeResult } from '../../src/scaler/decide/scale-to-zero.js';
+import { conditionFields, type TargetRecord } from '../../src/scaler/decide/target-record.js';
+import { runScaleStep, type ScaleStepOutcome, type TargetView } from '../../src/scaler/shell/scale-step.js';
 
 const NOW = Date.UTC(2026, 10, 30, 10, 0, 0);
 const SECOND = 1000;
@@ -29,6 +31,7 @@ interface Row {
   name: string;
   /** The target's spec replicas; undefined = not set. */
   start: number | undefined;
+  /** The desired scale the autoscaler answers; -1 = no sample in the window. */
   scaleTo: number;
   min?: number;
   max?: number;
@@ -38,6 +41,7 @@ interface Row {
   activatorSeenFor?: number;
   probe?: SyncProbeResult;
   want: {
+    /** The decided scale; -1 = held (no scale decided). */
     scale: number;
     patch: [from: number, to: number] | null;
     requeue?: number[];
@@ -46,55 +50,72 @@ interface Row {
   };
 }
 
-function fakeTarget(start: number | undefined, probe: SyncProbeResult) {
-  const calls = { probes: 0, reads: 0, patches: [] as number[] };
-  const ports: ScaleTargetPorts = {
-    probeActivator: () => {
-      calls.probes++;
-      return Promise.resolve(probe);
-    },
-    readScale: () => {
-      calls.reads++;
-      return Promise.resolve(start === undefined ? {} : { specReplicas: start });
-    },
-    patchScale: (replicas) => {
-      calls.patches.push(replicas);
-      return Promise.resolve();
-    },
-  };
-  return { ports, calls };
+interface Calls {
+  probes: number;
+  patches: number[];
 }
 
-async function run(row: Row) {
-  const fake = fakeTarget(row.start, row.probe ?? { ok: true });
-  const outcome = await scaleTarget(
+function recordOf(conditions: TargetConditions, row: Pick<Row, 'activatorSeenFor'>): TargetRecord {
+  return {
+    ...(conditionFields(conditions) as TargetRecord),
+    ...(row.activatorSeenFor === undefined ? {} : { activatorSeenSince: NOW - row.activatorSeenFor }),
+    revision: 1,
+  };
+}
+
+async function run(row: Row, options: { record?: TargetRecord | undefined; view?: TargetView; failPatch?: Error } = {}) {
+  const calls: Calls = { probes: 0, patches: [] };
+  const stableWindowMs = row.settings?.stableWindowMs ?? STABLE_WINDOW;
+  const scaleToZero = { enableScaleToZero: true, stableWindowMs: STABLE_WINDOW, gracePeriodMs: GRACE, activationTimeoutMs: ACTIVATION_TIMEOUT, ...row.settings };
+  const view: TargetView = options.view ?? {
+    kind: 'read',
+    observed: { ...(row.start === undefined ? {} : { specReplicas: row.start }), ready: row.start ?? 1, resourceVersion: '7' },
+  };
+  const record = 'record' in options ? options.record : recordOf(row.conditions ?? activating(0), row);
+  const outcome = await runScaleStep(
     {
-      desired: row.scaleTo,
-      bounds: { minScale: row.min ?? 0, maxScale: row.max ?? 0, reachability: row.reachability ?? 'Unreachable' },
-      conditions: row.conditions ?? activating(0),
+      record,
+      // The autoscaler's answer stands for the samples: one replica per unit of load.
+      samples: { average: () => (row.scaleTo < 0 ? undefined : row.scaleTo) },
+      holdLatest: false,
+      view,
       settings: {
-        enableScaleToZero: true,
-        stableWindowMs: STABLE_WINDOW,
-        gracePeriodMs: GRACE,
-        activationTimeoutMs: ACTIVATION_TIMEOUT,
-        ...row.settings,
+        bounds: { minScale: row.min ?? 0, maxScale: row.max ?? 0, reachability: row.reachability ?? 'Unreachable' },
+        scaleToZero,
+        // No rate limits: the tables give the autoscaler's answer.
+        desired: { targetPerReplica: 1, stableWindowMs, maxScaleUpRate: Infinity, maxScaleDownRate: Infinity, panic: { enabled: false, windowMs: stableWindowMs / 10, thresholdPercent: 200 } },
       },
-      activatorSeenSince: row.activatorSeenFor === undefined ? null : NOW - row.activatorSeenFor,
+      loadNote: 'table',
+      trigger: 'test',
+      dryRun: false,
       now: NOW,
     },
-    fake.ports,
+    {
+      target: {
+        kind: 'kubernetes',
+        write: (replicas) => {
+          calls.patches.push(replicas);
+          return options.failPatch ? Promise.reject(options.failPatch) : Promise.resolve(undefined);
+        },
+      },
+      probeActivator: () => {
+        calls.probes++;
+        return Promise.resolve(row.probe ?? { ok: true });
+      },
+      checkLease: () => Promise.resolve(),
+    },
   );
-  return { outcome, calls: fake.calls };
+  return { outcome, calls };
 }
 
-function expectOutcome(outcome: ScaleOutcome, calls: ReturnType<typeof fakeTarget>['calls'], want: Row['want']) {
-  if (!outcome.ok) throw new Error(`scale step failed: ${String(outcome.error)}`);
+function expectOutcome(outcome: ScaleStepOutcome, calls: Calls, want: Row['want']) {
+  const { plan, write } = outcome;
   expect({
-    scale: outcome.plan.scale,
-    patch: outcome.patch?.patch ? [outcome.patch.from, outcome.patch.to] : null,
+    scale: plan.kind === 'hold' ? -1 : plan.scale,
+    patch: write.kind === 'written' ? [write.from, write.to] : null,
     patches: calls.patches,
-    requeue: outcome.plan.requeueAfterMs,
-    asyncOffer: outcome.plan.offerAsyncProbe,
+    requeue: plan.requeueAfterMs,
+    asyncOffer: outcome.offerAsyncProbe,
     probes: calls.probes,
   }).toEqual({
     scale: want.scale,
@@ -104,6 +125,12 @@ function expectOutcome(outcome: ScaleOutcome, calls: ReturnType<typeof fakeTarge
     asyncOffer: want.asyncOffer ?? false,
     probes: want.probed ? 1 : 0,
   });
+  // Each wait of the plan is a re-enqueue the reconcile sends (an activating target's is
+  // anchored to when the activation began, a millisecond past its timeout).
+  const anchor = plan.reason === 'activating' ? outcome.before.active!.lastTransitionTime : NOW;
+  for (const ms of want.requeue ?? []) {
+    expect(outcome.followUps.some((f) => f.at - anchor >= ms && f.at - anchor <= ms + 1)).toBe(true);
+  }
 }
 
 // Default fixture as upstream: activating since now, revision unreachable, no activator in
@@ -240,9 +267,10 @@ const derivedRows: Row[] = [
     want: { scale: -1, patch: null, requeue: [ACTIVATION_TIMEOUT] },
   },
   {
-    name: 'no metrics while activating, after the timeout: patched to 0',
+    // Knative gives up and scales to zero; without a sample there is no evidence to lower on.
+    name: 'no metrics while activating, after the timeout: held, no patch',
     start: 1, scaleTo: -1, conditions: activating(ACTIVATION_TIMEOUT + SECOND),
-    want: { scale: 0, patch: [1, 0] },
+    want: { scale: -1, patch: null },
   },
   {
     name: 'no metrics while activating with minScale 3 (reachable): patched to 3',
@@ -254,25 +282,9 @@ const derivedRows: Row[] = [
     start: 0, scaleTo: 0, settings: { enableScaleToZero: false }, conditions: inactive(10 * GRACE),
     want: { scale: 1, patch: [0, 1] },
   },
-  {
-    name: 'Active True but Ready missing takes the inactive branch and probes',
-    start: 1, scaleTo: 0, conditions: { active: { status: 'True', lastTransitionTime: NOW - 2 * STABLE_WINDOW } },
-    want: { scale: 0, patch: null, requeue: [GRACE], probed: true },
-  },
-  {
-    name: 'Active True but Ready False takes the inactive branch and probes',
-    start: 1, scaleTo: 0,
-    conditions: {
-      active: { status: 'True', lastTransitionTime: NOW - 2 * STABLE_WINDOW },
-      ready: { status: 'False', lastTransitionTime: NOW - 2 * STABLE_WINDOW },
-    },
-    want: { scale: 0, patch: null, requeue: [GRACE], probed: true },
-  },
-  {
-    name: 'no conditions at all is not activating: the inactive branch probes',
-    start: 1, scaleTo: 0, conditions: {},
-    want: { scale: 0, patch: null, requeue: [GRACE], probed: true },
-  },
+
+
+
   {
     name: 'a target without replicas reads as 1: desired 1 is no patch',
     start: undefined, scaleTo: 1,
@@ -311,6 +323,9 @@ describe('scale step (upstream TestScaler, 2020)', () => {
 });
 
 describe('scale step with scale to zero disabled (upstream TestDisableScaleToZero)', () => {
+  it('has the 3 rows of the upstream table', () => {
+    expect(disabledRows).toHaveLength(3);
+  });
   it.each(disabledRows)('$name', async (row) => {
     const { outcome, calls } = await run(row);
     expectOutcome(outcome, calls, row.want);
@@ -323,38 +338,49 @@ describe('scale step edge cases', () => {
     expectOutcome(outcome, calls, row.want);
   });
 
-  it('keeps the plan (and its re-enqueue) when reading the target fails', async () => {
-    const { ports } = fakeTarget(10, { ok: true });
-    const failure = new Error('scale target Deployment default/web not found');
-    ports.readScale = () => Promise.reject(failure);
-    const outcome = await scaleTarget(
-      {
-        desired: 0,
-        bounds: { minScale: 0, maxScale: 0 },
-        conditions: active(STABLE_WINDOW - SECOND),
-        settings: { enableScaleToZero: true, stableWindowMs: STABLE_WINDOW, gracePeriodMs: GRACE },
-        activatorSeenSince: null,
-        now: NOW,
-      },
-      ports,
-    );
-    expect(outcome).toMatchObject({ ok: false, error: failure, plan: { scale: 1, requeueAfterMs: [SECOND] } });
+  it('a target read failure plans from the stored record: re-enqueue kept, nothing written, the error reported', async () => {
+    const row: Row = { name: 'read failure', start: 10, scaleTo: 0, conditions: active(STABLE_WINDOW - SECOND), want: { scale: 1, patch: null } };
+    const record = { ...recordOf(row.conditions!, row), requestedScale: 10, actualScale: 10 };
+    const { outcome, calls } = await run(row, { record, view: { kind: 'stored', observed: { specReplicas: 10, ready: 10 }, error: 'HTTP 500: etcd timed out', transient: true } });
+    expect(outcome.plan).toMatchObject({ kind: 'apply', scale: 1, requeueAfterMs: [SECOND] });
+    expect(calls.patches).toEqual([]);
+    expect(outcome.write).toEqual({ kind: 'unread', error: 'HTTP 500: etcd timed out', transient: true });
+    expect(outcome.followUps.map((f) => f.at)).toContain(NOW + SECOND);
+    expect(outcome.decision).toMatchObject({ decision: 'target unreadable', error: 'HTTP 500: etcd timed out', transient: true });
+    expect(outcome.recordPatch(record)).toMatchObject({ lastError: 'HTTP 500: etcd timed out', requestedScale: 10, actualScale: 10 });
+  });
+
+  it('a read failure of an inactive target still offers the async probe', async () => {
+    const row: Row = { name: 'read failure', start: 1, scaleTo: 0, conditions: inactive(GRACE + JUST_PAST), probe: { ok: false }, want: { scale: 0, patch: null } };
+    const record = { ...recordOf(row.conditions!, row), requestedScale: 1, actualScale: 1 };
+    const { outcome, calls } = await run(row, { record, view: { kind: 'stored', observed: { specReplicas: 1, ready: 1 }, error: 'HTTP 503', transient: true } });
+    expect(calls.probes).toBe(1);
+    expect(outcome.offerAsyncProbe).toBe(true);
+    expect(outcome.write.kind).toBe('unread');
   });
 
   it('reports a failed patch with the plan', async () => {
-    const { ports } = fakeTarget(1, { ok: true });
-    ports.patchScale = () => Promise.reject(new Error('conflict'));
-    const outcome = await scaleTarget(
-      {
-        desired: 4,
-        bounds: { minScale: 0, maxScale: 0 },
-        conditions: active(0),
-        settings: { enableScaleToZero: true, stableWindowMs: STABLE_WINDOW, gracePeriodMs: GRACE },
-        activatorSeenSince: null,
-        now: NOW,
-      },
-      ports,
-    );
-    expect(outcome).toMatchObject({ ok: false, plan: { scale: 4, apply: true, reason: 'desired-nonzero' } });
+    const row: Row = { name: 'failed patch', start: 1, scaleTo: 4, conditions: active(0), want: { scale: 4, patch: null } };
+    const { outcome } = await run(row, { failPatch: new Error('conflict') });
+    expect(outcome.plan).toMatchObject({ kind: 'apply', scale: 4, reason: 'desired-nonzero' });
+    expect(outcome.write).toMatchObject({ kind: 'failed', from: 1, to: 4, error: 'conflict' });
+    expect(outcome.decision).toMatchObject({ error: 'conflict', transient: true });
+  });
+});
+
+describe('adoption (first sight: no record)', () => {
+  it.each<{ name: string; start: number; ready: number; min: number; status: string; reason: string }>([
+    { name: '8 ready, minScale 1: active', start: 8, ready: 8, min: 1, status: 'True', reason: 'AdoptedActive' },
+    { name: '2 ready, minScale 3: activating', start: 3, ready: 2, min: 3, status: 'Unknown', reason: 'AdoptedActivating' },
+    { name: 'at 0, nothing ready: inactive', start: 0, ready: 0, min: 0, status: 'False', reason: 'AdoptedAtZero' },
+    { name: 'asking for 2, nothing ready yet: activating', start: 2, ready: 0, min: 0, status: 'Unknown', reason: 'AdoptedActivating' },
+  ])('$name, nothing written whatever the load says', async ({ start, ready, min, status, reason }) => {
+    const row: Row = { name: 'adopt', start, scaleTo: 0, min, reachability: 'Reachable', want: { scale: -1, patch: null } };
+    const { outcome, calls } = await run(row, { record: undefined, view: { kind: 'read', observed: { specReplicas: start, ready, resourceVersion: '1' } } });
+    expect(outcome.adopted).toBe(true);
+    expect(outcome.plan).toMatchObject({ kind: 'hold', reason: 'adopted' });
+    expect(calls).toEqual({ probes: 0, patches: [] });
+    expect(outcome.recordPatch(undefined)).toMatchObject({ activeStatus: status, activeReason: reason, activeSince: NOW, adoptedAt: NOW });
+    expect(outcome.followUps.map((f) => f.at)).toContain(NOW + SECOND);
   });
 });

@@ -1,0 +1,48 @@
+/**
+ * The runtime one object is reconciled with: the same as the process's, except that every ARM
+ * and Kubernetes call it makes carries the object's signal (its lease, its pass's deadline, the
+ * host's shutdown) and a listing stops at the object's VM cap. So a timed-out or lease-lost
+ * object aborts alone, and the code that reconciles it needs no signal threaded through.
+ */
+import type { CallOptions, ScaleSetApi } from '../azure/scale-set-api.js';
+import type { ScaleTargetApi } from '../kubernetes/scale-target-api.js';
+import type { Runtime } from '../runtime/runtime.js';
+
+/** VMs a scale set target's listing may hold (a pool uses its own instanceLimit). */
+export const SCALE_SET_TARGET_MAX_VMS = 1_000;
+
+export interface ObjectScope {
+  signal: AbortSignal;
+  /** Most VMs one listing may return before it is refused. */
+  maxVms: number;
+}
+
+export function scopedRuntime(rt: Runtime, scope: ObjectScope): Runtime {
+  return {
+    ...rt,
+    scaleSetApi: async () => scopedScaleSetApi(await rt.scaleSetApi(), scope),
+    scaleTargets: async () => scopedScaleTargets(await rt.scaleTargets(), scope.signal),
+  };
+}
+
+function withSignal(options: CallOptions | undefined, signal: AbortSignal): CallOptions {
+  const own = options?.abortSignal;
+  return { ...options, abortSignal: own ? AbortSignal.any([own, signal]) : signal };
+}
+
+export function scopedScaleSetApi(api: ScaleSetApi, scope: ObjectScope): ScaleSetApi {
+  return {
+    getScaleSet: (rg, name, options) => api.getScaleSet(rg, name, withSignal(options, scope.signal)),
+    listVms: (rg, name, mode, options) => api.listVms(rg, name, mode, { maxVms: scope.maxVms, ...withSignal(options, scope.signal) }),
+    setCapacity: (rg, name, capacity, etag, options) => api.setCapacity(rg, name, capacity, etag, withSignal(options, scope.signal)),
+    deleteInstances: (rg, name, ids, options) => api.deleteInstances(rg, name, ids, withSignal(options, scope.signal)),
+  };
+}
+
+export function scopedScaleTargets(api: ScaleTargetApi, signal: AbortSignal): ScaleTargetApi {
+  return {
+    readScale: (ref, options) => api.readScale(ref, { signal: options?.signal ? AbortSignal.any([options.signal, signal]) : signal }),
+    patchScale: (ref, replicas, precondition, options) =>
+      api.patchScale(ref, replicas, precondition, { signal: options?.signal ? AbortSignal.any([options.signal, signal]) : signal }),
+  };
+}

@@ -1,0 +1,79 @@
+/**
+ * The `targets` table (partition = target name, one `status` row). Two writers share a row: the
+ * target's reconcile (under its lease) and the async probe (which only records whether the
+ * activator answered). Both write through an ETag-guarded merge of the fields they own.
+ *
+ * A reconcile's writes are fenced as well: they carry the revision the reconcile read and
+ * bump it, and are refused (`TargetRecordChangedError`) when another reconcile wrote the row
+ * in between, so a holder whose lease ran out never overwrites a newer decision. The probe's
+ * merge does not bump the revision: it never makes a reconcile's write fail.
+ */
+import { redact } from '../../redact.js';
+import { sameProps, type EntityTable } from '../../state/entity-table.js';
+import { applyRecordPatch, type TargetRecord, type TargetRecordPatch } from '../decide/target-record.js';
+
+const ROW = 'status';
+
+export type { TargetRecordPatch } from '../decide/target-record.js';
+
+export class TargetRecordChangedError extends Error {
+  override name = 'TargetRecordChangedError';
+  constructor(
+    readonly target: string,
+    readonly expected: number,
+    readonly found: number,
+  ) {
+    super(`target ${target}: its row was written by another reconcile (revision ${found}, read ${expected}); nothing written`);
+  }
+}
+
+export function isTargetRecordChanged(error: unknown): error is TargetRecordChangedError {
+  return error instanceof TargetRecordChangedError;
+}
+
+export async function readTargetRecord(table: EntityTable, target: string): Promise<TargetRecord | undefined> {
+  return (await table.get<TargetRecord>(target, ROW))?.props;
+}
+
+/**
+ * Merges `patch` (computed from the current row) into it, under the row's ETag, without
+ * touching the revision: for writers that own fields no reconcile decides (the async probe).
+ */
+export async function mergeTargetRecord(
+  table: EntityTable,
+  target: string,
+  patch: (current: TargetRecord | undefined) => TargetRecordPatch | undefined,
+): Promise<void> {
+  await table.update<TargetRecord>(target, ROW, (row) => {
+    const changes = patch(row?.props);
+    return changes === undefined ? undefined : redacted(applyRecordPatch(row?.props, changes));
+  });
+}
+
+/**
+ * A reconcile's write: only over revision `expected` (0 for a row not written by a reconcile
+ * yet), which it bumps. Returns the new revision; throws TargetRecordChangedError when another
+ * reconcile wrote the row since.
+ */
+export async function writeTargetRecord(
+  table: EntityTable,
+  target: string,
+  expected: number,
+  patch: (current: TargetRecord | undefined) => TargetRecordPatch,
+): Promise<number> {
+  const revision = expected + 1;
+  const result = await table.update<TargetRecord>(target, ROW, (row) => {
+    const found = row?.props.revision ?? 0;
+    if (found !== expected) throw new TargetRecordChangedError(target, expected, found);
+    const next = redacted(applyRecordPatch(row?.props, patch(row?.props)));
+    // Nothing changed, nothing written: the revision stays.
+    if (row && sameProps(row.props, next)) return undefined;
+    return { ...next, revision };
+  });
+  return result.changed ? revision : expected;
+}
+
+/** The status page shows lastError as is: a load or probe URL's token must not get there. */
+function redacted(record: TargetRecord): TargetRecord {
+  return record.lastError === undefined ? record : { ...record, lastError: redact(record.lastError) };
+}

@@ -1,0 +1,113 @@
+// Two holders of one target: the first one's lease runs out between its read and its patch,
+// a second holder reconciles meanwhile. The second one's scale stands, the first one's patch is
+// refused by the API server (its JSON patch `test` of the replicas it read fails) and it writes
+// nothing to the tables afterwards.
+import { KubeConfig } from '@kubernetes/client-node';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
+import { KubernetesScaleTargets } from '../../src/kubernetes/client-node-scale-targets.js';
+import type { ScaleTargetApi } from '../../src/kubernetes/scale-target-api.js';
+import { readSamples } from '../../src/load/sample-store.js';
+import { silentLog } from '../../src/log.js';
+import { LEASE_TTL_MS, reconcileObject } from '../../src/reconcile/object.js';
+import { createRuntime } from '../../src/runtime/runtime.js';
+import { readTargetRecord, writeTargetRecord } from '../../src/scaler/shell/target-store.js';
+import { startKubernetesSim, type KubernetesSim } from '../../sim/kubernetes/server.js';
+import { azuriteStorage, writeConfig } from '../support/config.js';
+import { WEB } from './support.js';
+
+let kube: KubernetesSim | undefined;
+afterEach(async () => {
+  await kube?.close();
+  kube = undefined;
+});
+
+const web = { kind: 'target', name: 'web' } as const;
+
+describe('two holders of one target', () => {
+  it('the second holder’s scale stands; the stale holder’s patch is refused and it writes nothing', async () => {
+    kube = await startKubernetesSim();
+    kube.add(WEB, { replicas: 8 });
+    const kc = new KubeConfig();
+    kc.loadFromOptions(kube.kubeconfigOptions());
+    const real = new KubernetesScaleTargets(kc);
+    const clock = new ManualClock(Date.now());
+    const configFile = writeConfig({
+      storage: azuriteStorage(),
+      kubernetes: { kubeconfig: '/nonexistent' },
+      targets: [{ name: 'web', scaleTargetRef: { kind: 'Deployment', name: 'web' }, minScale: 1, load: { source: 'push', targetPerReplica: 10 } }],
+    });
+
+    // The first holder's patch is held back until the second holder has done its whole reconcile.
+    let second: (() => Promise<void>) | undefined;
+    const stalled: ScaleTargetApi = {
+      readScale: (ref) => real.readScale(ref),
+      patchScale: async (ref, replicas, precondition) => {
+        await second?.();
+        return real.patchScale(ref, replicas, precondition);
+      },
+    };
+    const first = await createRuntime({ configFile, clock, adapters: { scaleTargets: stalled } });
+    const other = await createRuntime({ configFile, clock, adapters: { scaleTargets: real } });
+    await first.storage.ensure();
+
+    // Adopted at 8 (nothing written), then the first holder acts on a push of 0: 8 → 4.
+    await reconcileObject(other, web, { reason: 'timer' }, { log: silentLog });
+    const adopted = await readTargetRecord(other.table('targets'), 'web');
+    let secondOutcome: Awaited<ReturnType<typeof reconcileObject>> | undefined;
+    second = async () => {
+      second = undefined;
+      clock.advance(LEASE_TTL_MS + 1_000);
+      // The lease ran out: the second holder takes it and scales to 10 for a push of 100.
+      secondOutcome = await reconcileObject(other, web, { reason: 'forced', load: 100 }, { log: silentLog });
+    };
+    const firstOutcome = await reconcileObject(first, web, { reason: 'forced', load: 0 }, { log: silentLog });
+
+    expect(secondOutcome).toMatchObject({ status: 'done', decision: { decision: 'scaled 8 → 10' } });
+    expect(kube.inspect(WEB)?.specReplicas).toBe(10);
+    const patches = kube.requests.filter((r) => r.op === 'patchScale');
+    expect(patches.map((r) => r.status)).toEqual([200, 422]);
+    // The first holder stopped at its next lease check: its conflict is not recorded over the second's row.
+    expect(firstOutcome).toMatchObject({ status: 'done', decision: { decision: 'stopped' } });
+    const record = await readTargetRecord(other.table('targets'), 'web');
+    expect(record).toMatchObject({ requestedScale: 10, revision: (adopted?.revision ?? 0) + 1 });
+    expect(record?.lastError).toBeUndefined();
+    expect((await readSamples(other.table('samples'), 'web')).samples.at(-1)?.value).toBe(100);
+  });
+
+  it('a reconcile never writes the row over a revision it did not read', async () => {
+    kube = await startKubernetesSim();
+    kube.add(WEB, { replicas: 2 });
+    const kc = new KubeConfig();
+    kc.loadFromOptions(kube.kubeconfigOptions());
+    const real = new KubernetesScaleTargets(kc);
+    const clock = new ManualClock(Date.now());
+    const configFile = writeConfig({
+      storage: azuriteStorage(),
+      kubernetes: { kubeconfig: '/nonexistent' },
+      targets: [{ name: 'web', scaleTargetRef: { kind: 'Deployment', name: 'web' }, minScale: 1, load: { source: 'push', targetPerReplica: 1 } }],
+    });
+    // While the first reconcile reads the target, another one writes the row (and bypasses the lease, as a stale holder would).
+    let interloper: (() => Promise<void>) | undefined;
+    const sneaky: ScaleTargetApi = {
+      readScale: async (ref) => {
+        const read = await real.readScale(ref);
+        await interloper?.();
+        return read;
+      },
+      patchScale: (ref, replicas, precondition) => real.patchScale(ref, replicas, precondition),
+    };
+    const rt = await createRuntime({ configFile, clock, adapters: { scaleTargets: sneaky } });
+    const other = await createRuntime({ configFile, clock, adapters: { scaleTargets: real } });
+    await rt.storage.ensure();
+    await reconcileObject(other, web, { reason: 'timer' }, { log: silentLog });
+    interloper = async () => {
+      interloper = undefined;
+      const current = await readTargetRecord(other.table('targets'), 'web');
+      await writeTargetRecord(other.table('targets'), 'web', current?.revision ?? 0, () => ({ desiredScale: 7 }));
+    };
+    const outcome = await reconcileObject(rt, web, { reason: 'forced', load: 3 }, { log: silentLog });
+    expect(outcome).toMatchObject({ status: 'failed', decision: { error: expect.stringMatching(/written by another reconcile/) } });
+    expect((await readTargetRecord(other.table('targets'), 'web'))?.desiredScale).toBe(7);
+  });
+});
