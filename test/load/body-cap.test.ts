@@ -6,6 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readHttpLoad } from '../../src/load/http-source.js';
 import { probeActivator } from '../../src/probe/activator-probe.js';
 import { readTargetRecord } from '../../src/scaler/shell/target-store.js';
+import { readSamples } from '../../src/load/sample-store.js';
+import { targetStatus } from '../../src/status/target-status.js';
 import { reconcileObject } from '../../src/reconcile/object.js';
 import { silentLog } from '../../src/log.js';
 import { startTargetWorld, WEB, webTarget, type TargetWorld } from '../targets/support.js';
@@ -82,7 +84,11 @@ describe('a 256 MiB answer', () => {
     world = await startTargetWorld((activator) => [webTarget(activator, { load: { source: 'http', url, timeout: '10s', targetPerReplica: 10 } })]);
     world.kube.add(WEB, { replicas: 2 });
     await reconcileObject(world.rt, { kind: 'target', name: 'web' }, { reason: 'test' }, { log: silentLog });
+    // The row keeps no desired scale for a load it could not read; the status shows it as -1.
     const record = await readTargetRecord(world.rt.table('targets'), 'web');
-    expect(record).toMatchObject({ desiredScale: -1, lastError: expect.stringMatching(/too large/) });
+    expect(record).toMatchObject({ lastError: expect.stringMatching(/too large/) });
+    expect(record?.desiredScale).toBeUndefined();
+    expect(await targetStatus(world.rt, world.rt.config.targets[0]!)).toMatchObject({ desiredScale: -1, lastError: expect.stringMatching(/too large/) });
+    expect((await readSamples(world.rt.table('samples'), 'web')).samples).toEqual([]);
   });
 });

@@ -5,6 +5,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
+import { reconcileObject } from '../../src/reconcile/object.js';
 import { runPass } from '../../src/reconcile/pass.js';
 import { runCli } from '../../src/cli.js';
 import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
@@ -81,6 +82,10 @@ afterAll(async () => {
 
 describe('a pass over a silent ARM listing and a silent API server', () => {
   it('ends a few seconds after the 2 s timeouts, the others reconciled, status naming the timeout', async () => {
+    // A target's first reconcile adopts it as it is: api is adopted (at 1) before the pass, so
+    // the pass decides on it and scales it up to its minScale.
+    await reconcileObject(rt, { kind: 'target', name: 'api' }, { reason: 'timer' }, { log: silentLog });
+    expect(kube.inspect({ kind: 'Deployment', namespace: 'default', name: 'api' })?.specReplicas).toBe(1);
     const started = Date.now();
     const report = await runPass(rt, { log: silentLog, concurrency: 4, budgetMs: 40_000 });
     const took = Date.now() - started;

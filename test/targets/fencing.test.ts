@@ -23,6 +23,8 @@ afterEach(async () => {
 });
 
 const web = { kind: 'target', name: 'web' } as const;
+/** The configuration's default scaleToZero.stableWindow, over which load is averaged. */
+const STABLE_WINDOW_MS = 60_000;
 
 describe('two holders of one target', () => {
   it('the second holder’s scale stands; the stale holder’s patch is refused and it writes nothing', async () => {
@@ -57,8 +59,10 @@ describe('two holders of one target', () => {
     let secondOutcome: Awaited<ReturnType<typeof reconcileObject>> | undefined;
     second = async () => {
       second = undefined;
-      clock.advance(LEASE_TTL_MS + 1_000);
-      // The lease ran out: the second holder takes it and scales to 10 for a push of 100.
+      // The lease ran out, and so did the default 60 s stable window (longer than the 15 s
+      // lease): the first holder's push of 0 no longer counts in the average.
+      clock.advance(Math.max(LEASE_TTL_MS, STABLE_WINDOW_MS) + 1_000);
+      // The second holder takes the lease and scales to 10 for a push of 100.
       secondOutcome = await reconcileObject(other, web, { reason: 'forced', load: 100 }, { log: silentLog });
     };
     const firstOutcome = await reconcileObject(first, web, { reason: 'forced', load: 0 }, { log: silentLog });
