@@ -32,6 +32,8 @@ export interface DemoOptions {
   cliCommand?: string;
   /** How often the story looks for changes. */
   storyEveryMs?: number;
+  /** Port of the status page on 127.0.0.1 (default 7071, or any free one when taken). */
+  statusPort?: number;
 }
 
 /** How long the local host may take to finish an invocation in flight before the rest stops anyway. */
@@ -140,7 +142,7 @@ async function demo(io: CliIO, options: DemoOptions, started: Started): Promise<
   // The story starts from the state before the first pass, so that the first pass is told too.
   await rt.storage.ensure();
   let last: Status | undefined = await buildStatus(rt, { decisions: 1 });
-  const host = await startLocalHost({ rt, log, schedule, runOnStartup: true });
+  const host = await startLocalHost({ rt, log, schedule, runOnStartup: true, ...(options.statusPort === undefined ? {} : { statusPort: options.statusPort }) });
   started(host, async (h) => {
     // The host goes first, while storage still answers: an invocation in flight finishes (or
     // is cut short by the runtime's shutdown signal) instead of retrying against a closed port.
@@ -150,6 +152,7 @@ async function demo(io: CliIO, options: DemoOptions, started: Started): Promise<
   });
   const cli = options.cliCommand ?? 'drover';
   say(`Drover is running on ${configFile}`);
+  if (host.statusUrl) say(`Status page:          ${host.statusUrl}`);
   say(`In another terminal:  ${cli} --config ${configFile} status`);
   say(`                      ${cli} --config ${configFile} enqueue --target web --load 35`);
   say(`Ctrl+C stops the demo.${verbose ? '' : ' Only changes are shown; --verbose shows every pass.'}\n`);

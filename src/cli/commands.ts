@@ -6,7 +6,7 @@ import { objectKey } from '../reconcile/types.js';
 import { formatDuration } from '../config/duration.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
 import { buildStatus } from '../status/status.js';
-import { renderStatus, renderPass } from './render.js';
+import { passReportJson, renderStatus, renderPass } from './render.js';
 import { forgetMachines, type ForgetRequest } from '../pool/forget.js';
 import { aborted, stopRequest, type CliIO } from './io.js';
 import { nodeCommand } from '../package-root.js';
@@ -49,7 +49,7 @@ export const commands = {
       enqueue: false,
       signal: rt.shutdown.signal,
     });
-    io.stdout(opts.json ? `${JSON.stringify(report, null, 2)}\n` : renderPass(report));
+    io.stdout(opts.json ? `${JSON.stringify(passReportJson(report), null, 2)}\n` : renderPass(report));
     const left = unfinished(report);
     if (left.length > 0) {
       io.stderr(`error: could not finish within ${formatDuration(report.finishedAt - report.startedAt)}: ${left.map(objectKey).join(', ')}\n`);
@@ -60,7 +60,7 @@ export const commands = {
   async status(io: CliIO, configFile: string | undefined, opts: { json?: boolean }): Promise<number> {
     const rt = await runtimeFor(io, configFile);
     const status = await buildStatus(rt);
-    io.stdout(opts.json ? `${JSON.stringify(status, null, 2)}\n` : renderStatus(status));
+    io.stdout(opts.json ? `${JSON.stringify(status, null, 2)}\n` : renderStatus(status, rt.clock.now()));
     return 0;
   },
 
@@ -116,6 +116,7 @@ export const commands = {
     // Loaded only here: it brings in @azure/functions (for InvocationContext) and every handler.
     const { startLocalHost } = await import('../host/local-host.js');
     const host = await startLocalHost({ rt, log: opts.verbose ? verboseConsoleLog : consoleLog, schedule: io.env.DROVER_SCHEDULE ?? DEFAULT_SCHEDULE });
+    if (host.statusUrl) io.stdout(`status page: ${host.statusUrl}\n`);
     const stop = stopRequest();
     try {
       await aborted(stop.signal);

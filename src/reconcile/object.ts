@@ -42,10 +42,19 @@ export async function reconcileObject(
     // message, or a batch of messages) must not share a lease.
     const holder = `${rt.holder}:${randomUUID().slice(0, 8)}`;
     // The lease's signal: aborted by the caller's (pass deadline, shutdown) or a lost lease.
-    const work = (lease: ReconcileContext['lease'], leaseSignal: AbortSignal) => {
+    const work = async (lease: ReconcileContext['lease'], leaseSignal: AbortSignal) => {
       const scoped = scopedRuntime(rt, { signal: leaseSignal, maxVms: pool ? pool.instanceLimit : SCALE_SET_TARGET_MAX_VMS });
       const ctx = { ...request, rt: scoped, ref, lease, log, signal: leaseSignal };
-      return pool ? reconcilePool(ctx, pool) : reconcileTarget(ctx, target!);
+      const { observed, ...decided } = pool ? await reconcilePool(ctx, pool) : await reconcileTarget(ctx, target!);
+      // Under a checked lease, so an older holder's row never lands after a newer one's; a
+      // history that cannot be written costs the timeline a point, not the decision.
+      if (observed && !request.dryRun) {
+        await lease
+          .check()
+          .then(() => rt.history.record(objectKey(ref), observed.fields, rt.clock.now()))
+          .catch((err: unknown) => log.warn(`${objectKey(ref)}: could not write its history: ${errorMessage(err)}`));
+      }
+      return decided;
     };
     // A dry run writes no table entity, a lease row included.
     const leased = request.dryRun

@@ -17,6 +17,7 @@ import { tableRowWriter } from '../pool/row-writer.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { Decision, ReconcileContext } from './types.js';
 import { LEASE_TTL_MS } from './lease-ttl.js';
+import { poolFields } from '../state/history.js';
 
 /** How long a pass may wait for tokens of the pool's rate limits before leaving the rest to a later pass. */
 const MAX_LIMITER_WAIT_MS = 20_000;
@@ -94,7 +95,10 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
   const outcome = await executePlan(plan, deps);
   const decision = describeOutcome(plan, outcome);
   log.debug?.(`pool ${pool.name}: ${decision.decision}`);
-  return decision;
+  // For the history table, from what the pass read and did: no further read.
+  const capacity = outcome.raise.kind === 'raised' ? outcome.raise.to : (snapshot.scaleSet.capacity ?? undefined);
+  const inventory = snapshot.inventory.rows.length + outcome.adopted.length - outcome.retired.length;
+  return { ...decision, observed: { kind: 'pool', fields: poolFields(snapshot.instances, inventory, capacity) } };
 }
 
 /** Deletions grouped by identical error info, so each group is one batched cache write. */

@@ -21,6 +21,7 @@ it('drover run starts the local host without the "test mode" lines of @azure/fun
     expect(all).toMatch(/local host running/);
     expect(all).toMatch(/reconcileTimer: executing/);
     expect(all).not.toMatch(/test mode/);
+    expect(out).toMatch(/^status page: http:\/\/127\.0\.0\.1:\d+\/api\/status$/m);
   } finally {
     for (const spy of spies) spy.mockRestore();
   }

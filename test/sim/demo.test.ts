@@ -26,5 +26,6 @@ it('drover sim starts Azurite, the simulators and the local host, tells what cha
   expect(out).toMatch(/ {2}= web: 1\/1 ready, active/);
   // Without --verbose, no per-tick line of the host or the provisioner.
   expect(out).not.toMatch(/executing|pass finished|Getting provider|Got \d+ machines|executed message/);
+  expect(out).toMatch(/Status page: +http:\/\/127\.0\.0\.1:\d+\/api\/status\n/);
   expect(out).toMatch(/Stopping the demo/);
 }, 60_000);
