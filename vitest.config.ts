@@ -18,6 +18,7 @@ export const UNIT_FILES = [
   'test/cache/queries.test.ts',
   'test/cache/refresh-policy.test.ts',
   'test/cache/refresh-slowdown.test.ts',
+  'test/cli/render.test.ts',
   'test/clock/clock.test.ts',
   'test/config/duration-rate.test.ts',
   'test/errors/transient.test.ts',
@@ -55,6 +56,7 @@ export const UNIT_FILES = [
   'test/scaler/target-decision.test.ts',
   'test/state/keys.test.ts',
   'test/state/row-conversion.test.ts',
+  'test/status/page.test.ts',
   'test/support/guards.test.ts',
   'test/support/memory-table.test.ts',
 ];

@@ -5,6 +5,7 @@
  *
  *   app/main.js          every function in functions/, bundled with its dependencies
  *   app/chunks/*.js      code reached only through import(): the ARM and Kubernetes SDKs
+ *   app/assets/uplot/    uPlot's browser build and stylesheet, inlined into the status page
  *   package.json         type module, main app/main.js, no dependencies
  *   host.json            copied
  *   drover.config.yaml   the configuration at the repository root, checked (scripts/deploy-checks.mjs),
@@ -36,6 +37,8 @@ import { checkDeployConfig } from './deploy-checks.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const DEPLOY_DIR = 'dist/deploy';
+/** uPlot's browser build, stylesheet and licence, shipped for the status page. */
+const UPLOT_FILES = ['dist/uPlot.iife.min.js', 'dist/uPlot.min.css', 'LICENSE'];
 /** The worker's built-in module: it exists only inside the Functions host. */
 const FUNCTIONS_CORE = '@azure/functions-core';
 
@@ -203,6 +206,8 @@ export async function buildDeployPackage({ outDir, configFile, loadConfig, env =
   const rootPackage = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8'));
   await writeFile(path.join(outDir, 'package.json'), `${JSON.stringify(deployPackageJson(rootPackage), null, 2)}\n`);
   await cp(path.join(ROOT, 'host.json'), path.join(outDir, 'host.json'));
+  // The status page inlines uPlot, read from beside the bundle (src/status/page/uplot-assets.ts).
+  for (const file of UPLOT_FILES) await cp(path.join(ROOT, 'node_modules', 'uplot', file), path.join(outDir, 'app', 'assets', 'uplot', path.basename(file)));
   const configDir = path.dirname(configFile);
   for (const file of configFiles) {
     // The deployed DROVER_CONFIG is drover.config.yaml at the package root, whatever the source name.

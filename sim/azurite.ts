@@ -30,6 +30,17 @@ export function azuriteConnectionString(ports: { blob: number; queue: number; ta
   ].join(';') + ';';
 }
 
+/**
+ * Loaded into the Azurite process before Azurite itself. Ctrl+C in a terminal reaches the whole
+ * process group: Azurite must not be the first to go, since its parent stops the host first and
+ * Azurite last (with SIGTERM). And it must not outlive its parent, however that one ends.
+ */
+const WATCHDOG = [
+  "process.on('SIGINT', () => undefined);",
+  'const parent = process.ppid;',
+  'setInterval(() => { if (process.ppid !== parent) process.exit(0); }, 250).unref();',
+].join(' ');
+
 function azuriteBin(): string {
   const require = createRequire(import.meta.url);
   const pkgJson = require.resolve('azurite/package.json');
@@ -42,6 +53,8 @@ export async function startAzurite(options: { timeoutMs?: number } = {}): Promis
   const child: ChildProcess = spawn(
     process.execPath,
     [
+      '--import',
+      `data:text/javascript,${encodeURIComponent(WATCHDOG)}`,
       azuriteBin(),
       '--silent',
       '--inMemoryPersistence',
@@ -79,14 +92,26 @@ export async function startAzurite(options: { timeoutMs?: number } = {}): Promis
     });
   });
   child.removeAllListeners('exit');
+  // A parent that exits in a hurry (process.exit) takes Azurite with it.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
   const resolved = ports as { blob: number; queue: number; table: number };
   return {
     connectionString: azuriteConnectionString(resolved),
     ports: resolved,
     stop: () =>
       new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
+        if (child.exitCode !== null || child.signalCode !== null) {
+          process.off('exit', killOnExit);
+          return resolve();
+        }
+        // Azurite closes its servers on SIGTERM; one that takes longer than a moment is killed.
+        const kill = setTimeout(() => child.kill('SIGKILL'), 600);
+        child.once('exit', () => {
+          clearTimeout(kill);
+          process.off('exit', killOnExit);
+          resolve();
+        });
         child.kill('SIGTERM');
       }),
   };

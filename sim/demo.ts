@@ -8,28 +8,40 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { tmpdir } from 'node:os';
 import { stringify } from 'yaml';
-import { untilSignal, type CliIO } from '../src/cli/io.js';
-import { renderStatus } from '../src/cli/render.js';
+import { aborted, untilSignal, type CliIO } from '../src/cli/io.js';
 import { errorMessage, type Log } from '../src/log.js';
 import { createRuntime } from '../src/runtime/runtime.js';
-import { buildStatus } from '../src/status/status.js';
+import { buildStatus, type Status } from '../src/status/status.js';
 import { startLocalHost } from '../src/host/local-host.js';
 import { startAzurite } from './azurite.js';
 import { startArmSim } from './arm/index.js';
 import { startKubernetesSim } from './kubernetes/server.js';
 import { startActivatorSim } from './activator/server.js';
+import { storyLines } from './story.js';
 
 const SUBSCRIPTION = '00000000-0000-0000-0000-00000000d0e0';
 
 export interface DemoOptions {
-  /** Stop by itself after this many ms (otherwise on Ctrl+C). */
+  /** Stop by itself after this many ms (otherwise when `signal` aborts). */
   forMs?: number;
-  /** Print the status view every this many ms. */
-  statusEveryMs?: number;
+  /** Stops the demo; without one, the first SIGINT or SIGTERM does. */
+  signal?: AbortSignal;
+  /** Every log line (each tick's passes and messages), not only the story. */
+  verbose?: boolean;
+  /** The `drover` command line to print for a second terminal (an absolute `node …/cli.js`). */
+  cliCommand?: string;
+  /** How often the story looks for changes. */
+  storyEveryMs?: number;
+  /** Port of the status page on 127.0.0.1 (default 7071, or any free one when taken). */
+  statusPort?: number;
 }
 
+/** How long the local host may take to finish an invocation in flight before the rest stops anyway. */
+const HOST_STOP_MS = 600;
+
 export async function runDemo(io: CliIO, options: DemoOptions = {}): Promise<number> {
-  // Whatever started is stopped again, in reverse order, even when a later step fails.
+  // Whatever started is stopped again, in reverse order (the host first, Azurite last), even
+  // when a later step fails.
   const cleanups: (() => Promise<unknown> | void)[] = [];
   const started = <T>(thing: T, stop: (t: T) => Promise<unknown> | void): T => {
     cleanups.unshift(() => stop(thing));
@@ -44,14 +56,35 @@ export async function runDemo(io: CliIO, options: DemoOptions = {}): Promise<num
 
 type Started = <T>(thing: T, stop: (t: T) => Promise<unknown> | void) => T;
 
+/** Resolves when `promise` settles or `ms` pass, whichever is first. */
+function bounded(promise: Promise<unknown>, ms: number): Promise<unknown> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([promise.catch(() => undefined), new Promise((r) => (timer = setTimeout(r, ms)))]).finally(() => clearTimeout(timer));
+}
+
 async function demo(io: CliIO, options: DemoOptions, started: Started): Promise<number> {
-  const say = (text: string) => io.stdout(`${text}\n`);
+  // Once stopping, what the host still logs is not news.
+  let stopping = false;
+  const say = (text: string) => {
+    if (!stopping) io.stdout(`${text}\n`);
+  };
   say('Starting the demo: Azurite, the ARM and Kubernetes simulators, an activator…');
+  // A stop asked for while starting up is honoured between steps, not after the whole start.
+  const stopped = () => options.signal?.aborted === true;
   const azurite = started(await startAzurite(), (a) => a.stop());
+  if (stopped()) return 0;
   const arm = started(await startArmSim({ subscriptionId: SUBSCRIPTION, provisionDelayMs: 4_000, deleteDelayMs: 3_000 }), (a) => a.close());
   const kube = started(await startKubernetesSim({ readyDelayMs: 3_000 }), (k) => k.close());
   const activator = started(await startActivatorSim(), (a) => a.close());
-  const dir = started(mkdtempSync(path.join(tmpdir(), 'drover-sim-')), (d) => rmSync(d, { recursive: true, force: true }));
+  if (stopped()) return 0;
+  const dir = mkdtempSync(path.join(tmpdir(), 'drover-sim-'));
+  // Removed when the demo stops, and also when the process is made to exit before that.
+  const removeDir = () => rmSync(dir, { recursive: true, force: true });
+  process.once('exit', removeDir);
+  started(dir, () => {
+    process.off('exit', removeDir);
+    removeDir();
+  });
   const caFile = path.join(dir, 'arm-ca.pem');
   await arm.writeCaFile(caFile);
   const kubeconfig = path.join(dir, 'kubeconfig.yaml');
@@ -97,16 +130,32 @@ async function demo(io: CliIO, options: DemoOptions, started: Started): Promise<
 
   const schedule = '*/5 * * * * *';
   const rt = await createRuntime({ configFile, env: io.env });
+  if (stopped()) return 0;
+  const time = () => new Date(rt.clock.now()).toISOString().slice(11, 19);
+  const verbose = options.verbose === true;
   const log: Log = {
-    info: (...a) => say(`  ${a.join(' ')}`),
-    warn: (...a) => say(`  warning: ${a.join(' ')}`),
+    debug: (...a) => verbose && say(`  ${a.join(' ')}`),
+    info: (...a) => verbose && say(`  ${a.join(' ')}`),
+    warn: (...a) => verbose && say(`  warning: ${a.join(' ')}`),
     error: (...a) => say(`  error: ${a.join(' ')}`),
   };
-  started(await startLocalHost({ rt, log, schedule, runOnStartup: true }), (h) => h.stop());
+  // The story starts from the state before the first pass, so that the first pass is told too.
+  await rt.storage.ensure();
+  let last: Status | undefined = await buildStatus(rt, { decisions: 1 });
+  const host = await startLocalHost({ rt, log, schedule, runOnStartup: true, ...(options.statusPort === undefined ? {} : { statusPort: options.statusPort }) });
+  started(host, async (h) => {
+    // The host goes first, while storage still answers: an invocation in flight finishes (or
+    // is cut short by the runtime's shutdown signal) instead of retrying against a closed port.
+    // What it logs meanwhile (a pass aborted and handed on) is no news to whoever stopped it.
+    stopping = true;
+    await bounded(h.stop(), HOST_STOP_MS);
+  });
+  const cli = options.cliCommand ?? 'drover';
   say(`Drover is running on ${configFile}`);
-  say(`In another terminal:  npx drover --config ${configFile} status`);
-  say(`                      npx drover --config ${configFile} enqueue --target web --load 35`);
-  say('Ctrl+C stops the demo.\n');
+  if (host.statusUrl) say(`Status page:          ${host.statusUrl}`);
+  say(`In another terminal:  ${cli} --config ${configFile} status`);
+  say(`                      ${cli} --config ${configFile} enqueue --target web --load 35`);
+  say(`Ctrl+C stops the demo.${verbose ? '' : ' Only changes are shown; --verbose shows every pass.'}\n`);
 
   const at = (ms: number, what: string, act: () => Promise<unknown> | void) =>
     started(
@@ -119,14 +168,26 @@ async function demo(io: CliIO, options: DemoOptions, started: Started): Promise<
   at(1_000, 'the next VM the scale set creates will fail provisioning (out of capacity)', () => workers.failNextCreations(1));
   at(8_000, 'load 25 arrives for web (10 per replica): it should scale to 3', () => rt.queues.reconcile({ kind: 'target', name: 'web', reason: 'demo load', load: 25 }));
   at(40_000, 'load drops to 0: web goes to 1, then to 0 behind the activator', () => rt.queues.reconcile({ kind: 'target', name: 'web', reason: 'demo load', load: 0 }));
-  const statusEvery = options.statusEveryMs ?? 15_000;
-  started(setInterval(() => {
-    buildStatus(rt, { decisions: 8 })
-      .then((s) => say(`\n${renderStatus(s)}`))
-      .catch((err: unknown) => say(`  (status failed: ${errorMessage(err)})`));
-  }, statusEvery), clearInterval);
 
-  await (options.forMs !== undefined ? new Promise((r) => setTimeout(r, options.forMs)) : untilSignal());
+  for (const line of storyLines(undefined, last, rt.clock.now())) say(`${time()}  ${line}`);
+  let reading = false;
+  const look = () => {
+    if (reading) return;
+    reading = true;
+    buildStatus(rt, { decisions: 1 })
+      .then((s) => {
+        for (const line of storyLines(last, s, rt.clock.now())) say(`${time()}  ${line}`);
+        last = s;
+      })
+      .catch((err: unknown) => say(`  (status failed: ${errorMessage(err)})`))
+      .finally(() => (reading = false));
+  };
+  started(setInterval(look, options.storyEveryMs ?? 1_000), clearInterval);
+
+  const waits: Promise<unknown>[] = [];
+  if (options.signal) waits.push(aborted(options.signal));
+  if (options.forMs !== undefined) waits.push(new Promise((r) => started(setTimeout(r, options.forMs), clearTimeout)));
+  await Promise.race(waits.length ? waits : [untilSignal()]);
   say('\nStopping the demo…');
   return 0;
 }

@@ -10,6 +10,7 @@ import { parseDuration } from './config/duration.js';
 import { MAX_DURATION_MS } from './config/schema.js';
 import { MAX_DELAY_MS } from './queue/sender.js';
 import { errorMessage } from './log.js';
+import { droverVersion } from './package-root.js';
 import type { CliIO } from './cli/io.js';
 import { registerReplay } from './replay/cli-register.js';
 
@@ -53,6 +54,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   let exitCode: number = EXIT.ok;
   const program = new Command('drover')
     .description('Serverless capacity controller for Azure VM Scale Sets and Kubernetes workloads')
+    .version(droverVersion(), '--version', 'print the version')
     .option('--config <file>', 'configuration file (default: $DROVER_CONFIG, then drover.config.yaml)')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) })
@@ -117,19 +119,20 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   program
     .command('run')
     .description("the local host: the timer and the queue workers, with host.json's queue settings")
-    .action(async () => {
+    .option('--verbose', 'log every invocation and routine decision, not only changes')
+    .action(async function (this: Command) {
       const { commands } = await verbs();
-      return run(() => commands.run(io, configFile()))();
+      return run(() => commands.run(io, configFile(), this.opts<{ verbose?: boolean }>()))();
     });
   program
     .command('sim')
     .description('Azurite, the simulators and the local host on an example configuration (what npm start runs)')
     .option('--for <duration>', 'stop by itself after this long (default: run until Ctrl+C)', durationArg)
-    .option('--status-every <duration>', 'print the status view this often', durationArg)
+    .option('--verbose', 'every log line of every pass, not only the changes')
     .action(async function (this: Command) {
-      const o = this.opts<{ for?: number; statusEvery?: number }>();
+      const o = this.opts<{ for?: number; verbose?: boolean }>();
       const { commands } = await verbs();
-      return run(() => commands.sim(io, { forMs: o.for, statusEveryMs: o.statusEvery }))();
+      return run(() => commands.sim(io, { forMs: o.for, verbose: o.verbose === true }))();
     });
 
   try {

@@ -1,3 +1,5 @@
+import type { HistoryObservation } from './state/history.js';
+
 /** What one reconcile of one object decided, for the decision log and the caller. */
 export interface Decision {
   /** A short verb phrase: "scaled 3 → 1", "safety switch", "nothing to do". */
@@ -8,4 +10,6 @@ export interface Decision {
   error?: string;
   /** The failure may pass by itself (ARM down, a conflict), as `isTransient` decides: a queued reconcile is retried. */
   transient?: boolean;
+  /** What the reconcile saw of its object, for the `history` table; not part of the decision log. */
+  observed?: HistoryObservation;
 }

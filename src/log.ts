@@ -2,6 +2,8 @@ import { redactLogArgs, redactSecrets } from './redact.js';
 
 /** The logging surface every module takes: an InvocationContext satisfies it, and so does console. */
 export interface Log {
+  /** Routine detail (each tick's pass, each message, the seed's step-by-step lines): shown only when asked for. */
+  debug?(...args: unknown[]): void;
   info(...args: unknown[]): void;
   warn(...args: unknown[]): void;
   error(...args: unknown[]): void;
@@ -14,11 +16,15 @@ export const consoleLog: Log = {
   error: (...a) => console.error(...redactLogArgs(a)),
 };
 
+/** consoleLog with the routine lines too (`drover run --verbose`). */
+export const verboseConsoleLog: Log = { ...consoleLog, debug: (...a) => console.log(...redactLogArgs(a)) };
+
 export const silentLog: Log = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 /** An InvocationContext logs through `log`, not `info`; lines are redacted like consoleLog's. */
-export function invocationLog(ctx: { log(...a: unknown[]): void; warn(...a: unknown[]): void; error(...a: unknown[]): void }): Log {
+export function invocationLog(ctx: { debug(...a: unknown[]): void; log(...a: unknown[]): void; warn(...a: unknown[]): void; error(...a: unknown[]): void }): Log {
   return {
+    debug: (...a) => ctx.debug(...redactLogArgs(a)),
     info: (...a) => ctx.log(...redactLogArgs(a)),
     warn: (...a) => ctx.warn(...redactLogArgs(a)),
     error: (...a) => ctx.error(...redactLogArgs(a)),

@@ -14,6 +14,7 @@ var tableSuffixes = [
   'leases'
   'decisions'
   'samples'
+  'history'
 ]
 
 var queueSuffixes = [

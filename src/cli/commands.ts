@@ -1,14 +1,16 @@
 /** What each `drover` verb does, once the command line is parsed. */
-import { consoleLog, errorMessage, type Log } from '../log.js';
+import { consoleLog, errorMessage, verboseConsoleLog, type Log } from '../log.js';
 import { DEFAULT_SCHEDULE, checkSchedule } from '../host/schedule.js';
 import { runPass, unfinished, type PassReport } from '../reconcile/pass.js';
 import { objectKey } from '../reconcile/types.js';
 import { formatDuration } from '../config/duration.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
 import { buildStatus } from '../status/status.js';
-import { renderStatus, renderPass } from './render.js';
+import { passReportJson, renderStatus, renderPass } from './render.js';
 import { forgetMachines, type ForgetRequest } from '../pool/forget.js';
-import { untilSignal, type CliIO } from './io.js';
+import { aborted, stopRequest, type CliIO } from './io.js';
+import { nodeCommand } from '../package-root.js';
+import { checkTableStorage } from './reachability.js';
 
 
 export class CliUsageError extends Error {
@@ -21,8 +23,14 @@ const stderrLog = (io: CliIO): Log => ({
   error: (...a) => io.stderr(`error: ${a.join(' ')}\n`),
 });
 
-async function runtimeFor(io: CliIO, configFile: string | undefined): Promise<Runtime> {
+/**
+ * The runtime for a verb: the configuration is read and `check`ed first (a name that is not in it
+ * is a usage error found without any connection), then storage is reached, or said not to be.
+ */
+async function runtimeFor(io: CliIO, configFile: string | undefined, check: (rt: Runtime) => void = () => undefined): Promise<Runtime> {
   const rt = await createRuntime({ configFile, env: io.env });
+  check(rt);
+  await checkTableStorage(rt.storage.table('leases').url);
   await rt.storage.ensure();
   return rt;
 }
@@ -31,15 +39,17 @@ export const commands = {
   async reconcile(io: CliIO, configFile: string | undefined, opts: { dryRun?: boolean; json?: boolean; budget?: number }): Promise<number> {
     const rt = await runtimeFor(io, configFile);
     // The timer's budget, but nothing handed to the queue: what is left is reported instead.
+    // The report below lists every decision: the log adds only warnings and errors, not each decision again.
+    const log: Log = { ...stderrLog(io), info: () => undefined };
     const report: PassReport = await runPass(rt, {
-      log: stderrLog(io),
+      log,
       dryRun: opts.dryRun,
       reason: opts.dryRun ? 'dry run' : 'drover reconcile',
       budgetMs: opts.budget,
       enqueue: false,
       signal: rt.shutdown.signal,
     });
-    io.stdout(opts.json ? `${JSON.stringify(report, null, 2)}\n` : renderPass(report));
+    io.stdout(opts.json ? `${JSON.stringify(passReportJson(report), null, 2)}\n` : renderPass(report));
     const left = unfinished(report);
     if (left.length > 0) {
       io.stderr(`error: could not finish within ${formatDuration(report.finishedAt - report.startedAt)}: ${left.map(objectKey).join(', ')}\n`);
@@ -50,16 +60,17 @@ export const commands = {
   async status(io: CliIO, configFile: string | undefined, opts: { json?: boolean }): Promise<number> {
     const rt = await runtimeFor(io, configFile);
     const status = await buildStatus(rt);
-    io.stdout(opts.json ? `${JSON.stringify(status, null, 2)}\n` : renderStatus(status));
+    io.stdout(opts.json ? `${JSON.stringify(status, null, 2)}\n` : renderStatus(status, rt.clock.now()));
     return 0;
   },
 
   async enqueue(io: CliIO, configFile: string | undefined, o: { target?: string; pool?: string; delay?: number; load?: number }): Promise<number> {
-    const rt = await runtimeFor(io, configFile);
     const kind = o.target ? 'target' : 'pool';
     const name = (o.target ?? o.pool)!;
-    const known = kind === 'target' ? rt.config.targets.some((t) => t.name === name) : rt.config.pools.some((p) => p.name === name);
-    if (!known) throw new CliUsageError(`no ${kind} named "${name}" in ${rt.configFile}`);
+    const rt = await runtimeFor(io, configFile, (r) => {
+      const known = kind === 'target' ? r.config.targets.some((t) => t.name === name) : r.config.pools.some((p) => p.name === name);
+      if (!known) throw new CliUsageError(`no ${kind} named "${name}" in ${r.configFile}`);
+    });
     const { sent, dueAt } = await rt.queues.reconcile({ kind, name, reason: 'forced (drover enqueue)', ...(o.load !== undefined ? { load: o.load } : {}) }, o.delay ?? 0);
     const due = new Date(dueAt).toISOString();
     io.stdout(
@@ -71,9 +82,10 @@ export const commands = {
   },
 
   async forget(io: CliIO, configFile: string | undefined, poolName: string, request: ForgetRequest): Promise<number> {
-    const rt = await runtimeFor(io, configFile);
-    const pool = rt.config.pools.find((p) => p.name === poolName);
-    if (!pool) throw new CliUsageError(`no pool named "${poolName}" in ${rt.configFile}`);
+    const rt = await runtimeFor(io, configFile, (r) => {
+      if (!r.config.pools.some((p) => p.name === poolName)) throw new CliUsageError(`no pool named "${poolName}" in ${r.configFile}`);
+    });
+    const pool = rt.config.pools.find((p) => p.name === poolName)!;
     const result = await forgetMachines(rt, pool, request);
     switch (result.kind) {
       case 'busy':
@@ -94,7 +106,7 @@ export const commands = {
     }
   },
 
-  async run(io: CliIO, configFile: string | undefined): Promise<number> {
+  async run(io: CliIO, configFile: string | undefined, opts: { verbose?: boolean } = {}): Promise<number> {
     try {
       checkSchedule(io.env.DROVER_SCHEDULE ?? DEFAULT_SCHEDULE);
     } catch (err) {
@@ -103,24 +115,37 @@ export const commands = {
     const rt = await runtimeFor(io, configFile);
     // Loaded only here: it brings in @azure/functions (for InvocationContext) and every handler.
     const { startLocalHost } = await import('../host/local-host.js');
-    const host = await startLocalHost({ rt, log: consoleLog, schedule: io.env.DROVER_SCHEDULE ?? DEFAULT_SCHEDULE });
-    await untilSignal();
-    io.stderr('stopping…\n');
-    await host.stop();
+    const host = await startLocalHost({ rt, log: opts.verbose ? verboseConsoleLog : consoleLog, schedule: io.env.DROVER_SCHEDULE ?? DEFAULT_SCHEDULE });
+    if (host.statusUrl) io.stdout(`status page: ${host.statusUrl}\n`);
+    const stop = stopRequest();
+    try {
+      await aborted(stop.signal);
+      io.stderr(`stopping (${errorMessage(stop.signal.reason)})…\n`);
+      await host.stop();
+    } finally {
+      stop.dispose();
+    }
     return 0;
   },
 
-  async sim(io: CliIO, opts: { forMs?: number; statusEveryMs?: number }): Promise<number> {
+  async sim(io: CliIO, opts: { forMs?: number; verbose?: boolean }): Promise<number> {
     const demo = await importDemo();
     if (demo === undefined) {
       throw new CliUsageError('drover sim runs from a checkout of the repository (the simulators in sim/ are not part of the package): run `npm start` there');
     }
-    return demo.runDemo(io, opts);
+    const stop = stopRequest();
+    try {
+      // The commands it prints run this very file, from any directory.
+      const self = process.argv[1];
+      return await demo.runDemo(io, { ...opts, signal: stop.signal, ...(self ? { cliCommand: nodeCommand(self) } : {}) });
+    } finally {
+      stop.dispose();
+    }
   },
 };
 
 interface DemoModule {
-  runDemo(io: CliIO, opts: { forMs?: number; statusEveryMs?: number }): Promise<number>;
+  runDemo(io: CliIO, opts: { forMs?: number; verbose?: boolean; signal?: AbortSignal; cliCommand?: string }): Promise<number>;
 }
 
 /**

@@ -2,6 +2,9 @@
 import type { PassReport } from '../reconcile/pass.js';
 import { objectKey } from '../reconcile/types.js';
 import type { Status } from '../status/status.js';
+import type { PoolStatus } from '../status/pool-status.js';
+import type { TargetStatus } from '../status/target-status.js';
+import { clockTime, formatDuration, relative } from '../status/format.js';
 
 export function renderPass(report: PassReport): string {
   const lines = report.outcomes.map((o) => {
@@ -27,41 +30,98 @@ export function renderPass(report: PassReport): string {
   return `${lines.join('\n')}\n`;
 }
 
-export function renderStatus(s: Status): string {
+/** The pass report as `reconcile --json` prints it: times in ISO, as in every JSON Drover prints. */
+export function passReportJson(report: PassReport) {
+  const iso = (ms: number) => new Date(ms).toISOString();
+  return {
+    startedAt: iso(report.startedAt),
+    finishedAt: iso(report.finishedAt),
+    durationMs: report.finishedAt - report.startedAt,
+    outcomes: report.outcomes.map((o) => (o.status === 'busy' ? { ...o, until: iso(o.until) } : o)),
+    deferred: report.deferred,
+    enqueued: report.enqueued,
+    errors: report.errors,
+  };
+}
+
+/**
+ * A VM id as people read it: `rg/vmss/3` for a scale set VM, `rg/name` for a Flexible one; an id
+ * of another shape is left whole. `--json` keeps the full ids.
+ */
+export function shortId(id: string): string {
+  const uniform = /\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Compute\/virtualMachineScaleSets\/([^/]+)\/virtualMachines\/([^/]+)$/i.exec(id);
+  if (uniform) return `${uniform[1]}/${uniform[2]}/${uniform[3]}`;
+  const flex = /\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Compute\/virtualMachines\/([^/]+)$/i.exec(id);
+  return flex ? `${flex[1]}/${flex[2]}` : id;
+}
+
+/** One line per pool: `workers: 5/6 running, backed off 4m12s more, cache 38s old`. */
+export function poolLine(p: PoolStatus, now: number): string {
+  const running = p.instances.filter((i) => i.state === 'Running').length;
+  const parts = [`${running}/${p.scaleSet.capacity ?? '?'} running`];
+  for (const state of ['Creating', 'Deleting'] as const) {
+    const n = p.instances.filter((i) => i.state === state).length;
+    if (n) parts.push(`${n} ${state.toLowerCase()}`);
+  }
+  const failed = p.instances.filter((i) => i.errorInfo !== null).length;
+  if (failed) parts.push(`${failed} failed`);
+  if (p.backoffUntil) parts.push(`backed off ${formatDuration(Date.parse(p.backoffUntil) - now)} more`);
+  parts.push(p.cache?.lastRefresh ? `cache ${formatDuration(now - Date.parse(p.cache.lastRefresh))} old` : 'cache not filled yet');
+  if (p.safetySwitch) parts.push(`SAFETY SWITCH tripped ${relative(p.safetySwitch.since, now)}`);
+  return `${p.name}: ${parts.join(', ')}`;
+}
+
+/** One line per target: `web: 3/3 ready (desired 3), active since 2m ago`. */
+export function targetLine(t: TargetStatus, now: number): string {
+  const desired = t.desiredScale === -1 ? 'no load sample yet' : `desired ${t.desiredScale ?? '?'}`;
+  const state = t.active === 'True' ? 'active' : t.active === 'False' ? 'inactive' : 'activating';
+  const parts = [`${t.actualScale ?? '?'}/${t.requestedScale ?? '?'} ready (${desired})`, `${state}${t.reason ? ` (${t.reason})` : ''}${t.activeSince ? ` since ${relative(t.activeSince, now)}` : ''}`];
+  if (t.wakingSince) parts.push(`waking for ${formatDuration(now - Date.parse(t.wakingSince))}`);
+  if (t.lastError) parts.push(`error: ${t.lastError}`);
+  return `${t.name}: ${parts.join(', ')}`;
+}
+
+/** The status view for people: a line per pool and target first, then the details, times relative to `now`. */
+export function renderStatus(s: Status, now: number): string {
+  const at = (iso: string) => `${clockTime(iso, now)} (${relative(iso, now)})`;
   const out: string[] = [];
   out.push(`POOLS (${s.pools.length})`);
+  for (const p of s.pools) out.push(`  ${poolLine(p, now)}`);
+  out.push(`TARGETS (${s.targets.length})`);
+  for (const t of s.targets) out.push(`  ${targetLine(t, now)}`);
   for (const p of s.pools) {
     const ss = p.scaleSet;
-    out.push(`  ${p.name}: scale set ${ss.resourceGroup}/${ss.name} (${ss.orchestrationMode ?? 'mode unknown'}, capacity ${ss.capacity ?? '?'})`);
-    out.push(`    cache: ${p.cache ? `${p.cache.size} instance(s), refreshed ${p.cache.lastRefresh ?? 'never'}` : 'not built yet'}`);
+    out.push('', `POOL ${p.name}: scale set ${ss.resourceGroup}/${ss.name} (${ss.orchestrationMode ?? 'mode unknown'}, capacity ${ss.capacity ?? '?'})`);
+    const c = p.cache;
+    out.push(`  cache: ${c ? `${c.size} VM(s), refreshed ${c.lastRefresh ? relative(c.lastRefresh, now) : 'never'}${c.nextRefresh ? `, next refresh ${relative(c.nextRefresh, now)}` : ''}${c.lastError ? `, last error: ${c.lastError}` : ''}` : 'not built yet'}`);
     for (const i of p.instances) {
       const err = i.errorInfo ? ` [${i.errorInfo.errorClass} ${i.errorInfo.errorCode}: ${i.errorInfo.errorMessage}]` : '';
-      out.push(`      ${i.state ?? 'Unknown'} ${i.powerState ?? ''} ${i.id}${err}`);
+      out.push(`    ${(i.state ?? 'Unknown').padEnd(9)} ${shortId(i.id)}${err}`);
     }
-    const c = p.counts;
-    out.push(`    VMs: ${c.healthy} healthy, ${c.broken} broken, ${c.creating} creating, ${c.stopped} stopped, ${c.deleting} deleting, ${c.unmanaged} unmanaged, ${c.missing} missing`);
-    out.push(`    inventory: ${p.machines.length} machine(s)`);
-    for (const m of p.machines) out.push(`      ${m.providerStatus ?? '-'} ${m.providerId}${m.address ? ` ${m.address}` : ''}`);
+    const n = p.counts;
+    out.push(`  VMs: ${n.healthy} healthy, ${n.broken} broken, ${n.creating} creating, ${n.stopped} stopped, ${n.deleting} deleting, ${n.unmanaged} unmanaged, ${n.missing} missing`);
+    out.push(`  inventory: ${p.machines.length} machine(s)`);
+    for (const m of p.machines) out.push(`    ${(m.providerStatus ?? '-').padEnd(9)} ${shortId(m.providerId)}${m.address ? ` ${m.address}` : ''}`);
+    if (p.backoffUntil) out.push(`  creations backed off until ${at(p.backoffUntil)} after failed provisioning`);
     if (p.safetySwitch) {
-      out.push(`    SAFETY SWITCH since ${p.safetySwitch.since}: nothing is written to ARM or the inventory until the views agree`);
-      for (const id of p.safetySwitch.providerOnly) out.push(`      in the scale set only: ${id}`);
-      for (const id of p.safetySwitch.inventoryOnly) out.push(`      in the inventory only: ${id}  (drover machines forget --pool ${p.name} ${id})`);
+      out.push(`  SAFETY SWITCH since ${at(p.safetySwitch.since)}: nothing is written to ARM or the inventory until the views agree`);
+      for (const id of p.safetySwitch.providerOnly) out.push(`    in the scale set only: ${shortId(id)}`);
+      for (const id of p.safetySwitch.inventoryOnly) out.push(`    in the inventory only: ${shortId(id)}  (drover machines forget --pool ${p.name} ${id})`);
     }
   }
-  out.push(`TARGETS (${s.targets.length})`);
   for (const t of s.targets) {
-    out.push(`  ${t.name}: desired ${t.desiredScale ?? '?'}, actual ${t.actualScale ?? '?'} (requested ${t.requestedScale ?? '?'}), active ${t.active}${t.reason ? ` (${t.reason})` : ''}${t.activeSince ? ` since ${t.activeSince}` : ''}`);
-    if (t.activatorSeenSince) out.push(`    activator in front since ${t.activatorSeenSince}`);
-    if (t.wakingSince) out.push(`    waking from zero since ${t.wakingSince}`);
-    if (t.lastActivation) out.push(`    last wake from zero took ${(t.lastActivation.latencyMs / 1000).toFixed(1)} s (ready at ${t.lastActivation.at})`);
-    if (t.panicSince) out.push(`    panic mode since ${t.panicSince}`);
-    if (t.lastError) out.push(`    last error: ${t.lastError}`);
+    const details: string[] = [];
+    if (t.activatorSeenSince) details.push(`  activator in front since ${at(t.activatorSeenSince)}`);
+    if (t.wakingSince) details.push(`  waking from zero since ${at(t.wakingSince)}`);
+    if (t.lastActivation) details.push(`  last wake from zero took ${(t.lastActivation.latencyMs / 1000).toFixed(1)} s (ready ${relative(t.lastActivation.at, now)})`);
+    if (t.panicSince) details.push(`  panic mode since ${at(t.panicSince)}`);
+    if (details.length) out.push('', `TARGET ${t.name}`, ...details);
   }
   if (s.probes.length) {
-    out.push('PROBES');
-    for (const p of s.probes) out.push(`  ${p.target}: ${p.inFlight ? 'in flight' : 'idle'}, ${p.attempts} attempt(s), last ${p.lastResult ?? '-'}, started ${p.startedAt ?? '-'}`);
+    out.push('', 'PROBES');
+    for (const p of s.probes) out.push(`  ${p.target}: ${p.inFlight ? 'in flight' : 'idle'}, ${p.attempts} attempt(s), last ${p.lastResult ?? '-'}${p.startedAt ? `, started ${relative(p.startedAt, now)}` : ''}`);
   }
-  out.push(`RECENT DECISIONS (${s.decisions.length})`);
-  for (const d of s.decisions) out.push(`  ${d.at} ${d.object}: ${d.decision} — ${d.reason}${d.error ? ` [error: ${d.error}]` : ''}`);
+  out.push('', `RECENT DECISIONS (${s.decisions.length})`);
+  for (const d of s.decisions) out.push(`  ${at(d.at)} ${d.object}: ${d.decision} — ${d.reason}${d.error ? ` [error: ${d.error}]` : ''}`);
   return `${out.join('\n')}\n`;
 }

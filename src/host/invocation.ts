@@ -30,6 +30,7 @@ export function logHandlerFor(functionName: string, log: Log): LogHandler {
     const line = `${functionName}: ${args.map(String).join(' ')}`;
     if (level === 'error' || level === 'critical') log.error(line);
     else if (level === 'warning') log.warn(line);
+    else if (level === 'debug' || level === 'trace') log.debug?.(line);
     else log.info(line);
   };
 }

@@ -3,7 +3,7 @@
  * calling the very handlers the Functions host registers, from the same registration table
  * (src/handlers/registrations.ts), with the runtime its caller built. The timer runs on
  * DROVER_SCHEDULE; the queues are polled with host.json's settings; the status endpoint is
- * left out (`drover status` shows the same view).
+ * served on 127.0.0.1 (src/host/status-server.ts).
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -14,6 +14,7 @@ import { errorMessage } from '../log.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { readHostSettings, HOST_DEFAULTS, type QueueHostSettings } from './host-settings.js';
 import { runQueueWorker } from './queue-worker.js';
+import { startStatusServer } from './status-server.js';
 import { DEFAULT_SCHEDULE, checkSchedule, runTimer } from './timer.js';
 
 /** The nearest directory above this module with a host.json: found, not counted, since tsc and the CLI bundle put the module at different depths. */
@@ -32,10 +33,14 @@ export interface LocalHostOptions {
   schedule?: string;
   hostJsonFile?: string;
   runOnStartup?: boolean;
+  /** Port of the status page on 127.0.0.1 (default 7071, or any free one when taken; 0 any); false for none. */
+  statusPort?: number | false;
 }
 
 export interface LocalHost {
   settings: QueueHostSettings;
+  /** The status page, when served. */
+  statusUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -67,9 +72,16 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     }
   }).map((p) => p.catch((err: unknown) => log.error(`local host: ${errorMessage(err)}`)));
   log.info(`local host running: timer "${schedule}", queues ${rt.storage.names.queues.reconcile} and ${rt.storage.names.queues.probe} (batch ${settings.batchSize}, max dequeue ${settings.maxDequeueCount})`);
+  const http = registrations.find((r) => r.trigger === 'http');
+  const page =
+    options.statusPort === false || !http
+      ? undefined
+      : await startStatusServer({ handler: (request, context) => http.handler(rt, request, context), log, ...(options.statusPort === undefined ? {} : { port: options.statusPort }) });
   return {
     settings,
+    ...(page ? { statusUrl: page.url } : {}),
     async stop() {
+      await page?.close();
       ac.abort();
       rt.shutdown.abort(new Error('the local host is stopping'));
       await Promise.allSettled(running);

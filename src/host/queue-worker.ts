@@ -59,7 +59,7 @@ export async function deliver(opts: QueueWorkerOptions, msg: DequeuedMessageItem
     }, logHandlerFor(opts.functionName, log));
     await opts.handler(payload, context);
     await queue.deleteMessage(msg.messageId, msg.popReceipt);
-    log.info(`${opts.functionName}: executed message ${msg.messageId} (dequeue count ${msg.dequeueCount})`);
+    log.debug?.(`${opts.functionName}: executed message ${msg.messageId} (dequeue count ${msg.dequeueCount})`);
     return 'done';
   } catch (err) {
     if (msg.dequeueCount >= settings.maxDequeueCount) {

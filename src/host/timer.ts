@@ -39,7 +39,7 @@ export async function runTimer(options: {
       scheduleStatus: { last: new Date(last ?? due).toISOString(), next: new Date(next).toISOString(), lastUpdated: new Date(now).toISOString() },
     };
     try {
-      log.info(`${options.functionName}: executing${timer.isPastDue ? ' (past due)' : ''}`);
+      log.debug?.(`${options.functionName}: executing${timer.isPastDue ? ' (past due)' : ''}`);
       await options.handler(timer, newInvocationContext(options.functionName, {}, logHandlerFor(options.functionName, log)));
     } catch (err) {
       log.error(`${options.functionName} failed: ${errorMessage(err)}`);

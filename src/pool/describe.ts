@@ -13,7 +13,8 @@ export function describeOutcome(plan: PoolPlan, outcome: PoolOutcome): Decision 
   const retiredNow = new Set(outcome.retired);
   for (const r of plan.retire) if (retiredNow.has(r.id)) parts.push(r.why);
   if (plan.safety.kind === 'clear') parts.push('the views agree again: safety switch cleared');
-  parts.push(plan.decision.reason);
+  // While backing off no slot is offered: "no more capacity" would blame the scale set, and the backoff line says why.
+  if (!backedOff(plan)) parts.push(plan.decision.reason);
   if (outcome.adopted.length) parts.push(`adopted ${outcome.adopted.length} running VM(s)`);
   const raise = outcome.raise;
   if (raise.kind === 'raised') {
@@ -47,10 +48,15 @@ function verbOf(plan: PoolPlan, outcome: PoolOutcome): string {
     case 'atLimit':
       return 'at limit';
     case 'noCapacity':
-      return 'no capacity';
+      return backedOff(plan) ? 'backed off' : 'no capacity';
     default:
       return 'nothing to do';
   }
+}
+
+/** Nothing to bring up because creations back off after failed VMs (not because the scale set is full). */
+function backedOff(plan: PoolPlan): boolean {
+  return plan.decision.kind === 'noCapacity' && plan.lines.some((line) => line.startsWith('creations backed off'));
 }
 
 /** A dry run: the plan, printed. */

@@ -14,6 +14,12 @@ import { SCALE_SET_TARGET_MAX_VMS, scopedRuntime } from './scope.js';
 import { reconcileTarget } from './target.js';
 import { objectKey, type Decision, type ObjectOutcome, type ObjectRef, type ReconcileContext, type ReconcileRequest } from './types.js';
 
+/**
+ * Decisions that change nothing, repeated on every tick: logged at debug level, so that what a
+ * log shows by default is what changed. (The decision log keeps them all.)
+ */
+const ROUTINE = /^(steady at|unchanged|no metrics|at limit|activating|waiting to scale to zero|backed off|rate limited)\b/;
+
 export { LEASE_TTL_MS };
 
 export async function reconcileObject(
@@ -36,17 +42,26 @@ export async function reconcileObject(
     // message, or a batch of messages) must not share a lease.
     const holder = `${rt.holder}:${randomUUID().slice(0, 8)}`;
     // The lease's signal: aborted by the caller's (pass deadline, shutdown) or a lost lease.
-    const work = (lease: ReconcileContext['lease'], leaseSignal: AbortSignal) => {
+    const work = async (lease: ReconcileContext['lease'], leaseSignal: AbortSignal) => {
       const scoped = scopedRuntime(rt, { signal: leaseSignal, maxVms: pool ? pool.instanceLimit : SCALE_SET_TARGET_MAX_VMS });
       const ctx = { ...request, rt: scoped, ref, lease, log, signal: leaseSignal };
-      return pool ? reconcilePool(ctx, pool) : reconcileTarget(ctx, target!);
+      const { observed, ...decided } = pool ? await reconcilePool(ctx, pool) : await reconcileTarget(ctx, target!);
+      // Under a checked lease, so an older holder's row never lands after a newer one's; a
+      // history that cannot be written costs the timeline a point, not the decision.
+      if (observed && !request.dryRun) {
+        await lease
+          .check()
+          .then(() => rt.history.record(objectKey(ref), observed.fields, rt.clock.now()))
+          .catch((err: unknown) => log.warn(`${objectKey(ref)}: could not write its history: ${errorMessage(err)}`));
+      }
+      return decided;
     };
     // A dry run writes no table entity, a lease row included.
     const leased = request.dryRun
       ? { ran: true as const, value: await work({ check: () => Promise.resolve(), remainingMs: () => LEASE_TTL_MS }, signal ?? new AbortController().signal) }
       : await withLease(rt.leases, rt.clock, objectKey(ref), holder, LEASE_TTL_MS, (lease) => work(lease, lease.signal), { signal });
     if (!leased.ran) {
-      log.info(`${objectKey(ref)}: being reconciled by ${leased.heldBy} until ${new Date(leased.until).toISOString()}, skipping`);
+      log.debug?.(`${objectKey(ref)}: being reconciled by ${leased.heldBy} until ${new Date(leased.until).toISOString()}, skipping`);
       return { ref, status: 'busy', heldBy: leased.heldBy, until: leased.until };
     }
     decision = leased.value;
@@ -60,7 +75,10 @@ export async function reconcileObject(
   // Whatever the reconcile made of its calls failing, an abort from outside means unfinished.
   const aborted = signal?.aborted && (decision.error !== undefined || decision.decision === 'stopped') ? reasonOf(signal).message : undefined;
   if (aborted) decision = { decision: 'aborted', reason: `${aborted}; handed on to be finished later`, error: decision.error ?? aborted, transient: true };
-  log[decision.error ? 'error' : 'info'](`${objectKey(ref)}: ${decision.decision} — ${decision.reason}`);
+  const line = `${objectKey(ref)}: ${decision.decision} — ${decision.reason}`;
+  if (decision.error) log.error(line);
+  else if (ROUTINE.test(decision.decision)) log.debug?.(line);
+  else log.info(line);
   if (!request.dryRun) {
     await rt.decisions
       .record({ at: rt.clock.now(), object: objectKey(ref), ...decision })

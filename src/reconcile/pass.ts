@@ -116,13 +116,19 @@ export async function runPass(rt: Runtime, options: PassOptions): Promise<PassRe
   if (!options.dryRun && options.enqueue !== false) {
     for (const ref of left) {
       await rt.queues
-        .reconcile({ ...ref, reason: 'pass budget exhausted' })
+        .reconcile({ ...ref, reason: options.signal?.aborted ? 'the host stopped before finishing it' : 'pass budget exhausted' })
         .then(() => enqueued.push(ref))
         .catch((err: unknown) => log.error(`${objectKey(ref)}: could not enqueue after the pass ran out of time: ${errorMessage(err)}`));
     }
-    if (left.length) log.warn(`pass budget of ${formatDuration(budgetMs)} reached: ${enqueued.length} object(s) handed to the reconcile queue`);
+    if (left.length) {
+      log.warn(
+        options.signal?.aborted
+          ? `the host is stopping: ${enqueued.length} object(s) not finished were handed to the reconcile queue`
+          : `pass budget of ${formatDuration(budgetMs)} reached: ${enqueued.length} object(s) handed to the reconcile queue`,
+      );
+    }
   }
-  if (!options.dryRun) {
+  if (!options.dryRun && !options.signal?.aborted) {
     // Housekeeping that keeps the log and the re-enqueue markers bounded.
     await Promise.all([prunePending(rt.table('leases'), rt.clock.now()), rt.decisions.prune(rt.clock.now())]).catch((err: unknown) =>
       log.warn(`could not prune old decisions or re-enqueue markers: ${errorMessage(err)}`),
@@ -130,6 +136,6 @@ export async function runPass(rt: Runtime, options: PassOptions): Promise<PassRe
   }
   const done = report();
   const aborted = outcomes.filter((o) => o.status === 'aborted').length;
-  log.info(`pass finished: ${outcomes.length} reconciled, ${deferred.length} deferred, ${done.errors - aborted} failed, ${aborted} aborted`);
+  log.debug?.(`pass finished: ${outcomes.length} reconciled, ${deferred.length} deferred, ${done.errors - aborted} failed, ${aborted} aborted`);
   return done;
 }

@@ -18,6 +18,7 @@ import { tableRowWriter } from '../pool/row-writer.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { Decision, ReconcileContext } from './types.js';
 import { LEASE_TTL_MS } from './lease-ttl.js';
+import { poolFields } from '../state/history.js';
 
 /** How long a pass may wait for tokens of the pool's rate limits before leaving the rest to a later pass. */
 const MAX_LIMITER_WAIT_MS = 20_000;
@@ -89,7 +90,7 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
   if (passRead.kind === 'gated') return limited!;
   if (passRead.kind === 'unchanged') {
     // The same decision as the plan that was recorded: the decision log keeps one line for it.
-    log.info(`pool ${pool.name}: nothing written since the last plan, the scale set unchanged: not read again`);
+    log.debug?.(`pool ${pool.name}: nothing written since the last plan, the scale set unchanged: not read again`);
     return passRead.record.decision;
   }
   const { snapshot, cacheGeneration } = passRead;
@@ -125,9 +126,14 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
   };
   const outcome = await executePlan(plan, deps);
   const decision = describeOutcome(plan, outcome);
-  log.info(`pool ${pool.name}: ${decision.decision}`);
-  if (changesNothing(plan) && cacheGeneration !== undefined && !decision.error) await rememberWarm(machines, pool.name, snapshot, cacheGeneration, decision, rt.clock.now());
-  return decision;
+  log.debug?.(`pool ${pool.name}: ${decision.decision}`);
+  // For the history table, from what the pass read and did: no further read.
+  const capacity = outcome.raise.kind === 'raised' ? outcome.raise.to : (snapshot.scaleSet.capacity ?? undefined);
+  const inventory = snapshot.inventory.rows.length + outcome.adopted.length - outcome.retired.length;
+  const observed: Decision = { ...decision, observed: { kind: 'pool', fields: poolFields(snapshot.instances, inventory, capacity) } };
+  // A warm pass repeats it whole: what it observed is what this pass did, as nothing changed since.
+  if (changesNothing(plan) && cacheGeneration !== undefined && !decision.error) await rememberWarm(machines, pool.name, snapshot, cacheGeneration, observed, rt.clock.now());
+  return observed;
 }
 
 /** Records what a plan that changed nothing saw, so the next pass can skip reading it again. */

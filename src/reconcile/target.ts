@@ -20,7 +20,7 @@
 import type { TargetConfig } from '../config/schema.js';
 import { isTransient } from '../errors/transient.js';
 import { errorMessage } from '../log.js';
-import { collectLoad } from '../load/collect.js';
+import { collectLoad, type CollectedLoad } from '../load/collect.js';
 import { readSamples, writeSamples } from '../load/sample-store.js';
 import { queueClientFor } from '../load/queue-source.js';
 import { recordActivationLatency } from '../metrics/activation-latency.js';
@@ -31,9 +31,10 @@ import type { WakeOutcome } from '../scaler/decide/activation.js';
 import { targetSettings } from '../scaler/decide/decide-target.js';
 import type { FollowUp } from '../scaler/decide/follow-ups.js';
 import type { TargetRecord } from '../scaler/decide/target-record.js';
-import { runScaleStep, type TargetView } from '../scaler/shell/scale-step.js';
+import { requestedAfter, runScaleStep, type ScaleStepOutcome, type TargetView } from '../scaler/shell/scale-step.js';
 import { isTargetMissing, targetPortFor, type TargetPort } from '../scaler/shell/target-port.js';
 import { readTargetRecord, writeTargetRecord } from '../scaler/shell/target-store.js';
+import { minuteLoad, type TargetHistoryFields } from '../state/history.js';
 import type { Decision, ReconcileContext } from './types.js';
 
 /**
@@ -109,14 +110,31 @@ export async function reconcileTarget(ctx: ReconcileContext, target: TargetConfi
     },
   );
   if (step.write.kind === 'missing') return missing(ctx, target, port, step.write.error, revision);
-  if (!persist) return step.decision;
+  if (!persist) return withObservation(step.decision, view, step, load, now);
 
   await ctx.lease.check();
   await writeTargetRecord(table, target.name, revision, step.recordPatch);
   if (step.wake.kind === 'woke') await reportWake(ctx, target, port, step.wake);
   await enqueueFollowUps(ctx, target, step.followUps);
   if (step.offerAsyncProbe && !(await offerProbe(rt.stores.probe, target))) log.info(`target ${target.name}: async probe already in flight`);
-  return step.decision;
+  return withObservation(step.decision, view, step, load, now);
+}
+
+/**
+ * The decision with what the reconcile saw of a target it read, for the `history` table. A
+ * target planned from its stored record was not seen: its minute gets no point.
+ */
+function withObservation(decision: Decision, view: TargetView, step: ScaleStepOutcome, load: Pick<CollectedLoad, 'samples' | 'gauge'>, now: number): Decision {
+  if (view.kind !== 'read') return decision;
+  const load1m = minuteLoad(load.samples, load.gauge, now);
+  const fields: TargetHistoryFields = {
+    desired: step.desired.desired,
+    scale: requestedAfter(step.write, view.observed),
+    ready: step.got,
+    ...(load1m === undefined ? {} : { load: load1m }),
+    ...(step.wake.kind === 'woke' ? { activationMs: step.wake.latencyMs } : {}),
+  };
+  return { ...decision, observed: { kind: 'target', fields } };
 }
 
 /** The target as its record last left it: its own scale and ready replicas then. */

@@ -16,6 +16,7 @@ import { EntityTable } from '../state/entity-table.js';
 import { Leases } from '../state/leases.js';
 import { SharedLimiter } from '../state/limiter.js';
 import { DecisionLog } from '../state/decisions.js';
+import { HistoryStore } from '../state/history-store.js';
 import { createQueueSender, type QueueSender } from '../queue/sender.js';
 import type { TableClient } from '@azure/data-tables';
 import { buildStores, type Stores } from './stores.js';
@@ -29,6 +30,8 @@ export interface Runtime {
   readonly storage: Storage;
   readonly leases: Leases;
   readonly decisions: DecisionLog;
+  /** The per-minute time series of every pool and target (status page timelines). */
+  readonly history: HistoryStore;
   readonly queues: QueueSender;
   /** Who holds leases taken by this process (instance id and process id). */
   readonly holder: string;
@@ -118,6 +121,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     table,
     leases: new Leases(table('leases'), clock),
     decisions: new DecisionLog(table('decisions')),
+    history: new HistoryStore(table('history')),
     queues,
     stores: buildStores(table, queues, clock, config.targets),
     limiter: (name, rate) => new SharedLimiter(table('limiters'), clock, name, rate),

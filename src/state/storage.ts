@@ -26,6 +26,7 @@ export function storageNames(prefix: string) {
       leases: `${prefix}leases`,
       decisions: `${prefix}decisions`,
       samples: `${prefix}samples`,
+      history: `${prefix}history`,
     },
     queues: {
       reconcile: `${prefix}-reconcile`,

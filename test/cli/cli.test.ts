@@ -36,6 +36,8 @@ describe('drover CLI', () => {
     expect(status.decisions).toEqual([]);
     expect(status.pools[0]!.machines).toEqual([]);
     expect(world.arm.sim.counts.updateScaleSet).toBe(0);
+    expect(await (await createRuntime({ configFile: file })).history.read('pool/workers', Date.now())).toEqual([]);
+    expect((JSON.parse(r.stdout) as { startedAt: unknown }).startedAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
   });
 
   it('reconcile records its decisions, which status then shows', async () => {

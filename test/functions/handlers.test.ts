@@ -75,4 +75,26 @@ describe('the four functions, called through the registration table as both host
     expect(body.pools).toEqual([expect.objectContaining({ name: 'workers', scaleSet: expect.objectContaining({ resourceGroup: 'rg', name: 'vmss' }) })]);
     expect(body.decisions!.length).toBeGreaterThan(0);
   });
+
+  it('status answers a browser with the page, and JSON again with ?format=json', async () => {
+    const request = (query: string) =>
+      new azureFunctions.HttpRequest({ url: `http://localhost/api/status${query}`, method: 'GET', headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
+    const page = await status.handler(rt, request('?code=s3cret'), context('status'));
+    expect(page.status).toBe(200);
+    expect(new Headers(page.headers as Record<string, string>).get('content-type')).toBe('text/html; charset=utf-8');
+    const html = String(page.body);
+    expect(html).toMatch(/<section class="object pool" id="pool-workers"/);
+    expect(html).toMatch(/<section class="object target" id="target-web"/);
+    expect(html).toContain('"refresh":{"query":"code=s3cret","seconds":15}');
+    expect(html).toMatch(/<script nonce="[^"]+">\/\*! https:\/\/github.com\/leeoniya\/uPlot/);
+    const json = await status.handler(rt, request('?code=s3cret&format=json'), context('status'));
+    expect(Object.keys(json.jsonBody as object).sort()).toEqual(['decisions', 'pools', 'probes', 'targets']);
+  });
+
+  it('the timer pass leaves a history row per object, which the page draws', async () => {
+    const now = rt.clock.now();
+    const [pool, web] = await Promise.all([rt.history.read('pool/workers', now), rt.history.read('target/web', now)]);
+    expect(pool.at(-1)?.fields).toEqual(expect.objectContaining({ capacity: 1, inventory: 1 }));
+    expect(web.at(-1)?.fields).toEqual(expect.objectContaining({ desired: 3, scale: 3, load: 3 }));
+  });
 });

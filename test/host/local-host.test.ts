@@ -12,7 +12,7 @@ describe('local host', () => {
     delete process.env.DROVER_CONFIG;
     const rt = await createRuntime({ configFile: file });
     const lines: string[] = [];
-    const log = { info: (...a: unknown[]) => lines.push(a.join(' ')), warn: () => undefined, error: (...a: unknown[]) => lines.push(a.join(' ')) };
+    const log = { debug: (...a: unknown[]) => lines.push(a.join(' ')), info: (...a: unknown[]) => lines.push(a.join(' ')), warn: () => undefined, error: (...a: unknown[]) => lines.push(a.join(' ')) };
     const host = await startLocalHost({ rt, log, schedule: '* * * * * *' });
     try {
       await rt.queues.reconcile({ kind: 'pool', name: 'workers', reason: 'forced by test' });

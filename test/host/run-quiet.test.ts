@@ -12,7 +12,7 @@ it('drover run starts the local host without the "test mode" lines of @azure/fun
     const file = writeConfig({ storage: azuriteStorage() });
     let out = '';
     const io = { stdout: (s: string) => void (out += s), stderr: (s: string) => void (out += s), env: { DROVER_SCHEDULE: '* * * * * *' } };
-    const running = runCli(['--config', file, 'run'], io);
+    const running = runCli(['--config', file, 'run', '--verbose'], io);
     const deadline = Date.now() + 10_000;
     while (Date.now() < deadline && !printed.some((line) => /reconcileTimer: executing/.test(line))) await new Promise((r) => setTimeout(r, 50));
     process.emit('SIGINT');
@@ -21,6 +21,7 @@ it('drover run starts the local host without the "test mode" lines of @azure/fun
     expect(all).toMatch(/local host running/);
     expect(all).toMatch(/reconcileTimer: executing/);
     expect(all).not.toMatch(/test mode/);
+    expect(out).toMatch(/^status page: http:\/\/127\.0\.0\.1:\d+\/api\/status$/m);
   } finally {
     for (const spy of spies) spy.mockRestore();
   }

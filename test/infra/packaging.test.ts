@@ -84,10 +84,17 @@ describe('the deploy package', () => {
     const unexpected = filesUnder(deploy).filter(
       (f) =>
         !/^(package\.json|host\.json|drover\.config\.yaml|aks\.kubeconfig)$/.test(f) &&
-        !/^app\/(main|chunks\/[\w-]+)\.js(\.LEGAL\.txt)?$/.test(f),
+        !/^app\/(main|chunks\/[\w-]+)\.js(\.LEGAL\.txt)?$/.test(f) &&
+        !/^app\/assets\/uplot\/(uPlot\.iife\.min\.js|uPlot\.min\.css|LICENSE)$/.test(f),
     );
     expect(unexpected).toEqual([]);
     expect(filesUnder(deploy)).toEqual(expect.arrayContaining(['app/main.js', 'drover.config.yaml', 'aks.kubeconfig', 'host.json']));
+  });
+
+  it("ships uPlot's browser build and stylesheet where the bundled status page reads them", () => {
+    for (const file of ['uPlot.iife.min.js', 'uPlot.min.css']) {
+      expect(readFileSync(path.join(deploy, 'app', 'assets', 'uplot', file), 'utf8')).toBe(readFileSync(path.join(ROOT, 'node_modules', 'uplot', 'dist', file), 'utf8'));
+    }
   });
 
   it('has an ES module package.json whose main is the bundle, with nothing to install or run', () => {

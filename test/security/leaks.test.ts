@@ -55,14 +55,15 @@ async function runtimeFor(configFile: string): Promise<Runtime> {
   return rt;
 }
 
-const statusRequest = () => new azureFunctions.HttpRequest({ method: 'GET', url: 'http://localhost/api/status' });
+const statusRequest = (headers: Record<string, string> = {}) => new azureFunctions.HttpRequest({ method: 'GET', url: 'http://localhost/api/status', headers });
 
 /** What an operator or a function-key holder can read after a pass. */
 async function everythingVisible(rt: Runtime): Promise<string> {
   const decisions = await rt.decisions.recent(rt.clock.now());
   const targetRows = await rt.table('targets').list('web');
   const body = await status.handler(rt, statusRequest(), context('status'));
-  return [logs.join('\n'), JSON.stringify(decisions), JSON.stringify(targetRows.map((r) => r.props)), JSON.stringify(body.jsonBody)].join('\n');
+  const page = await status.handler(rt, statusRequest({ accept: 'text/html' }), context('status'));
+  return [logs.join('\n'), JSON.stringify(decisions), JSON.stringify(targetRows.map((r) => r.props)), JSON.stringify(body.jsonBody), String(page.body)].join('\n');
 }
 
 describe('a kubeconfig with a token on a broken line', () => {
@@ -190,6 +191,15 @@ describe('the status function when it cannot answer', () => {
     expect(logs.join('\n')).toContain(body.errorId);
     expect(logs.join('\n')).toContain('https://st.table.core.windows.net/droverleases?[redacted]');
     expectNoSecret(logs.join('\n'));
+  });
+
+  it('gives a browser a page with that id and no details', async () => {
+    logs.length = 0;
+    const res = await status.handler(broken, statusRequest({ accept: 'text/html' }), context('status'));
+    expect(res.status).toBe(500);
+    const html = String(res.body);
+    expect(html).not.toMatch(/st\.table|droverleases|AccountKey/);
+    expect(logs.join('\n')).toContain(/error id <code>([^<]+)<\/code>/.exec(html)![1]!);
   });
 });
 

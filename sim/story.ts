@@ -1,0 +1,111 @@
+/**
+ * The demo's story: what changed between two readings of the status view, one line per change
+ * (capacity raised, VMs failed or deleted, machines adopted, backed off, safety switch tripped or
+ * cleared, scaled, Active changed, woke from zero in N ms), then a one-line summary of each pool
+ * and target that changed. Pure: two status views and `now` in, lines out.
+ */
+import type { Status } from '../src/status/status.js';
+import type { PoolStatus } from '../src/status/pool-status.js';
+import type { TargetStatus } from '../src/status/target-status.js';
+
+/** `rg/vmss/3` for a scale set VM id (`azure:///subscriptions/…/virtualMachines/3`); other ids whole. */
+export function shortVmId(id: string): string {
+  const m = /\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Compute\/virtualMachineScaleSets\/([^/]+)\/virtualMachines\/([^/]+)$/i.exec(id);
+  return m ? `${m[1]}/${m[2]}/${m[3]}` : id;
+}
+
+/** `4m12s`, `38s`, `1h3m`: whole seconds, for people. */
+export function humanDuration(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const sec = s % 60;
+  if (h) return `${h}h${m ? `${m}m` : ''}`;
+  if (m) return `${m}m${sec ? `${sec}s` : ''}`;
+  return `${sec}s`;
+}
+
+export function poolSummary(p: PoolStatus, now: number): string {
+  if (p.cache === null) return `${p.name}: not read yet`;
+  const count = (state: string) => p.instances.filter((i) => i.state === state).length;
+  const parts = [`${count('Running')}/${p.scaleSet.capacity ?? '?'} running`];
+  if (count('Creating')) parts.push(`${count('Creating')} creating`);
+  if (count('Deleting')) parts.push(`${count('Deleting')} deleting`);
+  parts.push(`inventory ${p.machines.length}`);
+  if (p.backoffUntil) parts.push(`backed off ${humanDuration(Date.parse(p.backoffUntil) - now)} more`);
+  if (p.safetySwitch) parts.push('SAFETY SWITCH tripped');
+  return `${p.name}: ${parts.join(', ')}`;
+}
+
+export function targetSummary(t: TargetStatus): string {
+  if (t.requestedScale === null) return `${t.name}: not reconciled yet`;
+  const state = t.active === 'True' ? 'active' : t.active === 'False' ? 'inactive' : 'activating';
+  const desired = t.desiredScale === null ? '' : t.desiredScale < 0 ? ', no load sample yet' : `, desired ${t.desiredScale}`;
+  return `${t.name}: ${t.actualScale ?? '?'}/${t.requestedScale ?? '?'} ready, ${state}${t.reason ? ` (${t.reason})` : ''}${desired}`;
+}
+
+function poolChanges(before: PoolStatus | undefined, p: PoolStatus, now: number): string[] {
+  const out: string[] = [];
+  const was = before?.scaleSet.capacity ?? null;
+  const is = p.scaleSet.capacity;
+  if (was !== null && is !== null && was !== is) out.push(`capacity ${is > was ? 'raised' : 'lowered'} ${was} → ${is}`);
+  const old = new Map((before?.instances ?? []).map((i) => [i.id, i]));
+  for (const i of p.instances) {
+    const prev = old.get(i.id);
+    if (i.errorInfo && !prev?.errorInfo) out.push(`${shortVmId(i.id)} failed: ${i.errorInfo.errorClass} (${i.errorInfo.errorCode})`);
+    if (i.state === 'Deleting' && prev && prev.state !== 'Deleting') out.push(`deleting ${shortVmId(i.id)}`);
+  }
+  const now_ = new Set(p.instances.map((i) => i.id));
+  for (const id of old.keys()) if (!now_.has(id)) out.push(`deleted ${shortVmId(id)}`);
+  const owned = new Set((before?.machines ?? []).map((m) => m.providerId));
+  const adopted = before ? p.machines.filter((m) => !owned.has(m.providerId)) : [];
+  if (adopted.length) out.push(`adopted ${adopted.map((m) => shortVmId(m.providerId)).join(', ')} into the inventory`);
+  if (p.backoffUntil && !before?.backoffUntil) out.push(`backed off: no new capacity for ${humanDuration(Date.parse(p.backoffUntil) - now)}`);
+  if (!p.backoffUntil && before?.backoffUntil) out.push('back-off over');
+  if (p.safetySwitch && !before?.safetySwitch) {
+    const sides = [
+      ...p.safetySwitch.providerOnly.map((id) => `${shortVmId(id)} in the scale set only`),
+      ...p.safetySwitch.inventoryOnly.map((id) => `${shortVmId(id)} in the inventory only`),
+    ];
+    out.push(`SAFETY SWITCH tripped: ${sides.join(', ')}`);
+  }
+  if (!p.safetySwitch && before?.safetySwitch) out.push('safety switch cleared');
+  return out;
+}
+
+function targetChanges(before: TargetStatus | undefined, t: TargetStatus): string[] {
+  const out: string[] = [];
+  const was = before?.requestedScale ?? null;
+  if (was !== null && t.requestedScale !== null && was !== t.requestedScale) out.push(`scaled ${was} → ${t.requestedScale}`);
+  if (before && before.active !== t.active) {
+    out.push(t.active === 'True' ? 'active' : t.active === 'False' ? `inactive${t.reason ? ` (${t.reason})` : ''}` : 'activating');
+  }
+  // Ready replicas reaching the scale asked for is the end of a change: told once, when it happens.
+  if (before?.actualScale != null && t.actualScale !== null && t.actualScale > 0 && t.actualScale === t.requestedScale && before.actualScale !== t.actualScale) {
+    out.push(`all ${t.actualScale} replica(s) ready`);
+  }
+  if (t.lastActivation && t.lastActivation.at !== before?.lastActivation?.at) out.push(`woke from zero in ${t.lastActivation.latencyMs} ms`);
+  if (t.lastError && t.lastError !== before?.lastError) out.push(`error: ${t.lastError}`);
+  return out;
+}
+
+/**
+ * Lines for what changed from `before` to `after`: `name: what` per change, then the object's
+ * summary. With no `before` (the first reading), the summaries alone.
+ */
+export function storyLines(before: Status | undefined, after: Status, now: number): string[] {
+  const out: string[] = [];
+  for (const p of after.pools) {
+    const prev = before?.pools.find((x) => x.name === p.name);
+    const changes = poolChanges(prev, p, now);
+    for (const c of changes) out.push(`${p.name}: ${c}`);
+    if (changes.length || !before) out.push(`  = ${poolSummary(p, now)}`);
+  }
+  for (const t of after.targets) {
+    const prev = before?.targets.find((x) => x.name === t.name);
+    const changes = targetChanges(prev, t);
+    for (const c of changes) out.push(`${t.name}: ${c}`);
+    if (changes.length || !before) out.push(`  = ${targetSummary(t)}`);
+  }
+  return out;
+}

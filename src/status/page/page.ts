@@ -1,0 +1,116 @@
+/**
+ * The status page: one HTML document from the status view and the last hour of history, with
+ * uPlot and the page's script inlined (no CDN, nothing fetched by the browser). Pure: data in,
+ * string out; the handler does the reading.
+ */
+import type { HistoryRow } from '../../state/history.js';
+import type { Status } from '../status.js';
+import { CLIENT_SCRIPT } from './client-script.js';
+import { renderDecisions } from './decisions-section.js';
+import { esc, scriptJson } from './html.js';
+import { renderPool } from './pool-section.js';
+import { renderTarget } from './target-section.js';
+import { poolChart, targetChart } from './timeline.js';
+
+export interface PageOptions {
+  now: number;
+  /** The last hour's history rows by object key (`pool/workers`, `target/web`). */
+  history: ReadonlyMap<string, readonly HistoryRow[]>;
+  /** The query the page reloads with: the function key and the page's own settings. */
+  refresh: { query: string; seconds: number };
+  /** The decision log's object filter the page was opened with. */
+  object?: string;
+  /** uPlot's script and stylesheet; without them the page says the timelines are unavailable. */
+  uplot?: { js: string; css: string };
+  /** The CSP nonce the inline script and style elements carry. */
+  nonce: string;
+}
+
+/** Query parameters the page keeps when it reloads itself. */
+const KEPT = ['code', 'object', 'refresh'] as const;
+
+/** The query string of the page's reload: the function key it was opened with, its filter and refresh period. */
+export function refreshQuery(query: URLSearchParams): string {
+  const kept = new URLSearchParams();
+  for (const k of KEPT) {
+    const v = query.get(k);
+    if (v !== null && v !== '') kept.set(k, v);
+  }
+  return kept.toString();
+}
+
+export function renderStatusPage(status: Status, o: PageOptions): string {
+  const rowsOf = (object: string) => o.history.get(object) ?? [];
+  const pools = status.pools.map((p) => ({ p, chart: poolChart(p, rowsOf(`pool/${p.name}`), o.now) }));
+  const targets = status.targets.map((t) => ({ t, chart: targetChart(t, rowsOf(`target/${t.name}`), o.now) }));
+  const objects = [...status.pools.map((p) => `pool/${p.name}`), ...status.targets.map((t) => `target/${t.name}`)];
+  const data = { charts: [...pools.map((x) => x.chart), ...targets.map((x) => x.chart)], refresh: o.refresh };
+  const nonce = esc(o.nonce);
+  const generated = new Date(o.now).toISOString();
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Drover status</title>
+${o.uplot ? `<style nonce="${nonce}">${o.uplot.css.replace(/<\/style/gi, '<\\/style')}</style>` : ''}
+<style nonce="${nonce}">${STYLE}</style>
+</head>
+<body>
+<header><h1>Drover</h1><p>status at <time datetime="${generated}">${generated.slice(0, 19).replace('T', ' ')}Z</time>${o.refresh.seconds > 0 ? `, refreshed every ${o.refresh.seconds}s` : ''} · <a href="?${esc(jsonQuery(o.refresh.query))}">JSON</a></p></header>
+<main>
+<h2 class="group">pools (${status.pools.length})</h2>
+${pools.map((x) => renderPool(x.p, x.chart, o.now)).join('\n') || '<p>no pools configured</p>'}
+<h2 class="group">targets (${status.targets.length})</h2>
+${targets.map((x) => renderTarget(x.t, rowsOf(`target/${x.t.name}`), x.chart, o.now)).join('\n') || '<p>no targets configured</p>'}
+${probes(status)}
+${renderDecisions(status.decisions, objects, o.object, o.now)}
+</main>
+<script type="application/json" id="drover-data">${scriptJson(data)}</script>
+${o.uplot ? `<script nonce="${nonce}">${o.uplot.js.replace(/<\/script/gi, '<\\/script')}</script>` : ''}
+<script nonce="${nonce}">${CLIENT_SCRIPT}</script>
+</body>
+</html>
+`;
+}
+
+function jsonQuery(query: string): string {
+  const q = new URLSearchParams(query);
+  q.delete('refresh');
+  q.delete('object');
+  q.set('format', 'json');
+  return q.toString();
+}
+
+function probes(status: Status): string {
+  if (status.probes.length === 0) return '';
+  const rows = status.probes
+    .map((p) => `<tr><td>${esc(p.target)}</td><td>${p.inFlight ? 'in flight' : 'idle'}</td><td>${p.attempts}</td><td>${esc(p.lastResult ?? '')}</td></tr>`)
+    .join('\n');
+  return `<section class="probes"><h2>activator probes</h2><table><thead><tr><th>target</th><th>state</th><th>attempts</th><th>last result</th></tr></thead><tbody>
+${rows}
+</tbody></table></section>`;
+}
+
+const STYLE = `
+body { font: 14px/1.45 system-ui, sans-serif; margin: 0 auto; max-width: 1100px; padding: 0 16px 48px; color: #222; }
+header { display: flex; align-items: baseline; gap: 16px; border-bottom: 1px solid #ddd; }
+h1 { font-size: 20px; margin: 12px 0; }
+h2 { font-size: 16px; margin: 8px 0; }
+h2.group { margin-top: 24px; text-transform: uppercase; letter-spacing: .05em; color: #555; font-size: 13px; }
+h2 small { font-weight: normal; color: #666; }
+h3 { font-size: 13px; margin: 4px 0; }
+.object { border: 1px solid #ddd; border-radius: 6px; padding: 8px 12px; margin: 12px 0; }
+.summary .figure { display: inline-block; margin-right: 18px; font-weight: 600; }
+.alert { background: #fdecea; border: 1px solid #f5c2c0; padding: 8px; border-radius: 4px; }
+.warn { background: #fff4e5; padding: 4px 8px; border-radius: 4px; }
+.ok { color: #2a7a2a; }
+.sides { display: grid; grid-template-columns: 1fr 1fr; gap: 12px; }
+code { font-size: 12px; word-break: break-all; }
+table { border-collapse: collapse; width: 100%; font-size: 13px; }
+th, td { text-align: left; border-bottom: 1px solid #eee; padding: 3px 6px; vertical-align: top; }
+tr.error td { color: #a40000; }
+figure { margin: 8px 0; }
+figcaption { color: #555; font-size: 12px; }
+.condition-True { color: #2a7a2a; } .condition-False { color: #a45a00; } .condition-Unknown { color: #666; }
+`;

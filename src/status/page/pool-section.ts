@@ -1,0 +1,74 @@
+/**
+ * One pool on the status page: capacity and VMs by state, the inventory, the safety switch with
+ * the exact ids on each side, the backoff with its countdown, the cache's age, the timeline.
+ */
+import type { PoolStatus } from '../pool-status.js';
+import type { ChartSpec } from './timeline.js';
+import { poolNow } from './timeline.js';
+import { esc } from './html.js';
+import { clockTime, formatDuration, relative } from '../format.js';
+
+export function renderPool(pool: PoolStatus, chart: ChartSpec, now: number): string {
+  const n = poolNow(pool);
+  const counts = [
+    ['running', n.running],
+    ['creating', n.creating],
+    ['deleting', n.deleting],
+    ['unknown', n.unknown],
+    ['failed', n.failed],
+  ] as const;
+  return `<section class="object pool" id="${esc(`pool-${pool.name}`)}" data-object="${esc(`pool/${pool.name}`)}">
+<h2>pool ${esc(pool.name)} <small>scale set ${esc(pool.scaleSet.resourceGroup)}/${esc(pool.scaleSet.name)}${pool.scaleSet.orchestrationMode ? ` (${esc(pool.scaleSet.orchestrationMode)})` : ''}</small></h2>
+<p class="summary"><span class="figure" data-field="capacity">capacity ${pool.scaleSet.capacity ?? 'unknown'}</span>
+<span class="figure">VMs: ${counts.map(([k, v]) => `<span data-field="${k}">${v} ${k}</span>`).join(', ')}</span>
+<span class="figure" data-field="inventory">inventory ${pool.machines.length}</span></p>
+${safetySwitch(pool, now)}${backoff(pool, now)}${cache(pool, now)}
+<figure class="timeline"><figcaption>${esc(chart.title)}</figcaption><div class="chart" id="${esc(chart.id)}" data-history-points="${chart.historyPoints}"></div></figure>
+${instances(pool)}${inventory(pool)}
+</section>`;
+}
+
+function safetySwitch(pool: PoolStatus, now: number): string {
+  const s = pool.safetySwitch;
+  if (!s) return `<p class="ok" data-field="safety-switch">safety switch: clear (ARM and the inventory agree)</p>\n`;
+  const ids = (list: string[]) => (list.length ? `<ul>${list.map((id) => `<li><code>${esc(id)}</code></li>`).join('')}</ul>` : '<p>none</p>');
+  return `<div class="alert safety-switch" role="alert" data-field="safety-switch">
+<strong>Safety switch tripped</strong> since ${esc(clockTime(s.since, now))} (${esc(relative(s.since, now))}): the pool does nothing until ARM and the inventory agree (<code>drover machines forget</code> resolves a machine that is gone).
+<div class="sides"><div><h3>only in ARM (${s.providerOnly.length})</h3>${ids(s.providerOnly)}</div><div><h3>only in the inventory (${s.inventoryOnly.length})</h3>${ids(s.inventoryOnly)}</div></div>
+</div>\n`;
+}
+
+function backoff(pool: PoolStatus, now: number): string {
+  if (!pool.backoffUntil) return '';
+  const until = Date.parse(pool.backoffUntil);
+  return `<p class="warn" data-field="backoff">creations backed off until ${esc(clockTime(pool.backoffUntil, now))} after failed provisioning: <span class="countdown" data-until="${until}">${esc(formatDuration(until - now))} left</span></p>\n`;
+}
+
+function cache(pool: PoolStatus, now: number): string {
+  const c = pool.cache;
+  if (!c) return `<p data-field="cache">instance cache: not filled yet</p>\n`;
+  const age = c.lastRefresh ? `<span class="age" data-since="${Date.parse(c.lastRefresh)}">${esc(formatDuration(now - Date.parse(c.lastRefresh)))}</span> old` : 'never refreshed';
+  const next = c.nextRefresh ? `, next refresh ${esc(relative(c.nextRefresh, now))}` : '';
+  const extra = [c.lastError ? `last error: ${esc(c.lastError)}` : '', c.slowdown ? `slowed down: ${esc(c.slowdown)}` : ''].filter(Boolean).join('; ');
+  return `<p data-field="cache">instance cache ${age}${next}, ${c.size} VMs, ${c.refreshes} refreshes${extra ? `; ${extra}` : ''}</p>\n`;
+}
+
+function instances(pool: PoolStatus): string {
+  if (pool.instances.length === 0) return '';
+  const rows = pool.instances
+    .map((i) => `<tr><td><code>${esc(i.id)}</code></td><td>${esc(i.state ?? 'unknown')}</td><td>${esc(i.powerState ?? '')}</td><td>${i.errorInfo ? esc(`${i.errorInfo.errorClass} ${i.errorInfo.errorCode}: ${i.errorInfo.errorMessage}`) : ''}</td></tr>`)
+    .join('\n');
+  return `<details><summary>VMs (${pool.instances.length})</summary><table><thead><tr><th>id</th><th>state</th><th>power</th><th>error</th></tr></thead><tbody>
+${rows}
+</tbody></table></details>\n`;
+}
+
+function inventory(pool: PoolStatus): string {
+  if (pool.machines.length === 0) return '';
+  const rows = pool.machines
+    .map((m) => `<tr><td><code>${esc(m.providerId)}</code></td><td>${esc(m.providerStatus ?? '')}</td><td>${esc(m.address ?? '')}</td></tr>`)
+    .join('\n');
+  return `<details><summary>inventory (${pool.machines.length})</summary><table><thead><tr><th>provider id</th><th>status</th><th>address</th></tr></thead><tbody>
+${rows}
+</tbody></table></details>\n`;
+}

@@ -1,0 +1,37 @@
+/**
+ * One target on the status page: desired, scale and ready replicas now and as a timeline over
+ * the last hour, the Active condition, activation latencies (the last hour's and the last one).
+ */
+import type { HistoryRow } from '../../state/history.js';
+import type { TargetStatus } from '../target-status.js';
+import type { ChartSpec } from './timeline.js';
+import { esc } from './html.js';
+import { clockTime, relative } from '../format.js';
+
+export function renderTarget(target: TargetStatus, rows: readonly HistoryRow[], chart: ChartSpec, now: number): string {
+  const desired = target.desiredScale === -1 ? 'no sample yet' : (target.desiredScale ?? 'unknown');
+  return `<section class="object target" id="${esc(`target-${target.name}`)}" data-object="${esc(`target/${target.name}`)}">
+<h2>target ${esc(target.name)}</h2>
+<p class="summary"><span class="figure" data-field="desired">desired ${esc(desired)}</span>
+<span class="figure" data-field="scale">scale ${target.requestedScale ?? 'unknown'}</span>
+<span class="figure" data-field="ready">ready ${target.actualScale ?? 'unknown'}</span></p>
+${active(target, now)}${target.lastError ? `<p class="alert" data-field="error">last error: ${esc(target.lastError)}</p>\n` : ''}<figure class="timeline"><figcaption>${esc(chart.title)}</figcaption><div class="chart" id="${esc(chart.id)}" data-history-points="${chart.historyPoints}"></div></figure>
+${activations(target, rows, now)}</section>`;
+}
+
+function active(t: TargetStatus, now: number): string {
+  const since = t.activeSince ? ` since ${esc(clockTime(t.activeSince, now))} (${esc(relative(t.activeSince, now))})` : '';
+  const extras = [
+    t.wakingSince ? `waking since ${esc(clockTime(t.wakingSince, now))}` : '',
+    t.activatorSeenSince ? `activator in front since ${esc(clockTime(t.activatorSeenSince, now))}` : '',
+    t.panicSince ? `panicking since ${esc(clockTime(t.panicSince, now))}` : '',
+  ].filter(Boolean);
+  return `<p data-field="active">Active <strong class="condition condition-${esc(t.active)}">${esc(t.active)}</strong>${t.reason ? ` (${esc(t.reason)})` : ''}${since}${extras.length ? `; ${extras.join('; ')}` : ''}</p>\n`;
+}
+
+function activations(t: TargetStatus, rows: readonly HistoryRow[], now: number): string {
+  const wakes = rows.flatMap((r) => ('activationMs' in r.fields && r.fields.activationMs !== undefined ? [{ minute: r.minute, ms: r.fields.activationMs }] : []));
+  const last = t.lastActivation ? `last wake from zero: ${t.lastActivation.latencyMs} ms, ready at ${esc(clockTime(t.lastActivation.at, now))}` : 'no wake from zero recorded';
+  const list = wakes.length ? `<ul>${wakes.map((w) => `<li>${esc(w.minute)}: ${w.ms} ms</li>`).join('')}</ul>` : '';
+  return `<div data-field="activations"><p>activation latency: ${last}${wakes.length ? `; this hour (${wakes.length}):` : ''}</p>${list}</div>\n`;
+}

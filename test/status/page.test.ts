@@ -1,0 +1,177 @@
+import { describe, expect, it } from 'vitest';
+import { esc, scriptJson } from '../../src/status/page/html.js';
+import { formatDuration } from '../../src/status/format.js';
+import { refreshSeconds, statusFormat } from '../../src/status/page/negotiate.js';
+import { refreshQuery, renderStatusPage, type PageOptions } from '../../src/status/page/page.js';
+import { poolChart, targetChart } from '../../src/status/page/timeline.js';
+import { errorPage } from '../../src/status/page/status-page.js';
+import type { PoolStatus } from '../../src/status/pool-status.js';
+import type { TargetStatus } from '../../src/status/target-status.js';
+import type { Status } from '../../src/status/status.js';
+import type { HistoryRow } from '../../src/state/history.js';
+
+const NOW = Date.UTC(2026, 10, 30, 10, 30, 0);
+const iso = (ms: number) => new Date(ms).toISOString();
+const vm = (n: number) => `azure:///subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/virtualMachineScaleSets/vmss/virtualMachines/${n}`;
+
+function pool(overrides: Partial<PoolStatus> = {}): PoolStatus {
+  return {
+    name: 'workers',
+    scaleSet: { resourceGroup: 'rg', name: 'vmss', orchestrationMode: 'Uniform', capacity: 3 },
+    cache: { lastRefresh: iso(NOW - 38_000), nextRefresh: iso(NOW + 22_000), size: 3, refreshes: 4, lastError: null, slowdown: null },
+    instances: [
+      { id: vm(0), state: 'Running', powerState: 'PowerState/running', errorInfo: null },
+      { id: vm(1), state: 'Running', powerState: 'PowerState/running', errorInfo: null },
+      { id: vm(2), state: 'Creating', powerState: null, errorInfo: null },
+    ],
+    machines: [vm(0), vm(1)].map((providerId) => ({ providerId, providerStatus: 'Running', address: null, createdAt: null, updatedAt: null })),
+    safetySwitch: null,
+    counts: { healthy: 2, broken: 0, creating: 1, stopped: 0, deleting: 0, unmanaged: 1, missing: 0 },
+    backoffUntil: null,
+    ...overrides,
+  };
+}
+
+function target(overrides: Partial<TargetStatus> = {}): TargetStatus {
+  return {
+    name: 'web',
+    desiredScale: 3,
+    actualScale: 2,
+    active: 'True',
+    activeSince: iso(NOW - 600_000),
+    reason: null,
+    requestedScale: 3,
+    activatorSeenSince: null,
+    lastActivation: { at: iso(NOW - 120_000), latencyMs: 3017 },
+    wakingSince: null,
+    panicSince: null,
+    lastError: null,
+    ...overrides,
+  };
+}
+
+const status = (s: Partial<Status> = {}): Status => ({ pools: [pool()], targets: [target()], probes: [], decisions: [], ...s });
+const options = (o: Partial<PageOptions> = {}): PageOptions => ({ now: NOW, history: new Map(), refresh: { query: 'code=k', seconds: 15 }, nonce: 'n0nce', ...o });
+const row = (object: string, minutesAgo: number, fields: HistoryRow['fields']): HistoryRow => {
+  const at = Math.floor(NOW / 60_000) * 60_000 - minutesAgo * 60_000;
+  return { object, minute: `${iso(at).slice(0, 16)}Z`, at, fields };
+};
+
+describe('choosing HTML or JSON', () => {
+  it.each([
+    { name: 'a browser gets the page', accept: 'text/html,application/xhtml+xml,*/*;q=0.8', format: null, want: 'html' },
+    { name: 'curl gets JSON', accept: '*/*', format: null, want: 'json' },
+    { name: 'no Accept header gets JSON', accept: null, format: null, want: 'json' },
+    { name: '?format=json forces JSON for a browser', accept: 'text/html', format: 'json', want: 'json' },
+    { name: '?format=html forces the page', accept: 'application/json', format: 'html', want: 'html' },
+  ])('$name', ({ accept, format, want }) => {
+    expect(statusFormat(accept, format)).toBe(want);
+  });
+
+  it("reloads with the function key, filter and period it was opened with, and nothing else", () => {
+    expect(refreshQuery(new URLSearchParams('code=abc%2B%3D&format=html&object=pool%2Fworkers&decisions=9&refresh=5'))).toBe('code=abc%2B%3D&object=pool%2Fworkers&refresh=5');
+    expect(refreshQuery(new URLSearchParams(''))).toBe('');
+    expect([refreshSeconds(null), refreshSeconds('0'), refreshSeconds('1'), refreshSeconds('30'), refreshSeconds('x')]).toEqual([15, 0, 2, 30, 15]);
+  });
+});
+
+describe('the status page', () => {
+  it('escapes everything that comes from state, in text and in the script data', () => {
+    const evil = '<img src=x onerror=alert(1)>';
+    const html = renderStatusPage(
+      status({ pools: [pool({ name: evil })], decisions: [{ at: iso(NOW), object: `pool/${evil}`, decision: '</script><script>alert(2)</script>', reason: `"'&` }] }),
+      options(),
+    );
+    expect(html).not.toContain('<img');
+    expect(html).not.toContain('<script>alert(2)');
+    expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    expect(html).toContain('&quot;&#39;&amp;');
+    expect(esc('a<b')).toBe('a&lt;b');
+    expect(scriptJson({ x: '</script>\u2028' })).toBe('{"x":"\\u003c/script\\u003e\\u2028"}');
+    expect(JSON.parse(scriptJson({ x: '</script>&' }))).toEqual({ x: '</script>&' });
+  });
+
+  it('shows a tripped safety switch with the exact ids on each side', () => {
+    const html = renderStatusPage(status({ pools: [pool({ safetySwitch: { providerOnly: [vm(7)], inventoryOnly: [vm(8), vm(9)], since: iso(NOW - 90_000) } })] }), options());
+    expect(html).toMatch(/Safety switch tripped<\/strong> since 10:28:30Z \(1m30s ago\)/);
+    const sides = html.slice(html.indexOf('only in ARM'));
+    expect(sides).toMatch(new RegExp(`only in ARM \\(1\\)</h3><ul><li><code>${escapeRe(vm(7))}</code>`));
+    expect(sides).toMatch(new RegExp(`only in the inventory \\(2\\)</h3><ul><li><code>${escapeRe(vm(8))}</code></li><li><code>${escapeRe(vm(9))}</code>`));
+    expect(renderStatusPage(status(), options())).toContain('safety switch: clear');
+  });
+
+  it('shows capacity, VMs by state, the inventory, the backoff countdown and the cache age', () => {
+    const html = renderStatusPage(status({ pools: [pool({ backoffUntil: iso(NOW + 252_000) })] }), options());
+    expect(html).toContain('capacity 3');
+    expect(html).toContain('<span data-field="running">2 running</span>, <span data-field="creating">1 creating</span>');
+    expect(html).toContain('inventory 2');
+    expect(html).toContain(`<span class="countdown" data-until="${NOW + 252_000}">4m12s left</span>`);
+    expect(html).toMatch(/instance cache <span class="age" data-since="\d+">38s<\/span> old, next refresh in 22s/);
+  });
+
+  it('shows the Active condition and the activation latencies of the hour', () => {
+    const history = new Map([['target/web', [row('target/web', 5, { desired: 3, scale: 3, ready: 3, activationMs: 2500 })]]]);
+    const html = renderStatusPage(status({ targets: [target({ active: 'False', reason: 'NoTraffic' })] }), options({ history }));
+    expect(html).toMatch(/Active <strong class="condition condition-False">False<\/strong> \(NoTraffic\) since 10:20:00Z/);
+    expect(html).toContain('last wake from zero: 3017 ms');
+    expect(html).toMatch(/this hour \(1\):<\/p><ul><li>2026-11-30T10:25Z: 2500 ms<\/li>/);
+  });
+
+  it('marks every decision with its object and hides the others when opened with a filter', () => {
+    const decisions = [
+      { at: iso(NOW), object: 'pool/workers', decision: 'brought up 2', reason: 'r' },
+      { at: iso(NOW - 1000), object: 'target/web', decision: 'scaled 1 → 3', reason: 'r' },
+    ];
+    const html = renderStatusPage(status({ decisions }), options({ object: 'target/web' }));
+    expect(html).toMatch(/<tr data-object="pool\/workers" hidden>/);
+    expect(html).toMatch(/<tr data-object="target\/web">/);
+    expect(html).toMatch(/<option value="target\/web" selected>/);
+  });
+
+  it('inlines uPlot and the data, so the browser fetches nothing', () => {
+    const html = renderStatusPage(status(), options({ uplot: { js: 'var uPlot = 1; "</script>"', css: '.u{}' } }));
+    expect(html).toContain('<script nonce="n0nce">var uPlot = 1; "<\\/script>"</script>');
+    expect(html).toContain('<style nonce="n0nce">.u{}</style>');
+    expect(html).not.toMatch(/<script[^>]+src=|<link /);
+    const data = JSON.parse(/<script type="application\/json" id="drover-data">(.*?)<\/script>/s.exec(html)![1]!) as { refresh: unknown; charts: { id: string }[] };
+    expect(data.refresh).toEqual({ query: 'code=k', seconds: 15 });
+    expect(data.charts.map((c) => c.id)).toEqual(['chart-pool_2fworkers', 'chart-target_2fweb']);
+  });
+});
+
+describe('timelines', () => {
+  it('draws the hour of history and closes the line with the state now; desired -1 is a gap', () => {
+    const rows = [row('target/web', 30, { desired: -1, scale: 1, ready: 1 }), row('target/web', 10, { desired: 3, scale: 3, ready: 1, load: 25 })];
+    const chart = targetChart(target(), rows, NOW);
+    expect(chart.historyPoints).toBe(2);
+    expect(chart.series.map((s) => s.label)).toEqual(['load', 'ready', 'scale', 'desired']);
+    expect(chart.data).toEqual([
+      [rows[0]!.at / 1000, rows[1]!.at / 1000, NOW / 1000],
+      [null, 25, 25],
+      [1, 1, 2],
+      [1, 3, 3],
+      [null, 3, 3],
+    ]);
+  });
+
+  it("counts a pool's VMs by state at each point", () => {
+    const chart = poolChart(pool(), [row('pool/workers', 3, { capacity: 2, running: 2, creating: 0, deleting: 0, unknown: 0, failed: 0, inventory: 2 })], NOW);
+    expect(chart.series.map((s) => s.label)).toEqual(['running', 'creating', 'deleting', 'failed', 'inventory', 'capacity']);
+    expect(chart.data.slice(1).map((s) => s.at(-1))).toEqual([2, 1, 0, 0, 2, 3]);
+    expect(chart.data.slice(1).map((s) => s[0])).toEqual([2, 0, 0, 0, 2, 2]);
+  });
+
+  it('formats durations as an operator reads them', () => {
+    expect([0, 999, 38_000, 252_000, 3_600_000 + 300_000, 2 * 86_400_000 + 3_600_000].map(formatDuration)).toEqual(['0s', '0s', '38s', '4m12s', '1h05m', '2d01h']);
+  });
+});
+
+function escapeRe(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+}
+
+describe('the error page', () => {
+  it('gives the id under which the log has the details, and nothing more', () => {
+    expect(errorPage('<id>')).toContain('the function app log has the details under the error id <code>&lt;id&gt;</code>');
+  });
+});
