@@ -141,6 +141,11 @@ export class ScaleSetCache {
     await this.deps.table.replaceIf(meta, { ...meta.props, scaleSet: JSON.stringify(scaleSet), scaleSetReadAt: readAt });
   }
 
+  /** Drops the stored scale set read (after Drover wrote the scale set: its capacity and ETag moved on). */
+  async forgetScaleSet(): Promise<void> {
+    await this.deps.table.update<MetaProps>(this.options.key, META, (row) => (row ? { ...row.props, scaleSet: undefined, scaleSetReadAt: undefined } : undefined));
+  }
+
   /**
    * `validate` that writes nothing (a dry run): a due refresh lists ARM into memory only, as a
    * throwaway cache would, and the stored rows stay as they are.

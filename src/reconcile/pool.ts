@@ -125,6 +125,8 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
     now: () => rt.clock.now(),
   };
   const outcome = await executePlan(plan, deps);
+  // Our own capacity write or delete moved the scale set on: the next pass reads it from ARM.
+  if (outcome.raise.kind === 'raised' || outcome.deleted.length > 0) await cache.forgetScaleSet();
   const decision = describeOutcome(plan, outcome);
   log.debug?.(`pool ${pool.name}: ${decision.decision}`);
   // For the history table, from what the pass read and did: no further read.
