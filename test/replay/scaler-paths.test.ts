@@ -12,6 +12,21 @@ function rows(seconds: number, load: (s: number) => number): TraceRow[] {
   return Array.from({ length: seconds + 1 }, (_, s) => ({ at: s * 1000, target: undefined, load: load(s), line: s + 2 }));
 }
 
+/** One Deployment `web` behind an activator that never answers; `target` adds its load source and the rest. */
+function deploymentConfig(target: Record<string, unknown>) {
+  return parseConfig({
+    kubernetes: {},
+    targets: [
+      {
+        name: 'web',
+        scaleTargetRef: { kind: 'Deployment', name: 'web' },
+        activator: { probeUrl: 'http://127.0.0.1:1/healthz' },
+        ...target,
+      },
+    ],
+  });
+}
+
 describe('replay through the scaler', () => {
   it('a scale set target writes its capacity at most 4 times in any minute, however the load jumps', async () => {
     const config = parseConfig({
@@ -39,18 +54,7 @@ describe('replay through the scaler', () => {
   });
 
   it('replicas that never get ready and the load gone: back to zero only when the activation timeout has passed, no latency measured', async () => {
-    const config = parseConfig({
-      kubernetes: {},
-      targets: [
-        {
-          name: 'web',
-          scaleTargetRef: { kind: 'Deployment', name: 'web' },
-          activator: { probeUrl: 'http://127.0.0.1:1/healthz' },
-          activationTimeout: '60s',
-          load: { source: 'push', targetPerReplica: 10 },
-        },
-      ],
-    });
+    const config = deploymentConfig({ activationTimeout: '60s', load: { source: 'push', targetPerReplica: 10 } });
     // Load for 10 s, then none: the target, still activating, may only go back to zero once the timeout has passed.
     const [web] = await replayTrace(config, rows(100, (s) => (s < 10 ? 25 : 0)), { readyDelayMs: 3_600_000, schedule });
     const scales = [...web!.timeline.rows()].map((r) => [r.at, r.scale]);
@@ -62,17 +66,7 @@ describe('replay through the scaler', () => {
   });
 
   it('an http source is read at the reconcile instants only: the timer sees the last row at or before it', async () => {
-    const config = parseConfig({
-      kubernetes: {},
-      targets: [
-        {
-          name: 'web',
-          scaleTargetRef: { kind: 'Deployment', name: 'web' },
-          activator: { probeUrl: 'http://127.0.0.1:1/healthz' },
-          load: { source: 'http', url: 'http://127.0.0.1:1/load', targetPerReplica: 10 },
-        },
-      ],
-    });
+    const config = deploymentConfig({ load: { source: 'http', url: 'http://127.0.0.1:1/load', targetPerReplica: 10 } });
     const trace: TraceRow[] = [
       { at: 0, target: undefined, load: 0, line: 2 },
       { at: 30_000, target: undefined, load: 45, line: 3 },
