@@ -7,23 +7,8 @@
 import type { Status } from '../src/status/status.js';
 import type { PoolStatus } from '../src/status/pool-status.js';
 import type { TargetStatus } from '../src/status/target-status.js';
-
-/** `rg/vmss/3` for a scale set VM id (`azure:///subscriptions/…/virtualMachines/3`); other ids whole. */
-export function shortVmId(id: string): string {
-  const m = /\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Compute\/virtualMachineScaleSets\/([^/]+)\/virtualMachines\/([^/]+)$/i.exec(id);
-  return m ? `${m[1]}/${m[2]}/${m[3]}` : id;
-}
-
-/** `4m12s`, `38s`, `1h3m`: whole seconds, for people. */
-export function humanDuration(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
-  const h = Math.floor(s / 3600);
-  const m = Math.floor((s % 3600) / 60);
-  const sec = s % 60;
-  if (h) return `${h}h${m ? `${m}m` : ''}`;
-  if (m) return `${m}m${sec ? `${sec}s` : ''}`;
-  return `${sec}s`;
-}
+import { shortId } from '../src/cli/render.js';
+import { formatDuration } from '../src/status/format.js';
 
 export function poolSummary(p: PoolStatus, now: number): string {
   if (p.cache === null) return `${p.name}: not read yet`;
@@ -32,7 +17,7 @@ export function poolSummary(p: PoolStatus, now: number): string {
   if (count('Creating')) parts.push(`${count('Creating')} creating`);
   if (count('Deleting')) parts.push(`${count('Deleting')} deleting`);
   parts.push(`inventory ${p.machines.length}`);
-  if (p.backoffUntil) parts.push(`backed off ${humanDuration(Date.parse(p.backoffUntil) - now)} more`);
+  if (p.backoffUntil) parts.push(`backed off ${formatDuration(Date.parse(p.backoffUntil) - now)} more`);
   if (p.safetySwitch) parts.push('SAFETY SWITCH tripped');
   return `${p.name}: ${parts.join(', ')}`;
 }
@@ -52,20 +37,20 @@ function poolChanges(before: PoolStatus | undefined, p: PoolStatus, now: number)
   const old = new Map((before?.instances ?? []).map((i) => [i.id, i]));
   for (const i of p.instances) {
     const prev = old.get(i.id);
-    if (i.errorInfo && !prev?.errorInfo) out.push(`${shortVmId(i.id)} failed: ${i.errorInfo.errorClass} (${i.errorInfo.errorCode})`);
-    if (i.state === 'Deleting' && prev && prev.state !== 'Deleting') out.push(`deleting ${shortVmId(i.id)}`);
+    if (i.errorInfo && !prev?.errorInfo) out.push(`${shortId(i.id)} failed: ${i.errorInfo.errorClass} (${i.errorInfo.errorCode})`);
+    if (i.state === 'Deleting' && prev && prev.state !== 'Deleting') out.push(`deleting ${shortId(i.id)}`);
   }
   const now_ = new Set(p.instances.map((i) => i.id));
-  for (const id of old.keys()) if (!now_.has(id)) out.push(`deleted ${shortVmId(id)}`);
+  for (const id of old.keys()) if (!now_.has(id)) out.push(`deleted ${shortId(id)}`);
   const owned = new Set((before?.machines ?? []).map((m) => m.providerId));
   const adopted = before ? p.machines.filter((m) => !owned.has(m.providerId)) : [];
-  if (adopted.length) out.push(`adopted ${adopted.map((m) => shortVmId(m.providerId)).join(', ')} into the inventory`);
-  if (p.backoffUntil && !before?.backoffUntil) out.push(`backed off: no new capacity for ${humanDuration(Date.parse(p.backoffUntil) - now)}`);
+  if (adopted.length) out.push(`adopted ${adopted.map((m) => shortId(m.providerId)).join(', ')} into the inventory`);
+  if (p.backoffUntil && !before?.backoffUntil) out.push(`backed off: no new capacity for ${formatDuration(Date.parse(p.backoffUntil) - now)}`);
   if (!p.backoffUntil && before?.backoffUntil) out.push('back-off over');
   if (p.safetySwitch && !before?.safetySwitch) {
     const sides = [
-      ...p.safetySwitch.providerOnly.map((id) => `${shortVmId(id)} in the scale set only`),
-      ...p.safetySwitch.inventoryOnly.map((id) => `${shortVmId(id)} in the inventory only`),
+      ...p.safetySwitch.providerOnly.map((id) => `${shortId(id)} in the scale set only`),
+      ...p.safetySwitch.inventoryOnly.map((id) => `${shortId(id)} in the inventory only`),
     ];
     out.push(`SAFETY SWITCH tripped: ${sides.join(', ')}`);
   }
