@@ -25,19 +25,6 @@ export class AbortedError extends Error {
   }
 }
 
-export function isTimeoutError(err: unknown): err is TimeoutError {
-  return err instanceof TimeoutError;
-}
-
-export function isAbortedError(err: unknown): err is AbortedError {
-  return err instanceof AbortedError;
-}
-
-/** Timeouts and aborts pass by themselves: a later reconcile tries again. */
-export function isDeadlineError(err: unknown): err is TimeoutError | AbortedError {
-  return isTimeoutError(err) || isAbortedError(err);
-}
-
 /** The reason `signal` aborted, as an Error (AbortSignal.timeout's DOMException included). */
 export function reasonOf(signal: AbortSignal): Error {
   const reason: unknown = signal.reason;

@@ -101,10 +101,11 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
   const deps: PoolPassDeps = {
     rows: tableRowWriter(machines, pool.name),
     arm: {
-      setCapacity: (capacity, etag) => api.setCapacity(resourceGroup, name, capacity, etag, { abortSignal: signal }),
+      // `api` is the object's scoped one (reconcile/scope.ts): its calls already carry the object's signal.
+      setCapacity: (capacity, etag) => api.setCapacity(resourceGroup, name, capacity, etag),
       // Flexible scale sets take VM names, Uniform ones instance ids.
       deleteInstances: (doomed) =>
-        api.deleteInstances(resourceGroup, name, doomed.map((d) => (flexible ? d.name : instanceIdFromProviderId(d.id))), { abortSignal: signal }),
+        api.deleteInstances(resourceGroup, name, doomed.map((d) => (flexible ? d.name : instanceIdFromProviderId(d.id)))),
     },
     cache: {
       relist: async (capacity) => {

@@ -25,9 +25,13 @@ export function scopedRuntime(rt: Runtime, scope: ObjectScope): Runtime {
   };
 }
 
+/** The caller's own signal (if any) and the object's, whichever aborts first. */
+function joined(own: AbortSignal | undefined, signal: AbortSignal): AbortSignal {
+  return own ? AbortSignal.any([own, signal]) : signal;
+}
+
 function withSignal(options: CallOptions | undefined, signal: AbortSignal): CallOptions {
-  const own = options?.abortSignal;
-  return { ...options, abortSignal: own ? AbortSignal.any([own, signal]) : signal };
+  return { ...options, abortSignal: joined(options?.abortSignal, signal) };
 }
 
 export function scopedScaleSetApi(api: ScaleSetApi, scope: ObjectScope): ScaleSetApi {
@@ -41,8 +45,8 @@ export function scopedScaleSetApi(api: ScaleSetApi, scope: ObjectScope): ScaleSe
 
 export function scopedScaleTargets(api: ScaleTargetApi, signal: AbortSignal): ScaleTargetApi {
   return {
-    readScale: (ref, options) => api.readScale(ref, { signal: options?.signal ? AbortSignal.any([options.signal, signal]) : signal }),
+    readScale: (ref, options) => api.readScale(ref, { signal: joined(options?.signal, signal) }),
     patchScale: (ref, replicas, precondition, options) =>
-      api.patchScale(ref, replicas, precondition, { signal: options?.signal ? AbortSignal.any([options.signal, signal]) : signal }),
+      api.patchScale(ref, replicas, precondition, { signal: joined(options?.signal, signal) }),
   };
 }

@@ -4,15 +4,12 @@ import { describe, expect, it } from 'vitest';
 import type { LoadWindow } from '../../src/load/decider.js';
 import { markActive } from '../../src/scaler/decide/conditions.js';
 import { parseConfig } from '../../src/config/load.js';
-import { decideTarget, targetSettings, type TargetSettings } from '../../src/scaler/decide/decide-target.js';
+import { decideTarget, targetSettings } from '../../src/scaler/decide/decide-target.js';
 import { conditionFields, type TargetRecord } from '../../src/scaler/decide/target-record.js';
+import { settingsOver } from './support.js';
 
 const T0 = Date.UTC(2026, 10, 30, 10, 0, 0);
-const settings: TargetSettings = {
-  bounds: { minScale: 1, maxScale: 0 },
-  scaleToZero: { enableScaleToZero: true, stableWindowMs: 60_000, gracePeriodMs: 30_000 },
-  desired: { targetPerReplica: 10, stableWindowMs: 60_000, maxScaleUpRate: 1000, maxScaleDownRate: 2, panic: { enabled: false, windowMs: 6_000, thresholdPercent: 200 } },
-};
+const settings = settingsOver(60_000);
 
 /** A window over pushed values, averaged like the stored one, that a ring buffer could stand in for. */
 function windowOf(points: [at: number, value: number][]): LoadWindow {

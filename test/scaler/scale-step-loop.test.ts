@@ -2,16 +2,12 @@
 // the record carried from step to step with applyRecordPatch.
 import { describe, expect, it } from 'vitest';
 import type { LoadWindow } from '../../src/load/decider.js';
-import type { TargetSettings } from '../../src/scaler/decide/decide-target.js';
 import { applyRecordPatch, type TargetRecord } from '../../src/scaler/decide/target-record.js';
 import { runScaleStep } from '../../src/scaler/shell/scale-step.js';
+import { settingsOver } from './support.js';
 
 const T0 = Date.UTC(2026, 10, 30, 10, 0, 0);
-const settings: TargetSettings = {
-  bounds: { minScale: 1, maxScale: 0 },
-  scaleToZero: { enableScaleToZero: true, stableWindowMs: 20_000, gracePeriodMs: 10_000 },
-  desired: { targetPerReplica: 10, stableWindowMs: 20_000, maxScaleUpRate: 1000, maxScaleDownRate: 2, panic: { enabled: false, windowMs: 2_000, thresholdPercent: 200 } },
-};
+const settings = settingsOver(20_000);
 
 /** A gauge: the last value pushed at or before `now` holds. */
 function gauge(pushes: [at: number, value: number][]): LoadWindow {

@@ -26,19 +26,24 @@ const web = { kind: 'target', name: 'web' } as const;
 /** The configuration's default scaleToZero.stableWindow, over which load is averaged. */
 const STABLE_WINDOW_MS = 60_000;
 
+/** The simulator with the `web` Deployment at `replicas`, a client for it, a virtual clock and a config whose one push target is `web`. */
+async function startWeb(replicas: number, targetPerReplica: number) {
+  const sim = await startKubernetesSim();
+  kube = sim;
+  sim.add(WEB, { replicas });
+  const kc = new KubeConfig();
+  kc.loadFromOptions(sim.kubeconfigOptions());
+  const configFile = writeConfig({
+    storage: azuriteStorage(),
+    kubernetes: { kubeconfig: '/nonexistent' },
+    targets: [{ name: 'web', scaleTargetRef: { kind: 'Deployment', name: 'web' }, minScale: 1, load: { source: 'push', targetPerReplica } }],
+  });
+  return { kube: sim, real: new KubernetesScaleTargets(kc), clock: new ManualClock(Date.now()), configFile };
+}
+
 describe('two holders of one target', () => {
   it('the second holder’s scale stands; the stale holder’s patch is refused and it writes nothing', async () => {
-    kube = await startKubernetesSim();
-    kube.add(WEB, { replicas: 8 });
-    const kc = new KubeConfig();
-    kc.loadFromOptions(kube.kubeconfigOptions());
-    const real = new KubernetesScaleTargets(kc);
-    const clock = new ManualClock(Date.now());
-    const configFile = writeConfig({
-      storage: azuriteStorage(),
-      kubernetes: { kubeconfig: '/nonexistent' },
-      targets: [{ name: 'web', scaleTargetRef: { kind: 'Deployment', name: 'web' }, minScale: 1, load: { source: 'push', targetPerReplica: 10 } }],
-    });
+    const { kube, real, clock, configFile } = await startWeb(8, 10);
 
     // The first holder's patch is held back until the second holder has done its whole reconcile.
     let second: (() => Promise<void>) | undefined;
@@ -80,17 +85,7 @@ describe('two holders of one target', () => {
   });
 
   it('a reconcile never writes the row over a revision it did not read', async () => {
-    kube = await startKubernetesSim();
-    kube.add(WEB, { replicas: 2 });
-    const kc = new KubeConfig();
-    kc.loadFromOptions(kube.kubeconfigOptions());
-    const real = new KubernetesScaleTargets(kc);
-    const clock = new ManualClock(Date.now());
-    const configFile = writeConfig({
-      storage: azuriteStorage(),
-      kubernetes: { kubeconfig: '/nonexistent' },
-      targets: [{ name: 'web', scaleTargetRef: { kind: 'Deployment', name: 'web' }, minScale: 1, load: { source: 'push', targetPerReplica: 1 } }],
-    });
+    const { real, clock, configFile } = await startWeb(2, 1);
     // While the first reconcile reads the target, another one writes the row (and bypasses the lease, as a stale holder would).
     let interloper: (() => Promise<void>) | undefined;
     const sneaky: ScaleTargetApi = {

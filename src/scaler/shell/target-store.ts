@@ -27,10 +27,6 @@ export class TargetRecordChangedError extends Error {
   }
 }
 
-export function isTargetRecordChanged(error: unknown): error is TargetRecordChangedError {
-  return error instanceof TargetRecordChangedError;
-}
-
 export async function readTargetRecord(table: EntityTable, target: string): Promise<TargetRecord | undefined> {
   return (await table.get<TargetRecord>(target, ROW))?.props;
 }
