@@ -15,10 +15,10 @@ const SECRET_YAML_FIELD = /\b(token|client-key-data|client-certificate-data|pass
 // eslint-disable-next-line no-control-regex -- the point is to find control characters
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
 
-export const REDACTED = '[redacted]';
+const REDACTED = '[redacted]';
 
 /** A URL without its query string, fragment and userinfo; the path stays (it names the resource). */
-export function redactUrl(url: string): string {
+function redactUrl(url: string): string {
   return url.replace(URL_IN_TEXT, (found) => {
     const cut = found.search(/[?#]/);
     const base = cut === -1 ? found : found.slice(0, cut);
@@ -28,7 +28,7 @@ export function redactUrl(url: string): string {
 }
 
 /** Control characters as `\u00XX`, so one value stays on one line. */
-export function escapeControl(text: string): string {
+function escapeControl(text: string): string {
   return text.replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
