@@ -22,6 +22,7 @@ import { runPass } from '../src/reconcile/pass.js';
 import { createRuntime } from '../src/runtime/runtime.js';
 import { startAzurite } from '../sim/azurite.js';
 import type { Benchmark, Figure } from './index.js';
+import { parseFloorUs } from './instance-cache.js';
 
 const SUBSCRIPTION = '00000000-0000-0000-0000-0000000be4c5';
 
@@ -122,7 +123,7 @@ async function run(): Promise<Figure[]> {
       }
       warmCpu.set(`${scaleSets}x${vms}`, warm.cpu);
 
-      const floor = await parseFloorUs(sim.url, sim.caPem, rg, 'vmss0');
+      const floor = await parseFloorUs(sim.url, sim.caPem, SUBSCRIPTION, rg, 'vmss0');
       const coldPerVm = cold.cpu / (scaleSets * vms);
       figures.push(
         { label: `${label} cold pass: Table requests per scale set`, value: cold.requests, unit: 'requests' },
@@ -145,26 +146,6 @@ async function run(): Promise<Figure[]> {
     await sim.close();
     await azurite.stop();
   }
-}
-
-/** CPU of `JSON.parse` of one VM's ARM JSON (with its instance view), over one scale set's list. */
-async function parseFloorUs(url: string, ca: string, rg: string, name: string): Promise<number> {
-  const { request } = await import('node:https');
-  const target = new URL(`${url}/subscriptions/${SUBSCRIPTION}/resourceGroups/${rg}/providers/Microsoft.Compute/virtualMachineScaleSets/${name}/virtualMachines?api-version=2024-07-01&$expand=instanceView`);
-  const body = await new Promise<string>((resolve, reject) => {
-    const req = request(target, { ca, headers: { authorization: 'Bearer bench' } }, (res) => {
-      let data = '';
-      res.on('data', (c: Buffer) => (data += c.toString()));
-      res.on('end', () => resolve(data));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-  const texts = (JSON.parse(body) as { value: unknown[] }).value.map((v) => JSON.stringify(v));
-  const rounds = 200;
-  const p0 = process.cpuUsage();
-  for (let i = 0; i < rounds; i++) for (const text of texts) JSON.parse(text);
-  return cpuUs(process.cpuUsage(p0)) / rounds / texts.length;
 }
 
 const benchmark: Benchmark = { name: 'pool', description: 'Table requests per scale set and Drover CPU per VM of pool passes, on the ARM simulator and Azurite', run };

@@ -17,7 +17,7 @@ export const consoleLog: Log = {
 };
 
 /** consoleLog with the routine lines too (`drover run --verbose`). */
-export const verboseConsoleLog: Log = { ...consoleLog, debug: (...a) => console.log(...redactLogArgs(a)) };
+export const verboseConsoleLog: Log = { ...consoleLog, debug: consoleLog.info };
 
 export const silentLog: Log = { info: () => undefined, warn: () => undefined, error: () => undefined };
 

@@ -12,13 +12,14 @@ const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+/gi;
 const SECRET_ASSIGNMENT = /\b(AccountKey|SharedAccessSignature|SharedAccessKey|sig|token|code|password)(\s*=\s*)("[^"]*"|'[^']*'|[^\s;&,"']+)/gi;
 /** `key: value` of a kubeconfig's user entry, as a YAML parser may quote it. */
 const SECRET_YAML_FIELD = /\b(token|client-key-data|client-certificate-data|password)(\s*:\s*)("[^"]*"|'[^']*'|[^\s,"'}]+)/gi;
-// eslint-disable-next-line no-control-regex -- the point is to find control characters
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+/** C0 and C1 control characters and the two Unicode line separators: what could break or forge a line. */
+const CONTROL_RANGES = '\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029';
+const CONTROL = new RegExp(`[${CONTROL_RANGES}]`, 'g');
 
-export const REDACTED = '[redacted]';
+const REDACTED = '[redacted]';
 
 /** A URL without its query string, fragment and userinfo; the path stays (it names the resource). */
-export function redactUrl(url: string): string {
+function redactUrl(url: string): string {
   return url.replace(URL_IN_TEXT, (found) => {
     const cut = found.search(/[?#]/);
     const base = cut === -1 ? found : found.slice(0, cut);
@@ -28,7 +29,7 @@ export function redactUrl(url: string): string {
 }
 
 /** Control characters as `\u00XX`, so one value stays on one line. */
-export function escapeControl(text: string): string {
+function escapeControl(text: string): string {
   return text.replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
@@ -43,8 +44,7 @@ export function redact(text: string): string {
 }
 
 /** Printable characters only, as the queue message schema demands of `reason`. */
-// eslint-disable-next-line no-control-regex -- the point is to refuse control characters
-export const PRINTABLE = /^[^\u0000-\u001f\u007f-\u009f\u2028\u2029]*$/;
+export const PRINTABLE = new RegExp(`^[^${CONTROL_RANGES}]*$`);
 
 /** Every string argument of a log call redacted; errors become their redacted message. */
 export function redactLogArgs(args: readonly unknown[]): unknown[] {

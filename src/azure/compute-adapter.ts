@@ -59,9 +59,9 @@ export interface ComputeAdapterOptions {
   requestTimeoutMs?: number;
 }
 
-export const DEFAULT_ARM_REQUEST_TIMEOUT_MS = 30_000;
+const DEFAULT_ARM_REQUEST_TIMEOUT_MS = 30_000;
 /** A listing's VM cap when the caller gives none (a scale set target's). */
-export const DEFAULT_MAX_VMS = 1_000;
+const DEFAULT_MAX_VMS = 1_000;
 
 type PipelinePolicy = NonNullable<
   ComputeManagementClientOptionalParams['additionalPolicies']
@@ -94,7 +94,7 @@ async function readCaFile(path: string): Promise<string> {
  * keep-alive pool is shared by every client in the process.
  */
 const agentsByCa = new Map<string, Agent>();
-export function agentTrusting(extraCa: string): Agent {
+function agentTrusting(extraCa: string): Agent {
   let agent = agentsByCa.get(extraCa);
   if (!agent) {
     // `ca` replaces Node's trust store: keep the public roots next to the extra CA.

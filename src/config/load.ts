@@ -9,7 +9,7 @@ import { configSchema, type DroverConfig } from './schema.js';
 
 export const DEFAULT_CONFIG_FILE = 'drover.config.yaml';
 /** Larger than any real fleet's file; keeps parsing and validation quick. */
-export const MAX_CONFIG_BYTES = 256 * 1024;
+const MAX_CONFIG_BYTES = 256 * 1024;
 
 export interface ConfigProblem {
   /** Where the problem is, e.g. `pools[1].maxCount`; empty for the file as a whole. */

@@ -25,7 +25,7 @@ const parsedString = <T>(expected: string, parse: (text: string) => T) =>
  */
 export const MAX_DURATION_MS = 24 * 3_600_000;
 /** Replicas of a target and machines of a pool. */
-export const MAX_REPLICAS = 10_000;
+const MAX_REPLICAS = 10_000;
 /** Pools, and targets, in one file. */
 const MAX_OBJECTS = 1_000;
 

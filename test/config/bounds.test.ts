@@ -2,26 +2,11 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli.js';
 import { parseConfigText } from '../../src/config/load.js';
-import { SUBSCRIPTION, tempDir, writeConfig } from '../support/config.js';
+import { tempDir, writeConfig } from '../support/config.js';
+import { azure, cli, k8s, pool, target } from './fixtures.js';
 
-const azure = { subscriptionId: SUBSCRIPTION, credential: 'dev', resourceManagerEndpoint: 'https://127.0.0.1:1' };
-const pool = (extra: object = {}) => ({ name: 'workers', scaleSet: { resourceGroup: 'rg', name: 'vmss' }, ...extra });
-const target = (extra: object = {}) => ({
-  name: 'web',
-  scaleTargetRef: { kind: 'Deployment', namespace: 'default', name: 'web' },
-  activator: { probeUrl: 'http://127.0.0.1:1/healthz' },
-  ...extra,
-});
-const k8s = { kubeconfig: '/dev/null' };
 const httpLoad = (extra: object) => ({ source: 'http', url: 'http://127.0.0.1:1/load', targetPerReplica: 1, ...extra });
-
-async function cli(args: string[]) {
-  let stderr = '';
-  const code = await runCli(args, { stdout: () => undefined, stderr: (s) => (stderr += s), env: {} });
-  return { code, stderr };
-}
 
 async function refusedAt(file: string, where: string, message: RegExp) {
   const { code, stderr } = await cli(['--config', file, 'status']);

@@ -1,25 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli.js';
 import path from 'node:path';
 import { loadConfig, parseConfigText } from '../../src/config/load.js';
-import { SUBSCRIPTION, writeConfig } from '../support/config.js';
-
-const azure = { subscriptionId: SUBSCRIPTION, credential: 'dev', resourceManagerEndpoint: 'https://127.0.0.1:1' };
-const pool = (extra: object = {}) => ({ name: 'workers', scaleSet: { resourceGroup: 'rg', name: 'vmss' }, ...extra });
-const target = (extra: object = {}) => ({
-  name: 'web',
-  scaleTargetRef: { kind: 'Deployment', namespace: 'default', name: 'web' },
-  activator: { probeUrl: 'http://127.0.0.1:1/healthz' },
-  ...extra,
-});
-const k8s = { kubeconfig: '/dev/null' };
-
-async function cli(args: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(args, { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s), env: {} });
-  return { code, stdout, stderr };
-}
+import { writeConfig } from '../support/config.js';
+import { azure, cli, k8s, pool, target } from './fixtures.js';
 
 const badFiles: { name: string; doc: unknown; path: string; message: RegExp }[] = [
   { name: 'a negative maxCount', doc: { azure, pools: [pool(), pool({ name: 'b', maxCount: -1 })] }, path: 'pools[1].maxCount', message: /expected a number ≥ 0/ },
