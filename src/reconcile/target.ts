@@ -35,13 +35,8 @@ import { requestedAfter, runScaleStep, type ScaleStepOutcome, type TargetView } 
 import { isTargetMissing, targetPortFor, type TargetPort } from '../scaler/shell/target-port.js';
 import { readTargetRecord, writeTargetRecord } from '../scaler/shell/target-store.js';
 import { minuteLoad, type TargetHistoryFields } from '../state/history.js';
+import { readinessWatch } from '../scaler/shell/readiness-watch.js';
 import type { Decision, ReconcileContext } from './types.js';
-
-/**
- * How often a waking target is read while the reconcile that woke it watches for readiness: a
- * Kubernetes read is cheap, a scale set's means listing its VMs.
- */
-const WATCH_POLL_MS = { kubernetes: 100, scaleSet: 5_000 };
 
 export async function reconcileTarget(ctx: ReconcileContext, target: TargetConfig): Promise<Decision> {
   const { rt, log, signal } = ctx;
@@ -149,11 +144,11 @@ function isMoving(record: TargetRecord | undefined): boolean {
 
 async function watchReadiness(ctx: ReconcileContext, target: TargetConfig, scale: TargetPort): Promise<{ ready: number; at: number } | undefined> {
   const { rt, signal } = ctx;
-  const watchMs = target.activationWatch ?? (scale.kind === 'kubernetes' ? 5_000 : 0);
+  const { watchMs, pollMs } = readinessWatch(scale.kind, target.activationWatch);
   const until = rt.clock.now() + Math.min(watchMs, ctx.lease.remainingMs() / 2);
   let last: { ready: number; at: number } | undefined;
   while (rt.clock.now() < until && !signal.aborted) {
-    await rt.clock.sleep(Math.min(WATCH_POLL_MS[scale.kind], Math.max(0, until - rt.clock.now())), signal).catch(() => undefined);
+    await rt.clock.sleep(Math.min(pollMs, Math.max(0, until - rt.clock.now())), signal).catch(() => undefined);
     // Watching is best effort: a failed read ends it, and the next reconcile sees the wake.
     const read = await scale.read(true).catch(() => undefined);
     if (!read) break;

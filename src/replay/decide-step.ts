@@ -9,6 +9,7 @@
  * What the reconcile keeps in its row between runs is `StepState`; the few lines that turn a
  * reconcile's outcome into that state follow `recordPatch` of the reconcile.
  */
+import { readinessWatch as watchFor } from '../scaler/shell/readiness-watch.js';
 import type { TargetConfig } from '../config/schema.js';
 import { decideDesiredScale, type DesiredScale, type PanicState } from '../load/decider.js';
 import type { SampleWindow } from '../load/sample-window.js';
@@ -53,8 +54,7 @@ export function targetKind(target: TargetConfig): TargetKind {
  * often it looks (as `watchReadiness` of the reconcile, without the lease's cap).
  */
 export function readinessWatch(target: TargetConfig): { watchMs: number; pollMs: number } {
-  const kind = targetKind(target);
-  return { watchMs: target.activationWatch ?? (kind === 'kubernetes' ? 5_000 : 0), pollMs: kind === 'kubernetes' ? 100 : 5_000 };
+  return watchFor(targetKind(target), target.activationWatch);
 }
 
 export interface StepInput {
