@@ -13,8 +13,7 @@
  * and its decision. The next pass that finds the same generations, capacity and ETag, with the
  * cache still fresh, skips reading the partitions and repeats the decision.
  */
-import { toEntity, type EntityTable, type Row } from '../state/entity-table.js';
-import { storageError } from '../state/errors.js';
+import type { EntityTable, Row } from '../state/entity-table.js';
 import { newGeneration } from '../state/generation.js';
 import type { Decision } from '../reconcile/types.js';
 
@@ -76,11 +75,7 @@ export async function readGeneration(table: EntityTable, pool: string): Promise<
 /** Marks the inventory partition written: called by every writer before it writes rows. */
 export async function bumpGeneration(table: EntityTable, pool: string): Promise<void> {
   // An unconditional replace: it also drops the warm record, whatever it said.
-  try {
-    await table.client.upsertEntity(toEntity(pool, GENERATION_KEY, { generation: newGeneration() }), 'Replace');
-  } catch (err) {
-    throw storageError(err, `tables/${table.client.tableName} upsert ${pool}/${GENERATION_KEY}`);
-  }
+  await table.upsert(pool, GENERATION_KEY, { generation: newGeneration() });
 }
 
 /**

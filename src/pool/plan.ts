@@ -115,12 +115,7 @@ export function planPool(snapshot: PoolSnapshot, settings: PoolSettings, now: nu
   });
 
   const empty = {
-    retire: [],
-    adopt: [],
-    raise: undefined,
-    delete: [],
-    backoff: undefined,
-    statusUpdates: [],
+    ...noActions(),
     skipped,
     safetyEtag: inventory.safetyRow?.etag,
     backoffEtag: inventory.backoffRow?.etag,
@@ -186,6 +181,11 @@ export function planPool(snapshot: PoolSnapshot, settings: PoolSettings, now: nu
     statusUpdates,
     lines,
   };
+}
+
+/** The action fields of a plan that writes nothing (fresh arrays each call: plans never share them). */
+export function noActions(): Pick<PoolPlan, 'safety' | 'retire' | 'adopt' | 'raise' | 'delete' | 'backoff' | 'statusUpdates'> {
+  return { safety: { kind: 'unchanged' }, retire: [], adopt: [], raise: undefined, delete: [], backoff: undefined, statusUpdates: [] };
 }
 
 /**

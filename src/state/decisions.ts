@@ -6,7 +6,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { EntityTable, Row } from './entity-table.js';
-import { escapeKey } from './keys.js';
 import { redact } from '../redact.js';
 
 export interface DecisionRecord {
@@ -47,18 +46,8 @@ export class DecisionLog {
     const repeatAfter = this.options.repeatAfterMs ?? 3_600_000;
     const last = await this.table.get<LastProps>(LAST_PARTITION, d.object);
     if (last && last.props.fingerprint === fingerprint && d.at - last.props.at < repeatAfter) return false;
-    await this.table.client.upsertEntity(
-      {
-        partitionKey: dayOf(d.at),
-        rowKey: invertedKey(d.at),
-        ...stripUndefined({ at: d.at, object: d.object, decision: d.decision, reason: d.reason, error: d.error }),
-      },
-      'Replace',
-    );
-    await this.table.client.upsertEntity(
-      { partitionKey: LAST_PARTITION, rowKey: escapeKey(d.object), at: d.at, fingerprint },
-      'Replace',
-    );
+    await this.table.upsert(dayOf(d.at), invertedKey(d.at), { at: d.at, object: d.object, decision: d.decision, reason: d.reason, error: d.error });
+    await this.table.upsert(LAST_PARTITION, d.object, { at: d.at, fingerprint });
     return true;
   }
 

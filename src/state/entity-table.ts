@@ -63,6 +63,15 @@ export class EntityTable {
     return rows;
   }
 
+  /** Writes the row whatever is there (an unconditional replace: properties not in `props` go). */
+  async upsert(partitionKey: string, rowKey: string, props: Props): Promise<void> {
+    try {
+      await this.client.upsertEntity(toEntity(partitionKey, rowKey, props), 'Replace');
+    } catch (err) {
+      throw storageError(err, this.operation('upsert', partitionKey, rowKey));
+    }
+  }
+
   /** Inserts a row that must not exist yet; false when it already does. */
   async create<P extends Props>(partitionKey: string, rowKey: string, props: P): Promise<Row<P> | undefined> {
     try {

@@ -42,10 +42,7 @@ export class HistoryStore {
     }
     const next = nextHistoryRow(last, fields, now);
     if (next) {
-      await this.table.client.upsertEntity(
-        { partitionKey: escapeKey(object), rowKey: next.minute, ...(next.fields as unknown as Record<string, number>) },
-        'Replace',
-      );
+      await this.table.upsert(object, next.minute, next.fields as unknown as Record<string, number>);
     }
     const remembered = next ?? last;
     if (remembered) this.last.set(object, remembered);

@@ -56,8 +56,6 @@ export interface HistoryRow<F extends HistoryFields = HistoryFields> {
   fields: F;
 }
 
-export const historyPartition = (ref: { kind: 'pool' | 'target'; name: string }): string => `${ref.kind}/${ref.name}`;
-
 /** `2026-11-30T10:05Z`: the UTC minute holding `ms`. */
 export function minuteKey(ms: number): string {
   return `${new Date(Math.floor(ms / 60_000) * 60_000).toISOString().slice(0, 16)}Z`;

@@ -3,7 +3,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { stillWarm, warmRecordOf, type WarmRecord, type WarmView } from '../../src/pool/generation.js';
-import { changesNothing, type PoolPlan } from '../../src/pool/plan.js';
+import { changesNothing, noActions, type PoolPlan } from '../../src/pool/plan.js';
 
 const record: WarmRecord = { inventory: 7, cache: 9, capacity: 3, etag: 'e1', decision: { decision: 'at limit', reason: '3 of 3' } };
 const view: WarmView = { inventory: 7, cache: 9, capacity: 3, etag: 'e1', cacheFresh: true, now: 1_000 };
@@ -44,15 +44,7 @@ describe('a warm record', () => {
 });
 
 describe('a plan that changes nothing', () => {
-  const quiet = {
-    safety: { kind: 'unchanged' },
-    retire: [],
-    adopt: [],
-    raise: undefined,
-    delete: [],
-    backoff: undefined,
-    statusUpdates: [],
-  } as unknown as PoolPlan;
+  const quiet = noActions() as PoolPlan;
 
   it('is one with no action at all', () => {
     expect(changesNothing(quiet)).toBe(true);
