@@ -14,6 +14,7 @@ import type { Rate } from '../config/rate.js';
 import { createStorage, resolveStorageLocation, type Storage, type TableName } from '../state/storage.js';
 import { EntityTable } from '../state/entity-table.js';
 import { Leases } from '../state/leases.js';
+import type { ServiceClock } from '../state/service-clock.js';
 import { SharedLimiter } from '../state/limiter.js';
 import { DecisionLog } from '../state/decisions.js';
 import { HistoryStore } from '../state/history-store.js';
@@ -73,6 +74,11 @@ export interface RuntimeOptions {
   configFile?: string;
   config?: DroverConfig;
   clock?: Clock;
+  /**
+   * The storage service's clock, for tests that move time by hand (`simulatedService(clock)`):
+   * lease expiry and occurrence claims are judged on it. By default, the service's own responses.
+   */
+  serviceClock?: ServiceClock;
   env?: NodeJS.ProcessEnv;
   adapters?: RuntimeAdapters;
   tables?: TableFactory;
@@ -119,7 +125,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     shutdown: new AbortController(),
     holder,
     table,
-    leases: new Leases(table('leases'), clock),
+    leases: new Leases(table('leases'), clock, options.serviceClock),
     decisions: new DecisionLog(table('decisions')),
     history: new HistoryStore(table('history')),
     queues,

@@ -11,6 +11,7 @@ import {
   StoragePreconditionFailedError,
   storageError,
 } from './errors.js';
+import type { TimedRow } from './service-clock.js';
 
 export type Scalar = string | number | boolean;
 export type Props = Record<string, Scalar | undefined>;
@@ -43,6 +44,19 @@ export class EntityTable {
     try {
       const entity = await this.client.getEntity(escapeKey(partitionKey), escapeKey(rowKey));
       return toRow<P>(entity);
+    } catch (err) {
+      const failure = storageError(err, this.operation('get', partitionKey, rowKey));
+      if (failure instanceof StorageNotFoundError) return undefined;
+      throw failure;
+    }
+  }
+
+  /** `get`, with the service's own times from the response: the row's Timestamp and the answer's Date. */
+  async getTimed<P extends Props>(partitionKey: string, rowKey: string): Promise<TimedRow<P> | undefined> {
+    let date: string | undefined;
+    try {
+      const entity = await this.client.getEntity(escapeKey(partitionKey), escapeKey(rowKey), { onResponse: (res) => { date = res.headers.get('date'); } });
+      return { row: toRow<P>(entity), writtenAt: Date.parse(String(entity.timestamp)), serviceNow: Date.parse(date ?? '') };
     } catch (err) {
       const failure = storageError(err, this.operation('get', partitionKey, rowKey));
       if (failure instanceof StorageNotFoundError) return undefined;

@@ -17,6 +17,7 @@ import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
 import { startActivatorSim, type ActivatorSim } from '../../sim/activator/server.js';
 import { startKubernetesSim, type KubernetesSim } from '../../sim/kubernetes/server.js';
 import { azuriteStorage, tempDir, writeConfig } from '../support/config.js';
+import { simulatedService } from '../../src/state/service-clock.js';
 
 const WEB = { kind: 'Deployment' as const, namespace: 'default', name: 'web' };
 const START = Date.UTC(2026, 10, 30, 10, 0, 0);
@@ -110,7 +111,7 @@ describe('replay against real reconciles', () => {
   it('the same trace gives the same scale sequence at the same instants', async () => {
     kube.add(WEB, { replicas: 0 });
     activator.setPresent(true);
-    const rt = await createRuntime({ configFile, clock, env: {} });
+    const rt = await createRuntime({ configFile, clock, serviceClock: simulatedService(clock), env: {} });
     await rt.storage.ensure();
     const real = await realScaleSequence(rt, trace());
 
