@@ -130,7 +130,7 @@ export async function runPass(rt: Runtime, options: PassOptions): Promise<PassRe
   }
   if (!options.dryRun && !options.signal?.aborted) {
     // Housekeeping that keeps the log and the re-enqueue markers bounded.
-    await Promise.all([prunePending(rt.table('leases'), rt.clock.now()), rt.decisions.prune(rt.clock.now())]).catch((err: unknown) =>
+    await Promise.all([prunePending(rt.table('leases')), rt.decisions.prune(rt.clock.now())]).catch((err: unknown) =>
       log.warn(`could not prune old decisions or re-enqueue markers: ${errorMessage(err)}`),
     );
   }

@@ -14,7 +14,8 @@ import type { Rate } from '../config/rate.js';
 import { createStorage, resolveStorageLocation, type Storage, type TableName } from '../state/storage.js';
 import { EntityTable } from '../state/entity-table.js';
 import { Leases } from '../state/leases.js';
-import type { ServiceClock } from '../state/service-clock.js';
+import { serviceResponses, type ServiceClock } from '../state/service-clock.js';
+import { PendingStore } from '../queue/pending-store.js';
 import { SharedLimiter } from '../state/limiter.js';
 import { DecisionLog } from '../state/decisions.js';
 import { HistoryStore } from '../state/history-store.js';
@@ -109,10 +110,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     if (!t) tables.set(name, (t = makeTable(name, storage.table(name))));
     return t;
   };
+  const serviceClock = options.serviceClock ?? serviceResponses;
   const queues = createQueueSender({
     reconcileQueue: storage.queue('reconcile'),
     probeQueue: storage.queue('probe'),
-    pending: table('leases'),
+    pending: new PendingStore(table('leases'), clock, serviceClock),
     clock,
   });
   const holder = `${env.WEBSITE_INSTANCE_ID?.slice(0, 12) ?? os.hostname()}:${process.pid}`;
@@ -125,7 +127,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     shutdown: new AbortController(),
     holder,
     table,
-    leases: new Leases(table('leases'), clock, options.serviceClock),
+    leases: new Leases(table('leases'), clock, serviceClock),
     decisions: new DecisionLog(table('decisions')),
     history: new HistoryStore(table('history')),
     queues,
