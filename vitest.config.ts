@@ -21,6 +21,7 @@ export const UNIT_FILES = [
   'test/cli/render.test.ts',
   'test/clock/clock.test.ts',
   'test/config/duration-rate.test.ts',
+  'test/docs/readme-config.test.ts',
   'test/errors/transient.test.ts',
   'test/host/timer.test.ts',
   'test/load/collect.test.ts',
