@@ -62,3 +62,24 @@ describe('bug 1: the creation backoff counts a broken VM once', () => {
     expect(scaleSet.capacity).toBe(1);
   });
 });
+
+describe('bug 2: fast delete never deletes a VM twice', () => {
+  it('a CSE-failed VM that ARM lists as Deleting, the extension error still in its view, is not deleted again', async () => {
+    const slow = await armWorld({ deleteDelayMs: 60_000 });
+    try {
+      const cse = { provisioningState: 'Succeeded', powerState: 'PowerState/running', extensions: [{ name: 'vmssCSE', statuses: [{ level: 'Error' as const, message: 'script exited 1' }] }] };
+      slow.sim.addScaleSet({ resourceGroup: RG, name: 'b2', vms: [{}, cse] });
+      const rt = await slow.runtime({ pools: [pool('b2', { maxCount: 2, enableFastDeleteOnFailedProvisioning: true, enableDetailedCSEMessage: true })] });
+      // The first pass adopts the VMs, marks the broken one and deletes it.
+      await pass(rt, 'b2');
+      expect(slow.sim.counts.deleteInstances).toBe(1);
+      // The cache lists again: ARM shows the VM Deleting, its extension error still there.
+      for (let i = 0; i < 2; i++) await pass(rt, 'b2');
+      expect(slow.sim.scaleSet(RG, 'b2').vms().map((v) => v.provisioningState)).toContain('Deleting');
+      expect(slow.sim.counts.deleteInstances).toBe(1);
+    } finally {
+      await slow.sim.close();
+      rmSync(slow.dir, { recursive: true, force: true });
+    }
+  });
+});
