@@ -8,6 +8,7 @@ import { systemClock, type Clock } from '../../src/clock.js';
 import { silentLog } from '../../src/log.js';
 import { reconcileObject } from '../../src/reconcile/object.js';
 import { readInventory } from '../../src/pool/inventory.js';
+import { poolCache } from '../../src/reconcile/pool.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import type { ObjectOutcome } from '../../src/reconcile/types.js';
 import { armWorld, type ArmWorld } from '../support/arm.js';
@@ -81,5 +82,27 @@ describe('bug 2: fast delete never deletes a VM twice', () => {
       await slow.sim.close();
       rmSync(slow.dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('bug 3: a forced relist honours Retry-After', () => {
+  it('two forced relists 20 s apart under a 120 s Retry-After list once, and serve what is stored', async () => {
+    world.sim.addScaleSet({ resourceGroup: RG, name: 'b3', capacity: 2 });
+    const clock = movable();
+    const rt = await world.runtime({ pools: [pool('b3', { maxCount: 2 })] }, { clock });
+    const cache = poolCache(rt, rt.config.pools[0]!, await rt.scaleSetApi(), silentLog);
+    await cache.forceUpdate();
+    world.sim.throttleNext(1, { retryAfter: 120, operations: ['listVms'] });
+    const lists = world.sim.counts.listVms;
+    const throttled = await cache.forceUpdate();
+    expect(throttled.read.ok && throttled.read.instances).toHaveLength(2);
+    clock.advance(20_000);
+    const again = await cache.forceUpdate();
+    expect(again.listed).toBe(false);
+    expect(again.read.ok && again.read.instances).toHaveLength(2);
+    expect(world.sim.counts.listVms).toBe(lists + 1);
+    clock.advance(101_000);
+    expect((await cache.forceUpdate()).listed).toBe(true);
+    expect(world.sim.counts.listVms).toBe(lists + 2);
   });
 });
