@@ -8,6 +8,7 @@ import { systemClock, type Clock } from '../../src/clock.js';
 import { silentLog } from '../../src/log.js';
 import { reconcileObject } from '../../src/reconcile/object.js';
 import { readInventory } from '../../src/pool/inventory.js';
+import { poolCache } from '../../src/reconcile/pool.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import type { ObjectOutcome } from '../../src/reconcile/types.js';
 import { armWorld, type ArmWorld } from '../support/arm.js';
@@ -60,5 +61,48 @@ describe('bug 1: the creation backoff counts a broken VM once', () => {
     expect(decisionOf(fifth)?.decision).toBe('fast-deleted 1');
     expect((await readInventory(rt.table('machines'), 'b1')).backoff?.failures).toBe(1);
     expect(scaleSet.capacity).toBe(1);
+  });
+});
+
+describe('bug 2: fast delete never deletes a VM twice', () => {
+  it('a CSE-failed VM that ARM lists as Deleting, the extension error still in its view, is not deleted again', async () => {
+    const slow = await armWorld({ deleteDelayMs: 60_000 });
+    try {
+      const cse = { provisioningState: 'Succeeded', powerState: 'PowerState/running', extensions: [{ name: 'vmssCSE', statuses: [{ level: 'Error' as const, message: 'script exited 1' }] }] };
+      slow.sim.addScaleSet({ resourceGroup: RG, name: 'b2', vms: [{}, cse] });
+      const rt = await slow.runtime({ pools: [pool('b2', { maxCount: 2, enableFastDeleteOnFailedProvisioning: true, enableDetailedCSEMessage: true })] });
+      // The first pass adopts the VMs, marks the broken one and deletes it.
+      await pass(rt, 'b2');
+      expect(slow.sim.counts.deleteInstances).toBe(1);
+      // The cache lists again: ARM shows the VM Deleting, its extension error still there.
+      for (let i = 0; i < 2; i++) await pass(rt, 'b2');
+      expect(slow.sim.scaleSet(RG, 'b2').vms().map((v) => v.provisioningState)).toContain('Deleting');
+      expect(slow.sim.counts.deleteInstances).toBe(1);
+    } finally {
+      await slow.sim.close();
+      rmSync(slow.dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('bug 3: a forced relist honours Retry-After', () => {
+  it('two forced relists 20 s apart under a 120 s Retry-After list once, and serve what is stored', async () => {
+    world.sim.addScaleSet({ resourceGroup: RG, name: 'b3', capacity: 2 });
+    const clock = movable();
+    const rt = await world.runtime({ pools: [pool('b3', { maxCount: 2 })] }, { clock });
+    const cache = poolCache(rt, rt.config.pools[0]!, await rt.scaleSetApi(), silentLog);
+    await cache.forceUpdate();
+    world.sim.throttleNext(1, { retryAfter: 120, operations: ['listVms'] });
+    const lists = world.sim.counts.listVms;
+    const throttled = await cache.forceUpdate();
+    expect(throttled.read.ok && throttled.read.instances).toHaveLength(2);
+    clock.advance(20_000);
+    const again = await cache.forceUpdate();
+    expect(again.listed).toBe(false);
+    expect(again.read.ok && again.read.instances).toHaveLength(2);
+    expect(world.sim.counts.listVms).toBe(lists + 1);
+    clock.advance(101_000);
+    expect((await cache.forceUpdate()).listed).toBe(true);
+    expect(world.sim.counts.listVms).toBe(lists + 2);
   });
 });
