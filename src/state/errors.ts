@@ -83,6 +83,11 @@ export function batchError(operation: string, failed: FailedOperation, detail: s
   return err;
 }
 
+/** The operation a refused batch named; undefined for any other failure. */
+export function failedOperationOf(err: unknown): FailedOperation | undefined {
+  return err instanceof StorageError ? err.failedOperation : undefined;
+}
+
 /** A read-modify-write lost to concurrent writers more times than it may retry. */
 export class ContentionError extends Error {
   override name = 'ContentionError';
