@@ -2,12 +2,13 @@ import type { InvocationContext } from '@azure/functions';
 import { invocationLog } from '../log.js';
 import { messageId } from './trigger.js';
 import { decodeMessage, reconcileMessageSchema, type ReconcileMessage } from '../queue/messages.js';
-import { afterServed, messageToken, onDelivery, postpone } from '../queue/pending-plan.js';
+import { afterServed, mergeRequest, messageToken, onDelivery, postpone, type Delivery } from '../queue/pending-plan.js';
 import type { ReadMarker } from '../queue/pending-store.js';
 import type { Markers } from '../queue/sender.js';
 import { reconcileObject } from '../reconcile/object.js';
 import { objectKey, type ObjectOutcome, type ObjectRef } from '../reconcile/types.js';
 import type { Runtime } from '../runtime/runtime.js';
+import type { Clock } from '../clock.js';
 
 /** How soon a reconcile that found its object busy is tried again. */
 const BUSY_RETRY_MS = 5_000;
@@ -28,17 +29,14 @@ export async function onReconcileMessage(rt: Runtime, message: unknown, context:
   }
   const msg = decoded.message;
   const ref: ObjectRef = { kind: msg.kind, name: msg.name };
-  const markers = rt.queues.markers;
-  const marker = await markers?.read(ref);
-  const delivery = onDelivery(msg, marker?.pending, rt.clock.now());
+  const markers = known(rt, ref) ? rt.queues.markers : undefined;
+  const delivery = markers ? await deliveryOf(markers, ref, msg, rt.clock) : ({ kind: 'serve', reason: msg.reason, load: msg.load } as const);
   if (delivery.kind === 'drop') {
     log.debug?.(`${objectKey(ref)}: message ${messageId(context)} needs nothing: ${delivery.why}`);
     return undefined;
   }
-  if (delivery.kind === 'fold') {
-    await rt.queues.reconcile({ ...ref, reason: msg.reason, ...(msg.load === undefined ? {} : { load: msg.load }) });
-    return undefined;
-  }
+  if (delivery.kind === 'fold') return undefined;
+  const marker = await markers?.read(ref);
   const outcome = await reconcileObject(rt, ref, { reason: delivery.reason, load: delivery.load }, { log, signal: rt.shutdown.signal });
   if (markers) await settleMarker(markers, ref, msg, marker, outcome, rt.clock.now());
   else if (outcome.status === 'busy') await rt.queues.reconcile({ ...ref, reason: msg.reason, load: msg.load }, Math.min(BUSY_RETRY_MS, Math.max(0, outcome.until - rt.clock.now())));
@@ -52,14 +50,32 @@ export async function onReconcileMessage(rt: Runtime, message: unknown, context:
   return outcome;
 }
 
+/**
+ * Decides the delivery on the marker as it is read. A message from outside decides inside the
+ * marker's write round, so a flood of them for one object shares one read and one write, and
+ * folds its value into the marker there.
+ */
+async function deliveryOf(markers: Markers, ref: ObjectRef, msg: ReconcileMessage, clock: Clock): Promise<Delivery> {
+  if (msg.dueAt !== undefined) return onDelivery(msg, (await markers.read(ref))?.pending, clock.now());
+  let delivery: Delivery = { kind: 'serve', reason: msg.reason, load: msg.load };
+  await markers.change(ref, (current, now) => {
+    delivery = onDelivery(msg, current, now);
+    if (delivery.kind !== 'fold') return undefined;
+    return mergeRequest(current, { at: now, reason: msg.reason, ...(msg.load === undefined ? {} : { load: msg.load }) }, now, messageToken);
+  });
+  return delivery;
+}
+
+function known(rt: Runtime, ref: ObjectRef): boolean {
+  return ref.kind === 'pool' ? rt.config.pools.some((p) => p.name === ref.name) : rt.config.targets.some((t) => t.name === ref.name);
+}
+
 /** What the outcome makes of the marker: postponed while the lease is held, removed once served. */
 async function settleMarker(markers: Markers, ref: ObjectRef, msg: ReconcileMessage, marker: ReadMarker | undefined, outcome: ObjectOutcome, now: number): Promise<void> {
   if (outcome.status === 'busy') {
     // The holder may have read its inputs before this request arrived: look again shortly.
     const retryAt = now + Math.min(BUSY_RETRY_MS, Math.max(0, outcome.until - now));
-    // A message from outside brings its own value; the marker's own message brings none.
-    const request = msg.dueAt === undefined && msg.load !== undefined ? { reason: msg.reason, load: msg.load } : { reason: msg.reason };
-    await markers.change(ref, (current, t) => postpone(current, request, retryAt, msg.dueAt, t, messageToken));
+    await markers.change(ref, (current, t) => postpone(current, { reason: msg.reason }, retryAt, msg.dueAt, t, messageToken));
     return;
   }
   // Failed and to be retried: the marker stays for the retried message.

@@ -88,21 +88,27 @@ export function afterServed(current: Pending, delivered: number | undefined, now
 
 export type Delivery =
   | { kind: 'serve'; reason: string; load?: number }
-  /** A message from outside (no `dueAt`) for an object whose lease is held: its value joins the marker. */
+  /** A message from outside (no `dueAt`) while the lease is held and the marker's message will retry: it joins the marker. */
   | { kind: 'fold' }
   | { kind: 'drop'; why: string };
 
-/** What to do with a delivered message, given the object's marker. */
+/**
+ * What to do with a delivered message, given the object's marker. A message from outside is
+ * served at once unless the lease is held and the marker's own message will try again, which
+ * serves it too: so a flood of them costs a share of a marker write each while one reconcile
+ * runs, not a reconcile each.
+ */
 export function onDelivery(message: { reason: string; load?: number; dueAt?: number }, current: Pending | undefined, now: number): Delivery {
   if (message.dueAt === undefined) {
-    if (current?.held && current.dueAt > now) return { kind: 'fold' };
-    return { kind: 'serve', reason: message.reason, load: message.load ?? current?.load };
+    // The lease is held and the marker's message will try again: it serves this value too.
+    const coming = current?.held === true && current.sentAt !== undefined && current.sentAt >= now - LOST_AFTER_MS;
+    return coming ? { kind: 'fold' } : { kind: 'serve', reason: message.reason, load: message.load ?? current?.load };
   }
   if (!current) {
-    // A message that carries its value (from an older build or another tool) is served whatever.
+    // A message that carries its value (from an older build) is served whatever.
     if (message.load !== undefined) return { kind: 'serve', reason: message.reason, load: message.load };
     return { kind: 'drop', why: 'its request was already served' };
   }
   if (current.dueAt > now + 1_000 && current.sentFor !== message.dueAt) return { kind: 'drop', why: 'its request waits for a later message' };
-  return { kind: 'serve', reason: current.reason, load: message.load ?? current.load };
+  return { kind: 'serve', reason: current.reason, load: current.load ?? message.load };
 }

@@ -10,7 +10,13 @@ import type { ServiceClock } from '../state/service-clock.js';
 import type { Change, Pending } from './pending-plan.js';
 
 export const PENDING_PARTITION = 'pending';
-const MAX_ATTEMPTS = 8;
+const MAX_ATTEMPTS = 12;
+
+type Decide = (current: Pending | undefined) => Change | undefined;
+interface Round {
+  decides: Decide[];
+  result: Promise<Change | undefined>;
+}
 
 type MarkerProps = { dueInMs: number; reason: string; load?: number; held: boolean; sentInMs?: number; sentFor?: number };
 
@@ -25,6 +31,10 @@ export class PendingStore {
     private readonly clock: Clock,
     private readonly service: ServiceClock,
   ) {}
+
+  /** Per object: the round being written, and the one gathering decisions to write after it. */
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly waiting = new Map<string, Round>();
 
   async read(objectKey: string): Promise<ReadMarker | undefined> {
     const read = await this.table.getTimed<MarkerProps>(PENDING_PARTITION, objectKey);
@@ -41,16 +51,49 @@ export class PendingStore {
 
   /**
    * Applies `decide` to the object's marker under its ETag, read again and decided again when
-   * another writer got there first. Resolves to the change written (undefined: none).
+   * another writer got there first. Calls for one object in this process while a write is in
+   * flight join the next round: one read and one write for all of them, their decisions applied
+   * in order, so a flood for one object costs a write per round trip, not a contended write each.
+   * Resolves to the round's change (undefined: nothing to write).
    */
-  async change(objectKey: string, decide: (current: Pending | undefined) => Change | undefined): Promise<Change | undefined> {
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+  change(objectKey: string, decide: Decide): Promise<Change | undefined> {
+    const queued = this.waiting.get(objectKey);
+    if (queued) {
+      queued.decides.push(decide);
+      return queued.result;
+    }
+    const round: Round = { decides: [decide], result: Promise.resolve(undefined) };
+    this.waiting.set(objectKey, round);
+    const previous = this.inFlight.get(objectKey) ?? Promise.resolve();
+    round.result = previous.then(() => {
+      this.waiting.delete(objectKey);
+      return this.applyAll(objectKey, round.decides);
+    });
+    const settled = round.result.then(() => undefined, () => undefined);
+    this.inFlight.set(objectKey, settled);
+    void settled.then(() => {
+      if (this.inFlight.get(objectKey) === settled) this.inFlight.delete(objectKey);
+    });
+    return round.result;
+  }
+
+  private async applyAll(objectKey: string, decides: Decide[]): Promise<Change | undefined> {
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       const current = await this.read(objectKey);
-      const change = decide(current?.pending);
-      if (!change) return undefined;
-      const props = this.propsOf(change.next);
+      let next = current?.pending;
+      let send: number | undefined;
+      for (const decide of decides) {
+        const change = decide(next);
+        if (!change) continue;
+        next = change.next;
+        if (change.send !== undefined) send = change.send;
+      }
+      if (!next || next === current?.pending) return undefined;
+      const props = this.propsOf(next);
       const written = current ? await this.table.replaceIf(current.row, props) : await this.table.create(PENDING_PARTITION, objectKey, props);
-      if (written) return change;
+      if (written) return send === undefined ? { next } : { next, send };
+      // Another host wrote it first: spread the retries so contending writers stop colliding.
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(500, 10 * 2 ** attempt)));
     }
     throw new Error(`pending marker of ${objectKey}: still contended after ${MAX_ATTEMPTS} attempts`);
   }

@@ -7,7 +7,6 @@ import type { Clock } from '../clock.js';
 import type { EntityTable, Props } from '../state/entity-table.js';
 import { encodeMessage, type ProbeMessage, type ReconcileMessage } from './messages.js';
 import { storageError } from '../state/errors.js';
-import { objectKey, type ObjectRef } from '../reconcile/types.js';
 import { mergeRequest, messageToken, type Change, type Pending } from './pending-plan.js';
 import { PENDING_PARTITION, type PendingStore, type ReadMarker } from './pending-store.js';
 
@@ -28,6 +27,10 @@ export interface QueueSender {
   /** The objects' pending markers, for the reconcile queue's handler; absent when requests are not collapsed. */
   readonly markers?: Markers;
 }
+
+/** What a marker belongs to (the same shape as reconcile's ObjectRef, which this layer must not import). */
+type ObjectRef = Pick<ReconcileMessage, 'kind' | 'name'>;
+const objectKey = (ref: ObjectRef) => `${ref.kind}/${ref.name}`;
 
 export interface Markers {
   read(ref: ObjectRef): Promise<ReadMarker | undefined>;

@@ -13,7 +13,6 @@ import {
   failedOperationOf,
   storageError,
 } from './errors.js';
-import type { TimedRow } from './service-clock.js';
 
 export type Scalar = string | number | boolean;
 export type Props = Record<string, Scalar | undefined>;
@@ -23,6 +22,15 @@ export interface Row<P extends Props = Props> {
   rowKey: string;
   etag: string;
   props: P;
+}
+
+/** A row as read, with the service's own times from that same response (see service-clock.ts). */
+export interface TimedRow<P extends Props> {
+  row: Row<P>;
+  /** The row's Timestamp: when the service last wrote it (epoch ms). */
+  writtenAt: number;
+  /** The response's Date header: the service's time when it answered (epoch ms, whole seconds). */
+  serviceNow: number;
 }
 
 /** What a read-modify-write callback returns: the new properties, or `undefined` to leave the row alone. */

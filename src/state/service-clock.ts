@@ -5,17 +5,10 @@
  * past its time or claim the future (docs/architecture.md, "Time across hosts").
  */
 import type { Clock } from '../clock.js';
-import type { Props, Row } from './entity-table.js';
-import { StorageRequestError } from './errors.js';
+import type { Props, TimedRow } from './entity-table.js';
 
-/** A row as read, with the service's own times from that same response. */
-export interface TimedRow<P extends Props> {
-  row: Row<P>;
-  /** The row's Timestamp: when the service last wrote it (epoch ms). */
-  writtenAt: number;
-  /** The response's Date header: the service's time when it answered (epoch ms, whole seconds). */
-  serviceNow: number;
-}
+export type { TimedRow };
+import { StorageRequestError } from './errors.js';
 
 export interface ServiceClock {
   /** Properties a write carries so that its time can be told later (none when the service stamps its own). */

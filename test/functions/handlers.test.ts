@@ -51,7 +51,7 @@ describe('the four functions, called through the registration table as both host
     const { reconcileObject } = await import('../../src/reconcile/object.js');
     const log = { info: () => undefined, warn: () => undefined, error: () => undefined };
     const outcomes = await Promise.all([1, 2].map(() => reconcileObject(rt, { kind: 'pool', name: 'workers' }, { reason: 'race' }, { log })));
-    expect(outcomes.map((o) => o.status).sort()).toEqual(['busy', 'done']);
+    expect(outcomes.map((o) => o.status).sort(), JSON.stringify(outcomes)).toEqual(['busy', 'done']);
   });
 
   it('reconcileQueue drops a message for an object that is not configured', async () => {
