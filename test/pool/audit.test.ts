@@ -106,3 +106,28 @@ describe('bug 3: a forced relist honours Retry-After', () => {
     expect(world.sim.counts.listVms).toBe(lists + 2);
   });
 });
+
+describe("bug 4: the pool's recheck of unfinished work is not refused by its reconcile rate", () => {
+  it('with the default 1m,1, the 15 s recheck after a delete ARM still runs goes through; a forced pass does not', async () => {
+    const slow = await armWorld({ deleteDelayMs: 60_000 });
+    try {
+      const scaleSet = slow.sim.addScaleSet({ resourceGroup: RG, name: 'b4', vms: [{}, { provisioningState: 'Failed', powerState: 'PowerState/stopped' }] });
+      const real = await slow.runtime({ pools: [{ ...pool('b4', { maxCount: 2, enableFastDeleteOnFailedProvisioning: true }), reconcileRate: '1m,1' }] });
+      // The real sender sends; the test also keeps what was sent (a delayed message is not visible yet).
+      const sent: { reason: string }[] = [];
+      const rt: Runtime = { ...real, queues: { ...real.queues, reconcile: async (m, delay) => (sent.push(m), real.queues.reconcile(m, delay)) } };
+      // The first pass adopts, fast-deletes the broken VM and, ARM still deleting it, asks for a recheck.
+      await pass(rt, 'b4');
+      expect(slow.sim.counts.deleteInstances).toBe(1);
+      expect(sent).toHaveLength(1);
+      scaleSet.addVm();
+      expect(decisionOf(await pass(rt, 'b4', 'forced'))?.decision).toBe('rate limited');
+      const recheck = await pass(rt, 'b4', sent[0]!.reason);
+      expect(recheck.status).toBe('done');
+      expect(decisionOf(recheck)?.decision).not.toBe('rate limited');
+    } finally {
+      await slow.sim.close();
+      rmSync(slow.dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+});
