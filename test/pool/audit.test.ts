@@ -131,3 +131,22 @@ describe("bug 4: the pool's recheck of unfinished work is not refused by its rec
     }
   }, 30_000);
 });
+
+describe('bug 5: a 429 on the scale set GET serves the stored read', () => {
+  it('the pass goes on from the scale set read stored on the cache, as a 429 on the listing does', async () => {
+    const scaleSet = world.sim.addScaleSet({ resourceGroup: RG, name: 'b5', capacity: 2 });
+    const clock = movable();
+    const rt = await world.runtime({ pools: [pool('b5', { maxCount: 3 })] }, { clock });
+    await pass(rt, 'b5');
+    await new Promise((r) => setTimeout(r, 120));
+    await pass(rt, 'b5');
+    expect(scaleSet.capacity).toBe(3);
+    // The stored read is older than its period: the pass asks ARM, which refuses every GET.
+    clock.advance(10 * MIN);
+    world.sim.throttleNext(3, { retryAfter: 60, operations: ['getScaleSet'] });
+    scaleSet.addVm();
+    const throttled = await pass(rt, 'b5');
+    expect(throttled.status).toBe('done');
+    expect(world.sim.counts.throttled).toBeGreaterThan(0);
+  });
+});
