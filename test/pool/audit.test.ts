@@ -134,19 +134,45 @@ describe("bug 4: the pool's recheck of unfinished work is not refused by its rec
 
 describe('bug 5: a 429 on the scale set GET serves the stored read', () => {
   it('the pass goes on from the scale set read stored on the cache, as a 429 on the listing does', async () => {
-    const scaleSet = world.sim.addScaleSet({ resourceGroup: RG, name: 'b5', capacity: 2 });
-    const clock = movable();
-    const rt = await world.runtime({ pools: [pool('b5', { maxCount: 3 })] }, { clock });
-    await pass(rt, 'b5');
-    await new Promise((r) => setTimeout(r, 120));
-    await pass(rt, 'b5');
-    expect(scaleSet.capacity).toBe(3);
-    // The stored read is older than its period: the pass asks ARM, which refuses every GET.
-    clock.advance(10 * MIN);
-    world.sim.throttleNext(3, { retryAfter: 60, operations: ['getScaleSet'] });
-    scaleSet.addVm();
-    const throttled = await pass(rt, 'b5');
-    expect(throttled.status).toBe('done');
-    expect(world.sim.counts.throttled).toBeGreaterThan(0);
+    // A world of its own: the throttle rule must not outlive the test.
+    const own = await armWorld();
+    try {
+      const scaleSet = own.sim.addScaleSet({ resourceGroup: RG, name: 'b5', capacity: 2 });
+      const clock = movable();
+      const rt = await own.runtime({ pools: [pool('b5', { maxCount: 3 })] }, { clock });
+      await pass(rt, 'b5');
+      await new Promise((r) => setTimeout(r, 120));
+      await pass(rt, 'b5');
+      expect(scaleSet.capacity).toBe(3);
+      // The stored read is older than its period: the pass asks ARM, which refuses every GET.
+      clock.advance(10 * MIN);
+      own.sim.throttleNext(100, { retryAfter: 60, operations: ['getScaleSet'] });
+      scaleSet.addVm();
+      const throttled = await pass(rt, 'b5');
+      expect(throttled.status).toBe('done');
+      expect(own.sim.counts.throttled).toBeGreaterThan(0);
+    } finally {
+      await own.sim.close();
+      rmSync(own.dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('bug 6: a row marked failed recovers', () => {
+  it('a VM marked ProvisioningFailedPermanent that is running and healthy again is marked Running', async () => {
+    const scaleSet = world.sim.addScaleSet({ resourceGroup: RG, name: 'b6', vms: [{}, { provisioningState: 'Failed', powerState: 'PowerState/stopped' }] });
+    const rt = await world.runtime({ pools: [pool('b6', { maxCount: 2, enableFastDeleteOnFailedProvisioning: true })] });
+    // The delete is refused: the VM stays, its row marked failed.
+    world.sim.failNext(1, { status: 409, code: 'OperationNotAllowed', operations: ['deleteInstances'] });
+    await pass(rt, 'b6');
+    const statusOf = async () => (await readInventory(rt.table('machines'), 'b6')).rows.find((r) => r.rowKey.endsWith('/virtualMachines/1'))?.props;
+    expect((await statusOf())?.providerStatus).toBe('ProvisioningFailedPermanent');
+    scaleSet.updateVm('1', { provisioningState: 'Succeeded', powerState: 'PowerState/running' });
+    const recovered = await pass(rt, 'b6');
+    expect(recovered.status).toBe('done');
+    expect(decisionOf(recovered)?.reason).toMatch(/healthy again/);
+    expect(await statusOf()).toMatchObject({ providerStatus: 'Running' });
+    expect((await statusOf())?.brokenAt).toBeUndefined();
+    expect(world.sim.counts.deleteInstances).toBeGreaterThan(0);
   });
 });
