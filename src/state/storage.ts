@@ -9,6 +9,7 @@ import type { TokenCredential } from '@azure/core-auth';
 import type { PipelineRequest, SendRequest } from '@azure/core-rest-pipeline';
 import type { StorageConfig } from '../config/schema.js';
 import { storageError } from './errors.js';
+import { retryAfterCapPolicy } from './retry-after-cap.js';
 
 export type StorageLocation =
   | { kind: 'connection'; connectionString: string }
@@ -111,6 +112,8 @@ const tableOptions = {
       },
       position: 'perRetry' as const,
     },
+    // A throttled try waits at most as long as the retry delay, whatever Retry-After says.
+    { policy: retryAfterCapPolicy(1_000), position: 'perRetry' as const },
   ],
 };
 /** Also for the `queue` load source's client: every queue read ends within a few seconds. */
