@@ -21,6 +21,7 @@ export const UNIT_FILES = [
   'test/cli/render.test.ts',
   'test/clock/clock.test.ts',
   'test/config/duration-rate.test.ts',
+  'test/docs/readme-config.test.ts',
   'test/errors/transient.test.ts',
   'test/host/timer.test.ts',
   'test/load/collect.test.ts',
@@ -59,6 +60,7 @@ export const UNIT_FILES = [
   'test/state/keys.test.ts',
   'test/state/row-conversion.test.ts',
   'test/status/page.test.ts',
+  'test/state/history-writes.test.ts',
   'test/support/guards.test.ts',
   'test/support/memory-table.test.ts',
 ];
