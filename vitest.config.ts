@@ -27,6 +27,7 @@ export const UNIT_FILES = [
   'test/host/timer.test.ts',
   'test/load/collect.test.ts',
   'test/load/decider.test.ts',
+  'test/load/load-number.test.ts',
   'test/load/samples.test.ts',
   'test/metrics/export.test.ts',
   'test/pool/backoff-fast-delete.test.ts',
@@ -59,6 +60,7 @@ export const UNIT_FILES = [
   'test/state/keys.test.ts',
   'test/state/row-conversion.test.ts',
   'test/status/page.test.ts',
+  'test/state/history-writes.test.ts',
   'test/support/guards.test.ts',
   'test/support/memory-table.test.ts',
 ];
