@@ -71,7 +71,9 @@ export default defineConfig({
     hookTimeout: 30_000,
     pool: 'forks',
     // Every test fails if it writes to the console: logs go through the injected logger.
-    setupFiles: ['test/support/quiet.ts'],
+    setupFiles: ['test/support/quiet.ts', 'test/support/clean-temp-dirs.ts'],
+    // The run's own temporary folder, checked empty at the end (test/support/temp-guard.ts).
+    globalSetup: ['test/support/temp-guard.ts'],
     projects: [
       {
         extends: true,
