@@ -7,6 +7,8 @@ import { z } from 'zod';
 import { parseDuration } from './duration.js';
 import { parseRate } from './rate.js';
 import { isLoopbackHost } from './loopback.js';
+// Replicas of a target and machines of a pool.
+import { MAX_REPLICAS } from '../limits.js';
 
 /** A string field parsed once by `parse`, whose error message becomes the field's problem. */
 const parsedString = <T>(expected: string, parse: (text: string) => T) =>
@@ -24,8 +26,6 @@ const parsedString = <T>(expected: string, parse: (text: string) => T) =>
  * setTimeout's range (24.8 days) would fire at once instead of never.
  */
 export const MAX_DURATION_MS = 24 * 3_600_000;
-/** Replicas of a target and machines of a pool. */
-const MAX_REPLICAS = 10_000;
 /** Pools, and targets, in one file. */
 const MAX_OBJECTS = 1_000;
 
