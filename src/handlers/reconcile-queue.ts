@@ -5,13 +5,12 @@ import { decodeMessage, reconcileMessageSchema, type ReconcileMessage } from '..
 import { afterServed, mergeRequest, messageToken, onDelivery, postpone, type Delivery } from '../queue/pending-plan.js';
 import type { ReadMarker } from '../queue/pending-store.js';
 import type { Markers } from '../queue/sender.js';
+import { busyRetryDelay } from '../queue/retry.js';
 import { reconcileObject } from '../reconcile/object.js';
 import { objectKey, type ObjectOutcome, type ObjectRef } from '../reconcile/types.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { Clock } from '../clock.js';
 
-/** How soon a reconcile that found its object busy is tried again. */
-const BUSY_RETRY_MS = 5_000;
 
 /**
  * One reconcile message: a forced reconcile or a delayed re-enqueue, served through the
@@ -39,7 +38,7 @@ export async function onReconcileMessage(rt: Runtime, message: unknown, context:
   const marker = await markers?.read(ref);
   const outcome = await reconcileObject(rt, ref, { reason: delivery.reason, load: delivery.load }, { log, signal: rt.shutdown.signal });
   if (markers) await settleMarker(markers, ref, msg, marker, outcome, rt.clock.now());
-  else if (outcome.status === 'busy') await rt.queues.reconcile({ ...ref, reason: msg.reason, load: msg.load }, Math.min(BUSY_RETRY_MS, Math.max(0, outcome.until - rt.clock.now())));
+  else if (outcome.status === 'busy') await rt.queues.reconcile({ ...ref, reason: msg.reason, load: msg.load }, busyRetryDelay(rt.clock.now(), outcome.until));
   // Cut short (the host is stopping): the message comes back and the reconcile is finished then.
   if (outcome.status === 'aborted') throw new Error(`reconcile of ${objectKey(ref)} aborted: ${outcome.reason}`);
   // Only a failure that may pass is retried (and poisoned after maxDequeueCount); a refusal such
@@ -74,7 +73,7 @@ function known(rt: Runtime, ref: ObjectRef): boolean {
 async function settleMarker(markers: Markers, ref: ObjectRef, msg: ReconcileMessage, marker: ReadMarker | undefined, outcome: ObjectOutcome, now: number): Promise<void> {
   if (outcome.status === 'busy') {
     // The holder may have read its inputs before this request arrived: look again shortly.
-    const retryAt = now + Math.min(BUSY_RETRY_MS, Math.max(0, outcome.until - now));
+    const retryAt = now + busyRetryDelay(now, outcome.until);
     await markers.change(ref, (current, t) => postpone(current, { reason: msg.reason }, retryAt, msg.dueAt, t, messageToken));
     return;
   }

@@ -77,15 +77,21 @@ export function createQueueSender(deps: {
   };
   const reconcileAt = async (message: Omit<ReconcileMessage, 'dueAt'>, at: number) => {
     const now = deps.clock.now();
-    const dueAt = now + clampDelay(at - now);
+    const dueAt = dueSecond(now, at);
     const { kind, name, reason, load } = message;
     if (!markers) {
-      await send(deps.reconcileQueue, { ...message, dueAt: Math.round(dueAt) }, dueAt - now);
+      await send(deps.reconcileQueue, { ...message, dueAt }, dueAt - now);
       return { sent: true, dueAt };
     }
     const request = { at: dueAt, reason, ...(load === undefined ? {} : { load }) };
-    const change = await markers.change({ kind, name }, (current, t) => mergeRequest(current, request, t, messageToken));
-    return { sent: change?.send !== undefined, dueAt };
+    // Requests merged in one write round send one message between them: the one that asked for it says so.
+    let asked = false;
+    await markers.change({ kind, name }, (current, t) => {
+      const change = mergeRequest(current, request, t, messageToken);
+      asked = change.send !== undefined;
+      return change;
+    });
+    return { sent: asked, dueAt };
   };
   return {
     reconcile: (message, delayMs = 0) => reconcileAt(message, deps.clock.now() + Math.max(0, delayMs)),
@@ -95,6 +101,14 @@ export function createQueueSender(deps: {
     },
     ...(markers ? { markers } : {}),
   };
+}
+
+/**
+ * The due second of a reconcile wanted at `at`, sent at `now`: the whole second at or after the
+ * instant (within the queue's longest delay). Requests due in the same second collapse.
+ */
+export function dueSecond(now: number, at: number): number {
+  return Math.ceil((now + clampDelay(at - now)) / 1000) * 1000;
 }
 
 function clampDelay(ms: number): number {
