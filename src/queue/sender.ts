@@ -6,7 +6,7 @@ import type { QueueClient } from '@azure/storage-queue';
 import type { Clock } from '../clock.js';
 import type { EntityTable, Props } from '../state/entity-table.js';
 import { encodeMessage, type ProbeMessage, type ReconcileMessage } from './messages.js';
-import { storageError } from '../state/errors.js';
+import { isStorageGone, storageError } from '../state/errors.js';
 import { mergeRequest, messageToken, type Change, type Pending } from './pending-plan.js';
 import { PENDING_PARTITION, type PendingStore, type ReadMarker } from './pending-store.js';
 
@@ -47,14 +47,22 @@ export function createQueueSender(deps: {
   /** Where the pending markers live; without it every request is a message of its own. */
   pending?: PendingStore;
   clock: Clock;
+  /** Makes the tables and queues again when a send finds its queue gone. */
+  recreate?: () => Promise<void>;
 }): QueueSender {
   const send = async (queue: QueueClient, body: object, delayMs: number) => {
     const seconds = Math.ceil(clampDelay(delayMs) / 1000);
     // A delayed message must not expire (7 days by default) before it becomes visible.
+    const options = seconds > 0 ? { visibilityTimeout: seconds, messageTimeToLive: -1 } : {};
     try {
-      await queue.sendMessage(encodeMessage(body), seconds > 0 ? { visibilityTimeout: seconds, messageTimeToLive: -1 } : {});
+      await queue.sendMessage(encodeMessage(body), options);
     } catch (err) {
-      throw storageError(err, `queues/${queue.name} send`);
+      if (!deps.recreate || !isStorageGone(err)) throw storageError(err, `queues/${queue.name} send`);
+      // The queue is gone (storage lost it): made again, the message is sent once more.
+      await deps.recreate();
+      await queue.sendMessage(encodeMessage(body), options).catch((again: unknown) => {
+        throw storageError(again, `queues/${queue.name} send`);
+      });
     }
   };
   const pending = deps.pending;

@@ -115,6 +115,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     reconcileQueue: storage.queue('reconcile'),
     probeQueue: storage.queue('probe'),
     pending: new PendingStore(table('leases'), clock, serviceClock),
+    recreate: () => storage.recreate(),
     clock,
   });
   const holder = `${env.WEBSITE_INSTANCE_ID?.slice(0, 12) ?? os.hostname()}:${process.pid}`;
