@@ -60,6 +60,8 @@ export type MetaProps = {
   /** The scale set as last read from ARM (JSON of `ScaleSetInfo`) and when: shared by every instance. */
   scaleSet?: string;
   scaleSetReadAt?: number;
+  /** When the last successful listing began (epoch ms): a row marked before it was listed after. */
+  listedAt?: number;
   /**
    * VMs of the last listing whose resource id could not be parsed: not cached, but present in
    * ARM's capacity, so they count towards it (else every pass would see drift and list again).
@@ -273,6 +275,7 @@ export class ScaleSetCache {
         generation: newGeneration(),
         scaleSet: JSON.stringify(scaleSet),
         scaleSetReadAt: readAt,
+        listedAt: readAt,
         unparseable: unparseable.length || undefined,
       };
       read = { ok: true, instances: built.instances };

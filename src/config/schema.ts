@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { parseDuration } from './duration.js';
 import { parseRate } from './rate.js';
+import { scaleInSchema } from './pool-sizing.js';
 import { isLoopbackHost } from './loopback.js';
 // Replicas of a target and machines of a pool.
 import { MAX_REPLICAS } from '../limits.js';
@@ -126,6 +127,9 @@ const pool = z
     chunkSize: count(1, MAX_REPLICAS).default(20),
     reconcileRate: rate('1m,1'),
     creationRate: rate('5s,1'),
+    /** Scale-in deletes, one token per VM. */
+    deletionRate: rate('5s,10'),
+    scaleIn: scaleInSchema,
     /** Also caps how many VMs a listing reads (pages stop there). */
     instanceLimit: count(1, MAX_REPLICAS).default(1000),
     instanceCache: z

@@ -1,0 +1,8 @@
+/** The pool keys of sized pools (scale-in): kept apart so schema.ts merges stay small. */
+import { z } from 'zod';
+
+/** `scaleIn: { policy: newest | oldest }`: which running VMs a scale-in removes first. */
+export const scaleInSchema = z
+  .object({ policy: z.enum(['newest', 'oldest'], { error: 'expected "newest" or "oldest"' }).default('newest') })
+  .strict()
+  .prefault({});
