@@ -6,3 +6,7 @@ export const scaleInSchema = z
   .object({ policy: z.enum(['newest', 'oldest'], { error: 'expected "newest" or "oldest"' }).default('newest') })
   .strict()
   .prefault({});
+
+/** `scaleTargetRef: { kind: Pool, name }`: the target decides how many VMs, the pool which. */
+export const poolTargetRef = z.object({ kind: z.literal('Pool'), name: z.string({ error: 'expected a pool name' }).min(1, { error: 'must not be empty' }) }).strict();
+

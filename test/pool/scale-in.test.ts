@@ -93,3 +93,32 @@ describe('a pool sized by a wanted count', () => {
     expect(scaleSet.capacity).toBe(4);
   });
 });
+
+describe('a target whose scaleTargetRef is a pool', () => {
+  it('writes the wanted count to the pool from pushed load, and the pool carries it out both ways', async () => {
+    const scaleSet = world.sim.addScaleSet({ resourceGroup: RG, name: 'by-target', capacity: 2 });
+    const rt = await world.runtime({
+      pools: [pool('by-target', { maxCount: 6, chunkSize: 6 })],
+      targets: [{ name: 'jobs', scaleTargetRef: { kind: 'Pool', name: 'by-target' }, minScale: 1, maxScale: 10, scaleToZero: { enabled: false }, load: { source: 'push', targetPerReplica: 1 } }],
+    });
+    await pass(rt, 'by-target');
+    const target = (load: number) => reconcileObject(rt, { kind: 'target', name: 'jobs' }, { reason: 'test', load }, { log: silentLog });
+    // A target seen for the first time is adopted as it runs; the next pass acts.
+    for (let i = 0; i < 3 && (await readInventory(rt.table('machines'), 'by-target')).wanted !== 5; i++) await target(5);
+    expect((await readInventory(rt.table('machines'), 'by-target')).wanted).toBe(5);
+    await pass(rt, 'by-target');
+    expect(scaleSet.capacity).toBe(5);
+    await settle();
+    await pass(rt, 'by-target');
+    // Load falls: the target lowers the wanted count (as its scale-down policy allows), the pool deletes by instance id.
+    await target(2);
+    const lowered = (await readInventory(rt.table('machines'), 'by-target')).wanted!;
+    expect(lowered).toBeLessThan(5);
+    const writes = world.sim.counts.updateScaleSet;
+    await pass(rt, 'by-target');
+    expect(world.sim.counts.updateScaleSet).toBe(writes);
+    await settle();
+    await pass(rt, 'by-target');
+    expect(scaleSet.capacity).toBe(lowered);
+  });
+});
