@@ -29,6 +29,7 @@ export const UNIT_FILES = [
   'test/load/decider.test.ts',
   'test/load/load-number.test.ts',
   'test/text/cap.test.ts',
+  'test/scaler/hostile-numbers.test.ts',
   'test/load/samples.test.ts',
   'test/metrics/export.test.ts',
   'test/pool/backoff-fast-delete.test.ts',
