@@ -52,6 +52,7 @@ export const UNIT_FILES = [
   'test/scaler/active-condition.test.ts',
   'test/scaler/bounds.test.ts',
   'test/scaler/conditions.test.ts',
+  'test/scaler/poll-interval.test.ts',
   'test/scaler/scale-plan.test.ts',
   'test/scaler/decide-target.test.ts',
   'test/scaler/kpa-tables.test.ts',
