@@ -1,4 +1,7 @@
-/** How a cached instance is stored as a table row (Table Storage has no nested values). */
+/**
+ * How a cached instance was stored in the old one-row-per-VM format: read once when a partition
+ * of that format is migrated (cache-store.ts); nothing writes it any more.
+ */
 import type { CachedInstance, InstanceState } from './instance.js';
 
 export type InstanceProps = {
@@ -10,17 +13,6 @@ export type InstanceProps = {
   errorCode?: string;
   errorMessage?: string;
 };
-
-export function instanceToProps(i: CachedInstance): InstanceProps {
-  return {
-    name: i.name,
-    state: i.state ?? '',
-    powerState: i.powerState,
-    errorClass: i.errorInfo?.errorClass,
-    errorCode: i.errorInfo?.errorCode,
-    errorMessage: i.errorInfo?.errorMessage,
-  };
-}
 
 export function instanceFromRow(row: { rowKey: string; props: InstanceProps }): CachedInstance {
   const p = row.props;
