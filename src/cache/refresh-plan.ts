@@ -3,7 +3,7 @@
  * ARM, or serves what is stored because someone else is listing (pure: plain data in and out).
  * One rule for every caller, the dry run included (which runs it against a store that writes
  * nothing):
- * - expired (refresh-policy.ts `isExpired`), or forced, or the scale set's capacity differs
+ * - expired (refresh-policy.ts `isExpired`), or forced (not while ARM throttles), or the scale set's capacity differs
  *   from the VMs the cache holds that are not being deleted (ARM lowers the capacity as soon
  *   as it accepts a delete), unless ARM throttles listings (no chasing a capacity through 429s);
  * - a claim on the meta row that has not run out: another invocation lists, serve stale;
@@ -56,7 +56,8 @@ function listReason(
   now: number,
   settings: PlanSettings,
 ): Extract<RefreshPlan, { kind: 'list' }>['why'] | undefined {
-  if (settings.force) return 'forced';
+  // Forced or not, nothing lists under ARM's Retry-After.
+  if (settings.force) return (meta?.throttledUntil ?? 0) > now ? undefined : 'forced';
   if (meta?.lastRefresh === undefined) return 'never listed';
   if (meta.packs === undefined) return 'old format';
   if (isExpired({ lastRefresh: meta.lastRefresh, periodMs: settings.periodMs, jitterSec: settings.jitterSec }, now)) return 'expired';

@@ -25,6 +25,7 @@ import { planRefresh } from './refresh-plan.js';
 import { slowdownFromRateLimit } from './refresh-slowdown.js';
 import { readOnlyCacheStore, tableCacheStore, type CacheStore, type StoredCache } from './cache-store.js';
 import { newGeneration } from '../state/generation.js';
+import { capText } from '../text/cap.js';
 
 /** How long a claim to refresh holds before another invocation may take over a crashed one. */
 export const REFRESH_CLAIM_MS = 60_000;
@@ -115,7 +116,10 @@ export class ScaleSetCache {
     return new ScaleSetCache({ ...this.deps, store: readOnlyCacheStore(this.store) }, this.options).validate(scaleSet);
   }
 
-  /** Lists now, whatever the period says (the seed's forced update); still one lister at a time. */
+  /**
+   * Lists now, whatever the period says (the seed's forced update); still one lister at a time,
+   * and never under ARM's Retry-After: while throttled it answers what is stored.
+   */
   async forceUpdate(scaleSet?: ScaleSetInfo): Promise<CacheView> {
     return this.run(await this.store.load(), scaleSet, { reread: false, force: true });
   }
@@ -258,10 +262,10 @@ export class ScaleSetCache {
       if (err instanceof RateLimitedError) {
         const lastRefresh = lastRefreshAfterThrottle(base, clock.now(), err.retryAfterMs, random);
         log.warn(`instance cache ${key}: ARM throttled the listing; serving ${stale.length} cached instance(s) until ${new Date(lastRefresh + base.periodMs).toISOString()}`);
-        return { next: { ...claimProps, lastRefresh, throttledUntil: clock.now() + err.retryAfterMs, lastError: errorMessage(err) }, read: { ok: true, instances: stale } };
+        return { next: { ...claimProps, lastRefresh, throttledUntil: clock.now() + err.retryAfterMs, lastError: capText(errorMessage(err)) }, read: { ok: true, instances: stale } };
       }
       log.error(`instance cache ${key}: refresh failed: ${errorMessage(err)}`);
-      return { next: { ...claimProps, lastError: errorMessage(err) }, read: { ok: false, error: err instanceof Error ? err : new Error(String(err)), stale } };
+      return { next: { ...claimProps, lastError: capText(errorMessage(err)) }, read: { ok: false, error: err instanceof Error ? err : new Error(String(err)), stale } };
     }
   }
 

@@ -18,12 +18,20 @@ import { tableRowWriter } from '../pool/row-writer.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { Decision, ReconcileContext } from './types.js';
 import { LEASE_TTL_MS } from './lease-ttl.js';
-import { poolFields } from '../state/history.js';
+import { poolObservation } from './pool-history.js';
 
 /** How long a pass may wait for tokens of the pool's rate limits before leaving the rest to a later pass. */
 const MAX_LIMITER_WAIT_MS = 20_000;
 /** When VMs of a capacity raise are not listed yet, or ARM still works on a delete, look again this soon. */
 const RECHECK_MS = 15_000;
+/**
+ * A pool's own recheck of unfinished work (new VMs not listed yet, an operation ARM still runs)
+ * carries this reason and takes no reconcile-rate token: the pass that started the work took
+ * one, and with the default `1m,1` a recheck 15 s later would always be refused. It is bounded
+ * by the work it checks on: only a pass that left work unfinished sends one.
+ */
+export const RECHECK_PREFIX = 'recheck: ';
+export const isRecheck = (reason: string) => reason.startsWith(RECHECK_PREFIX);
 /**
  * How long a scale set read from ARM serves every pass (at most the cache's period): with a
  * pass a minute, one GET every other pass per scale set, against Compute's read budgets.
@@ -55,6 +63,7 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
   // The pool's reconcile rate bounds the passes that read and plan: a warm pass, which finds
   // nothing changed in two point reads, takes no token.
   const gate = async () => {
+    if (isRecheck(ctx.reason)) return true;
     try {
       await rt.limiter(`${pool.name}/reconcile`, pool.reconcileRate).wait(signal, MAX_LIMITER_WAIT_MS);
       return true;
@@ -91,7 +100,9 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
   if (passRead.kind === 'unchanged') {
     // The same decision as the plan that was recorded: the decision log keeps one line for it.
     log.debug?.(`pool ${pool.name}: nothing written since the last plan, the scale set unchanged: not read again`);
-    return passRead.record.decision;
+    // What it observed, the pass that recorded it gave the history already: nothing to write.
+    const { observed: _seen, ...repeated } = passRead.record.decision;
+    return repeated;
   }
   const { snapshot, cacheGeneration } = passRead;
   const plan = planPool(snapshot, settings, rt.clock.now());
@@ -121,7 +132,7 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
     lease: { check: () => (ctx.lease.remainingMs() > LEASE_TTL_MS / 2 ? Promise.resolve() : ctx.lease.check()) },
     creations: { draw: (wanted) => creations.draw(wanted, signal, MAX_LIMITER_WAIT_MS) },
     requeue: async (reason) => {
-      await rt.queues.reconcile({ kind: 'pool', name: pool.name, reason }, RECHECK_MS);
+      await rt.queues.reconcile({ kind: 'pool', name: pool.name, reason: `${RECHECK_PREFIX}${reason}` }, RECHECK_MS);
     },
     now: () => rt.clock.now(),
   };
@@ -131,9 +142,7 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
   const decision = describeOutcome(plan, outcome);
   log.debug?.(`pool ${pool.name}: ${decision.decision}`);
   // For the history table, from what the pass read and did: no further read.
-  const capacity = outcome.raise.kind === 'raised' ? outcome.raise.to : (snapshot.scaleSet.capacity ?? undefined);
-  const inventory = snapshot.inventory.rows.length + outcome.adopted.length - outcome.retired.length;
-  const observed: Decision = { ...decision, observed: { kind: 'pool', fields: poolFields(snapshot.instances, inventory, capacity) } };
+  const observed: Decision = { ...decision, observed: poolObservation(snapshot, plan, outcome) };
   // A warm pass repeats it whole: what it observed is what this pass did, as nothing changed since.
   if (changesNothing(plan) && cacheGeneration !== undefined && !decision.error) await rememberWarm(machines, pool.name, snapshot, cacheGeneration, observed, rt.clock.now());
   return observed;

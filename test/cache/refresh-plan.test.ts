@@ -26,6 +26,7 @@ describe('planRefresh', () => {
     { name: 'expired, a claim that ran out', meta: { lastRefresh: NOW - PERIOD, packs: 1, claimedBy: 'x', claimUntil: NOW }, want: { kind: 'list', why: 'expired' } },
     { name: 'fresh but claimed: serve (nothing due)', meta: { ...fresh, claimedBy: 'x', claimUntil: NOW + 1 }, want: { kind: 'serve' } },
     { name: 'forced', meta: fresh, force: true, want: { kind: 'list', why: 'forced' } },
+    { name: 'forced while ARM throttles', meta: { ...fresh, throttledUntil: NOW + 1 }, force: true, want: { kind: 'serve' } },
     { name: 'the old one-row-per-VM format', meta: { lastRefresh: NOW - 1_000 }, want: { kind: 'list', why: 'old format' } },
   ];
   it.each(cases)('$name', ({ meta, stored, capacity, force, want }) => {
@@ -35,7 +36,8 @@ describe('planRefresh', () => {
 
 describe('packed instances', () => {
   it('round-trip every field of the record, including ones this module never heard of', () => {
-    const withExtras = three.map((i, n) => ({ ...i, zone: String(n + 1), timeCreated: '2026-12-01T00:00:00Z', protection: { fromScaleIn: n === 0 } }));
+    // i21's placement fields, and one no module has yet (a field added later needs no change here).
+    const withExtras = three.map((i, n) => ({ ...i, provisioningState: 'Succeeded', zone: String(n + 1), timeCreated: 1_764_547_200_000 + n, protectFromScaleIn: n === 0, notYetInvented: { nested: [n] } }) as CachedInstance);
     const rows = packInstances(withExtras, 7).map((props, i) => ({ rowKey: packRowKey(i), props }));
     expect(unpackInstances(rows, 7, rows.length)).toEqual(withExtras);
   });

@@ -7,21 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { parseConfigText } from '../../src/config/load.js';
 import { configSchema } from '../../src/config/schema.js';
-
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-
-/** The README's text under a heading, up to the next heading of the same or a higher level. */
-function section(heading: string): string {
-  const lines = README.split('\n');
-  const start = lines.findIndex((l) => l.replace(/^#+ /, '') === heading);
-  if (start < 0) throw new Error(`no heading "${heading}" in README.md`);
-  const level = /^#+/.exec(lines[start]!)![0].length;
-  const end = lines.findIndex((l, i) => i > start && /^#+ /.test(l) && /^#+/.exec(l)![0].length <= level);
-  return lines.slice(start + 1, end < 0 ? undefined : end).join('\n');
-}
-
-const fencedBlocks = (text: string, lang: string) =>
-  [...text.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1]!);
+import { fencedBlocks, section } from '../support/readme.js';
 
 type Def = { type: string; shape?: Record<string, z.ZodType>; innerType?: z.ZodType; in?: z.ZodType; element?: z.ZodType; options?: z.ZodType[] };
 const defOf = (schema: z.ZodType) => (schema as unknown as { _zod: { def: Def } })._zod.def;
