@@ -17,6 +17,7 @@ export const UNIT_FILES = [
   'test/cache/orchestration.test.ts',
   'test/cache/queries.test.ts',
   'test/cache/refresh-policy.test.ts',
+  'test/cache/refresh-plan.test.ts',
   'test/cache/refresh-slowdown.test.ts',
   'test/cli/render.test.ts',
   'test/clock/clock.test.ts',

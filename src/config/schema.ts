@@ -118,6 +118,17 @@ const scaleSetRef = z
   .object({ resourceGroup: nonEmpty, name: nonEmpty })
   .strict();
 
+/** The jitter when none is set: a tenth of the ttl, so a fleet's caches listed together do not all expire in one pass. */
+export const DEFAULT_JITTER_FRACTION = 0.1;
+const instanceCache = z
+  .object({
+    ttl: duration('5m'),
+    jitter: parsedString('expected a duration such as "90s", "5m" or "1h30m"', (text) => boundedMs(text, parseDuration(text), false)).optional(),
+  })
+  .strict()
+  .transform((c) => ({ ttl: c.ttl, jitter: c.jitter ?? Math.floor(c.ttl * DEFAULT_JITTER_FRACTION) }))
+  .prefault({});
+
 const pool = z
   .object({
     name: objectName,
@@ -128,10 +139,7 @@ const pool = z
     creationRate: rate('5s,1'),
     /** Also caps how many VMs a listing reads (pages stop there). */
     instanceLimit: count(1, MAX_REPLICAS).default(1000),
-    instanceCache: z
-      .object({ ttl: duration('5m'), jitter: duration('0s') })
-      .strict()
-      .prefault({}),
+    instanceCache,
     enableFastDeleteOnFailedProvisioning: z.boolean({ error: 'expected true or false' }).default(false),
     enableDetailedCSEMessage: z.boolean({ error: 'expected true or false' }).default(false),
     enableVmssFlexNodes: z.boolean({ error: 'expected true or false' }).default(false),
