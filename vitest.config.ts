@@ -22,11 +22,13 @@ export const UNIT_FILES = [
   'test/clock/clock.test.ts',
   'test/config/duration-rate.test.ts',
   'test/docs/readme-config.test.ts',
+  'test/pool/machine-id.test.ts',
   'test/errors/transient.test.ts',
   'test/host/timer.test.ts',
   'test/load/collect.test.ts',
   'test/load/decider.test.ts',
   'test/load/load-number.test.ts',
+  'test/text/cap.test.ts',
   'test/load/samples.test.ts',
   'test/metrics/export.test.ts',
   'test/pool/backoff-fast-delete.test.ts',
@@ -71,7 +73,9 @@ export default defineConfig({
     hookTimeout: 30_000,
     pool: 'forks',
     // Every test fails if it writes to the console: logs go through the injected logger.
-    setupFiles: ['test/support/quiet.ts'],
+    setupFiles: ['test/support/quiet.ts', 'test/support/clean-temp-dirs.ts'],
+    // The run's own temporary folder, checked empty at the end (test/support/temp-guard.ts).
+    globalSetup: ['test/support/temp-guard.ts'],
     projects: [
       {
         extends: true,
