@@ -65,7 +65,6 @@ export const UNIT_FILES = [
   'test/state/row-conversion.test.ts',
   'test/status/page.test.ts',
   'test/state/history-writes.test.ts',
-  'test/sim/story.test.ts',
   'test/support/guards.test.ts',
   'test/support/memory-table.test.ts',
 ];
