@@ -30,6 +30,7 @@ export const UNIT_FILES = [
   'test/load/decider.test.ts',
   'test/load/load-number.test.ts',
   'test/text/cap.test.ts',
+  'test/scaler/hostile-numbers.test.ts',
   'test/load/samples.test.ts',
   'test/metrics/export.test.ts',
   'test/pool/backoff-fast-delete.test.ts',
@@ -52,6 +53,7 @@ export const UNIT_FILES = [
   'test/scaler/active-condition.test.ts',
   'test/scaler/bounds.test.ts',
   'test/scaler/conditions.test.ts',
+  'test/scaler/poll-interval.test.ts',
   'test/scaler/scale-plan.test.ts',
   'test/scaler/decide-target.test.ts',
   'test/scaler/kpa-tables.test.ts',
@@ -63,7 +65,6 @@ export const UNIT_FILES = [
   'test/state/row-conversion.test.ts',
   'test/status/page.test.ts',
   'test/state/history-writes.test.ts',
-  'test/sim/story.test.ts',
   'test/support/guards.test.ts',
   'test/support/memory-table.test.ts',
 ];

@@ -191,6 +191,17 @@ const targetPerReplica = z
   .positive({ error: 'expected a number > 0' })
   .max(1e12, { error: 'expected a number ≤ 1e12' });
 
+/**
+ * How often an http or queue source is sampled and its target decided (HPA's sync period); the
+ * reconcile queue is polled every 2 s (host.json), so a shorter period gains nothing.
+ */
+export const MIN_POLL_INTERVAL_MS = 2_000;
+/** Absent: DEFAULT_POLL_INTERVAL_MS (15 s), applied where the target's settings are made. */
+export const DEFAULT_POLL_INTERVAL_MS = 15_000;
+const pollInterval = parsedString('expected a duration such as "2s", "15s" or "1m"', (text) => boundedMs(text, parseDuration(text), true))
+  .refine((ms) => ms >= MIN_POLL_INTERVAL_MS, { error: 'expected a duration of at least 2s (the reconcile queue is polled every 2 s)' })
+  .optional();
+
 const loadSource = z.discriminatedUnion(
   'source',
   [
@@ -202,6 +213,7 @@ const loadSource = z.discriminatedUnion(
         jsonPath: nonEmpty.optional(),
         timeout: duration('2s', { positive: true }),
         targetPerReplica,
+        pollInterval,
       })
       .strict(),
     z
@@ -211,6 +223,7 @@ const loadSource = z.discriminatedUnion(
         connection: nonEmpty.optional(),
         accountName: nonEmpty.optional(),
         targetPerReplica,
+        pollInterval,
       })
       .strict(),
     z
