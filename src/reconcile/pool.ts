@@ -17,13 +17,21 @@ import { describeOutcome, describePlan } from '../pool/describe.js';
 import { tableRowWriter } from '../pool/row-writer.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { Decision, ReconcileContext } from './types.js';
-import { LEASE_TTL_MS } from './lease-ttl.js';
+import { renewingPastHalf } from './lease-ttl.js';
 import { poolObservation } from './pool-history.js';
 
 /** How long a pass may wait for tokens of the pool's rate limits before leaving the rest to a later pass. */
 const MAX_LIMITER_WAIT_MS = 20_000;
 /** When VMs of a capacity raise are not listed yet, or ARM still works on a delete, look again this soon. */
 const RECHECK_MS = 15_000;
+/**
+ * A pool's own recheck of unfinished work (new VMs not listed yet, an operation ARM still runs)
+ * carries this reason and takes no reconcile-rate token: the pass that started the work took
+ * one, and with the default `1m,1` a recheck 15 s later would always be refused. It is bounded
+ * by the work it checks on: only a pass that left work unfinished sends one.
+ */
+export const RECHECK_PREFIX = 'recheck: ';
+export const isRecheck = (reason: string) => reason.startsWith(RECHECK_PREFIX);
 /**
  * How long a scale set read from ARM serves every pass (at most the cache's period): with a
  * pass a minute, one GET every other pass per scale set, against Compute's read budgets.
@@ -55,6 +63,7 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
   // The pool's reconcile rate bounds the passes that read and plan: a warm pass, which finds
   // nothing changed in two point reads, takes no token.
   const gate = async () => {
+    if (isRecheck(ctx.reason)) return true;
     try {
       await rt.limiter(`${pool.name}/reconcile`, pool.reconcileRate).wait(signal, MAX_LIMITER_WAIT_MS);
       return true;
@@ -67,7 +76,7 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
   const api = await rt.scaleSetApi();
   const cache = poolCache(rt, pool, api, log);
   const machines = rt.table('machines');
-  const settings = { name: pool.name, maxCount: pool.maxCount, chunkSize: pool.chunkSize, instanceLimit: pool.instanceLimit, fastDelete: pool.enableFastDeleteOnFailedProvisioning };
+  const settings = { name: pool.name, maxCount: pool.maxCount, chunkSize: pool.chunkSize, instanceLimit: pool.instanceLimit, fastDelete: pool.enableFastDeleteOnFailedProvisioning, scaleInPolicy: pool.scaleIn.policy };
   if (ctx.dryRun) {
     const snapshot = await readSnapshot({ api, cache, machines }, pool, { dryRun: true, signal });
     return describePlan(planPool(snapshot, settings, rt.clock.now()));
@@ -100,6 +109,7 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
 
   const flexible = snapshot.scaleSet.orchestrationMode === 'Flexible';
   const creations = rt.limiter(`${pool.name}/creation`, pool.creationRate);
+  const deletions = rt.limiter(`${pool.name}/deletion`, pool.deletionRate);
   const deps: PoolPassDeps = {
     rows: tableRowWriter(machines, pool.name),
     arm: {
@@ -118,18 +128,18 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
         for (const group of groupByError(doomed)) await cache.setInstancesStatus(group.ids, { state: 'Deleting', errorInfo: group.errorInfo });
       },
     },
-    // A lease is only taken over once it expires: while more than half its time is left nobody
-    // else can hold it, so the renewal (a conditional write) is only needed past that point.
-    lease: { check: () => (ctx.lease.remainingMs() > LEASE_TTL_MS / 2 ? Promise.resolve() : ctx.lease.check()) },
+    lease: renewingPastHalf(ctx.lease),
     creations: { draw: (wanted) => creations.draw(wanted, signal, MAX_LIMITER_WAIT_MS) },
+    deletions: { draw: (wanted) => deletions.draw(wanted, signal, MAX_LIMITER_WAIT_MS) },
+    chunkSize: pool.chunkSize,
     requeue: async (reason) => {
-      await rt.queues.reconcile({ kind: 'pool', name: pool.name, reason }, RECHECK_MS);
+      await rt.queues.reconcile({ kind: 'pool', name: pool.name, reason: `${RECHECK_PREFIX}${reason}` }, RECHECK_MS);
     },
     now: () => rt.clock.now(),
   };
   const outcome = await executePlan(plan, deps);
   // Our own capacity write or delete moved the scale set on: the next pass reads it from ARM.
-  if (outcome.raise.kind === 'raised' || outcome.deleted.length > 0) await cache.forgetScaleSet();
+  if (outcome.raise.kind === 'raised' || outcome.deleted.length > 0 || outcome.scaledIn.length > 0) await cache.forgetScaleSet();
   const decision = describeOutcome(plan, outcome);
   log.debug?.(`pool ${pool.name}: ${decision.decision}`);
   // For the history table, from what the pass read and did: no further read.

@@ -11,6 +11,7 @@
 import { redact } from '../../redact.js';
 import { sameProps, type EntityTable } from '../../state/entity-table.js';
 import { applyRecordPatch, type TargetRecord, type TargetRecordPatch } from '../decide/target-record.js';
+import { capText } from '../../text/cap.js';
 
 const ROW = 'status';
 
@@ -69,9 +70,12 @@ export async function writeTargetRecord(
   return result.changed ? revision : expected;
 }
 
-/** The status page shows lastError as is: a load or probe URL's token must not get there. */
+/**
+ * The status page shows lastError as is: a load or probe URL's token must not get there, and an
+ * API server's 200 KiB error must not make the row too large to write.
+ */
 function redacted(record: TargetRecord): TargetRecord {
-  return record.lastError === undefined ? record : { ...record, lastError: redact(record.lastError) };
+  return record.lastError === undefined ? record : { ...record, lastError: capText(redact(record.lastError)) };
 }
 
 /**
