@@ -4,7 +4,7 @@
  * them, and the events worth a mark on the timeline (a VM failed, deleted or adopted, the safety
  * switch tripped or cleared). Pure.
  */
-import { shortId } from '../cli/render.js';
+import { shortId } from '../cache/ids.js';
 import { countMachines } from '../pool/counts.js';
 import type { PoolOutcome } from '../pool/execute.js';
 import type { PoolPlan } from '../pool/plan.js';
@@ -24,6 +24,8 @@ export function poolObservation(snapshot: PoolSnapshot, plan: PoolPlan, outcome:
     kind: 'pool',
     fields: { ...(capacity === undefined ? {} : { capacity }), inventory: managed.length + raisedAdopted.length, ...counts },
     events: poolEvents(plan, outcome),
+    // Without fast delete a broken VM stays, counted: its count rising is the event.
+    risesMarked: { broken: 'VM(s) broken' },
   };
 }
 

@@ -4,7 +4,8 @@
  * Re-enqueues stand in for the informer events the seed was woken by: the SKS reconcile that
  * follows marking a target inactive (a second later), readiness of a waking target (polled),
  * the next step of a rate-limited change (on Knative's two-second tick), the moment a scale
- * set's write budget allows the deferred write, and the plan's own waits.
+ * set's write budget allows the deferred write, the plan's own waits, and the next poll of an
+ * http or queue source (`load.pollInterval`).
  */
 import type { Decision } from '../../decision.js';
 import type { DesiredScale } from '../../load/decider.js';
@@ -45,6 +46,9 @@ const RATE_STEP_MS = 2_000;
  */
 export const SETTLE_POLL = { kubernetesFirstMs: 1_000, kubernetesBriskForMs: 30_000, laterMs: 10_000, giveUpAfterMs: 5 * 60_000 };
 
+/** Why a poll of the load source was asked for. */
+export const POLL_WHY = 'poll the load source';
+
 const REASONS: Record<ScaleReason, string> = {
   adopted: 'first sight: adopted as it runs, nothing written',
   'metrics-not-collected': 'no load sample in the stable window: scale left as it is',
@@ -61,6 +65,7 @@ const REASONS: Record<ScaleReason, string> = {
   'activator-backed-for-grace-period': 'the activator has been in front for the grace period: scaled to zero',
   'grace-period-pending': 'inactive with the activator in front: waiting out the grace period',
   'activator-not-in-path': 'the activator is not in front yet: probing it asynchronously',
+  paused: 'paused (drover pause, or paused: true in the configuration): the load is not followed',
 };
 
 export interface FollowUpInput {
@@ -70,10 +75,12 @@ export interface FollowUpInput {
   before: TargetConditions;
   after: TargetConditions;
   write: ScaleOutcome;
-  kind: 'kubernetes' | 'scaleSet';
+  kind: 'kubernetes' | 'scaleSet' | 'pool';
   activationTimeoutMs: number;
   /** Ready replicas now, the target's own scale after this reconcile, and when it was last written. */
   settle: { ready: number; requested: number; lastScaledAt: number | undefined };
+  /** An http or queue source's poll period (`load.pollInterval`). */
+  pollIntervalMs?: number;
   now: number;
 }
 
@@ -103,6 +110,9 @@ export function followUps(input: FollowUpInput): FollowUp[] {
     wants.push({ at: nextGridPoint(now, brisk ? SETTLE_POLL.kubernetesFirstMs : SETTLE_POLL.laterMs), why });
   }
   if (write.kind === 'deferred') wants.push({ at: write.retryAt, why: 'scale set write budget: write the capacity wanted by then' });
+  // On the interval's grid, so the chains of every reconcile (timer, push, re-enqueue) meet in
+  // one message per instant instead of multiplying.
+  if (input.pollIntervalMs !== undefined) wants.push({ at: nextGridPoint(now, input.pollIntervalMs), why: POLL_WHY });
   return wants;
 }
 
@@ -168,6 +178,7 @@ function steadyVerb(plan: ScalePlan, write: ScaleOutcome, dryRun: boolean): stri
   if (plan.reason === 'metrics-not-collected' || plan.reason === 'activation-timed-out-without-samples') return 'no metrics';
   if (plan.reason === 'activating') return 'activating';
   if (plan.reason === 'grace-period-pending' || plan.reason === 'activator-not-in-path') return 'waiting to scale to zero';
+  if (plan.reason === 'paused') return write.kind === 'unchanged' ? `paused at ${write.current}` : 'paused';
   return write.kind === 'unchanged' ? `steady at ${write.current}` : 'unchanged';
 }
 
