@@ -46,6 +46,7 @@ export const UNIT_FILES = [
   'test/provisioner/decide.test.ts',
   'test/provisioner/machine.test.ts',
   'test/queue/messages.test.ts',
+  'test/queue/pending-plan.test.ts',
   'test/replay/hand-trace.test.ts',
   'test/replay/scaler-paths.test.ts',
   'test/replay/schedule.test.ts',

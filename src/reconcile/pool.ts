@@ -17,7 +17,7 @@ import { describeOutcome, describePlan } from '../pool/describe.js';
 import { tableRowWriter } from '../pool/row-writer.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { Decision, ReconcileContext } from './types.js';
-import { LEASE_TTL_MS } from './lease-ttl.js';
+import { renewingPastHalf } from './lease-ttl.js';
 import { poolObservation } from './pool-history.js';
 
 /** How long a pass may wait for tokens of the pool's rate limits before leaving the rest to a later pass. */
@@ -128,9 +128,7 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
         for (const group of groupByError(doomed)) await cache.setInstancesStatus(group.ids, { state: 'Deleting', errorInfo: group.errorInfo });
       },
     },
-    // A lease is only taken over once it expires: while more than half its time is left nobody
-    // else can hold it, so the renewal (a conditional write) is only needed past that point.
-    lease: { check: () => (ctx.lease.remainingMs() > LEASE_TTL_MS / 2 ? Promise.resolve() : ctx.lease.check()) },
+    lease: renewingPastHalf(ctx.lease),
     creations: { draw: (wanted) => creations.draw(wanted, signal, MAX_LIMITER_WAIT_MS) },
     deletions: { draw: (wanted) => deletions.draw(wanted, signal, MAX_LIMITER_WAIT_MS) },
     chunkSize: pool.chunkSize,
