@@ -4,61 +4,20 @@
  * parsed, so nothing downstream re-parses strings.
  */
 import { z } from 'zod';
-import { parseDuration } from './duration.js';
-import { parseRate } from './rate.js';
+import { count, duration, MAX_DURATION_MS, MAX_REPLICAS, nonEmpty, optionalDuration, rate } from './fields.js';
+import { loadSource } from './policy-schema.js';
 import { isLoopbackHost } from './loopback.js';
 
-/** A string field parsed once by `parse`, whose error message becomes the field's problem. */
-const parsedString = <T>(expected: string, parse: (text: string) => T) =>
-  z.string({ error: expected }).transform((text, ctx) => {
-    try {
-      return parse(text);
-    } catch (err) {
-      ctx.addIssue({ code: 'custom', message: (err as Error).message });
-      return z.NEVER;
-    }
-  });
-
-/**
- * The longest duration any setting may have: beyond it a value is a typo, and timers past
- * setTimeout's range (24.8 days) would fire at once instead of never.
- */
-export const MAX_DURATION_MS = 24 * 3_600_000;
-/** Replicas of a target and machines of a pool. */
-const MAX_REPLICAS = 10_000;
 /** Pools, and targets, in one file. */
 const MAX_OBJECTS = 1_000;
 
-const boundedMs = (text: string, ms: number, positive: boolean) => {
-  if (ms < 0 || (positive && ms === 0)) throw new Error(`expected a duration ${positive ? '>' : '≥'} 0, got "${text}"`);
-  if (ms > MAX_DURATION_MS) throw new Error(`expected a duration of at most 24h, got "${text}"`);
-  return ms;
-};
-
-const duration = (fallback: string, { positive = false } = {}) =>
-  parsedString('expected a duration such as "90s", "5m" or "1h30m"', (text) => boundedMs(text, parseDuration(text), positive)).prefault(fallback);
-
-const rate = (fallback: string) =>
-  parsedString('expected a rate "INTERVAL,BURST" such as "5s,1"', (text) => {
-    const parsed = parseRate(text);
-    if (parsed.intervalMs > MAX_DURATION_MS) throw new Error(`invalid duration in ${JSON.stringify(text)}: at most 24h`);
-    return parsed;
-  }).prefault(fallback);
-
-const count = (min: number, max: number) =>
-  z
-    .number({ error: 'expected a number' })
-    .int({ error: 'expected a whole number' })
-    .min(min, { error: `expected a number ≥ ${min}` })
-    .max(max, { error: `expected a number ≤ ${max}` });
+export { MAX_DURATION_MS };
 
 const objectName = z
   .string({ error: 'expected a name' })
   .regex(/^[A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?$/, {
     error: 'expected 1–63 letters, digits, ".", "_" or "-", starting and ending with a letter or digit',
   });
-
-const nonEmpty = z.string({ error: 'expected a string' }).min(1, { error: 'must not be empty' });
 
 const storage = z
   .object({
@@ -176,54 +135,6 @@ const scaleTargetRef = z.unknown().transform((value, ctx) => {
   }
   return parsed.data;
 });
-
-const targetPerReplica = z
-  .number({ error: 'expected a number' })
-  .positive({ error: 'expected a number > 0' })
-  .max(1e12, { error: 'expected a number ≤ 1e12' });
-
-const loadSource = z.discriminatedUnion(
-  'source',
-  [
-    z
-      .object({
-        source: z.literal('http'),
-        url: z.url({ error: 'expected a URL' }),
-        /** Dotted path into a JSON answer (`metrics.inflight`, `queues[0].depth`); none: the body is a number. */
-        jsonPath: nonEmpty.optional(),
-        timeout: duration('2s', { positive: true }),
-        targetPerReplica,
-      })
-      .strict(),
-    z
-      .object({
-        source: z.literal('queue'),
-        queueName: nonEmpty,
-        connection: nonEmpty.optional(),
-        accountName: nonEmpty.optional(),
-        targetPerReplica,
-      })
-      .strict(),
-    z
-      .object({
-        source: z.literal('push'),
-        targetPerReplica,
-      })
-      .strict(),
-  ],
-  { error: 'expected source "http", "queue" or "push"' },
-);
-
-/** A duration whose absence means something of its own (a default computed from other fields). */
-const optionalDuration = z
-  .unknown()
-  .transform((value, ctx) => {
-    const parsed = duration('0s').safeParse(value);
-    if (parsed.success) return parsed.data;
-    for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
-    return z.NEVER;
-  })
-  .optional();
 
 /** Knative's rate limits: both must exceed 1 (a rate of 1 would forbid any change). */
 const scaleRate = (fallback: number) =>
