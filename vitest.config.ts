@@ -53,6 +53,8 @@ export const UNIT_FILES = [
   'test/scaler/kpa-tables.test.ts',
   'test/scaler/no-evidence.property.test.ts',
   'test/scaler/policy-cases-hpa.test.ts',
+  'test/scaler/policy-cases-keda-knative.test.ts',
+  'test/scaler/policy-modules.test.ts',
   'test/scaler/scale-step-loop.test.ts',
   'test/scaler/target-bookkeeping.test.ts',
   'test/scaler/target-decision.test.ts',
