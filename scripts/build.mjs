@@ -172,7 +172,7 @@ async function checkedConfigFiles(configFile, { loadConfig, env, strict, warn })
     return [];
   };
   if (!existsSync(configFile)) {
-    return fail(`${name} not found, so ${DEPLOY_DIR} has no configuration; a deployed app needs one (README.md, "Deploy to Azure")`);
+    return fail(`${name} not found, so ${DEPLOY_DIR} has no configuration; a deployed app needs one (docs/deploy.md, "1. Write the configuration")`);
   }
   let config;
   try {

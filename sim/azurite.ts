@@ -18,10 +18,10 @@ export interface AzuriteHandle {
   stop(): Promise<void>;
 }
 
-export function azuriteConnectionString(ports: { blob: number; queue: number; table: number }): string {
-  const base = `http://127.0.0.1`;
+export function azuriteConnectionString(ports: { blob: number; queue: number; table: number }, protocol: 'http' | 'https' = 'http'): string {
+  const base = `${protocol}://127.0.0.1`;
   return [
-    'DefaultEndpointsProtocol=http',
+    `DefaultEndpointsProtocol=${protocol}`,
     `AccountName=${AZURITE_ACCOUNT}`,
     `AccountKey=${AZURITE_KEY}`,
     `BlobEndpoint=${base}:${ports.blob}/${AZURITE_ACCOUNT}`,
@@ -47,8 +47,16 @@ function azuriteBin(): string {
   return path.join(path.dirname(pkgJson), 'dist', 'src', 'azurite.js');
 }
 
+export interface AzuriteOptions {
+  timeoutMs?: number;
+  /** Serve HTTPS with this certificate (PEM files); needed for bearer tokens. */
+  tls?: { certFile: string; keyFile: string };
+  /** Accept bearer tokens (Azurite's `--oauth basic`: claims are checked, signatures are not). */
+  oauth?: boolean;
+}
+
 /** Starts Azurite and resolves once all three services listen; rejects after `timeoutMs`. */
-export async function startAzurite(options: { timeoutMs?: number } = {}): Promise<AzuriteHandle> {
+export async function startAzurite(options: AzuriteOptions = {}): Promise<AzuriteHandle> {
   const timeoutMs = options.timeoutMs ?? 30_000;
   const child: ChildProcess = spawn(
     process.execPath,
@@ -63,6 +71,8 @@ export async function startAzurite(options: { timeoutMs?: number } = {}): Promis
       '--blobHost', '127.0.0.1', '--blobPort', '0',
       '--queueHost', '127.0.0.1', '--queuePort', '0',
       '--tableHost', '127.0.0.1', '--tablePort', '0',
+      ...(options.tls ? ['--cert', options.tls.certFile, '--key', options.tls.keyFile] : []),
+      ...(options.oauth ? ['--oauth', 'basic'] : []),
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
@@ -76,7 +86,7 @@ export async function startAzurite(options: { timeoutMs?: number } = {}): Promis
     }, timeoutMs);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      for (const m of output.matchAll(/Azurite (Blob|Queue|Table) service is successfully listening at http:\/\/[^:]+:(\d+)/g)) {
+      for (const m of output.matchAll(/Azurite (Blob|Queue|Table) service is successfully listening at https?:\/\/[^:]+:(\d+)/g)) {
         ports[m[1]!.toLowerCase() as 'blob' | 'queue' | 'table'] = Number(m[2]);
       }
       if (ports.blob && ports.queue && ports.table) {
@@ -97,7 +107,7 @@ export async function startAzurite(options: { timeoutMs?: number } = {}): Promis
   process.once('exit', killOnExit);
   const resolved = ports as { blob: number; queue: number; table: number };
   return {
-    connectionString: azuriteConnectionString(resolved),
+    connectionString: azuriteConnectionString(resolved, options.tls ? 'https' : 'http'),
     ports: resolved,
     stop: () =>
       new Promise<void>((resolve) => {

@@ -10,6 +10,7 @@ import { parseDuration } from './config/duration.js';
 import { MAX_DURATION_MS } from './config/schema.js';
 import { MAX_DELAY_MS } from './queue/sender.js';
 import { errorMessage } from './log.js';
+import { parseDecimalLoad } from './load/load-number.js';
 import { droverVersion } from './package-root.js';
 import type { CliIO } from './cli/io.js';
 import { registerReplay } from './replay/cli-register.js';
@@ -45,8 +46,8 @@ const budgetArg = (value: string) => {
 };
 
 const loadArg = (value: string) => {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError('expected a number ≥ 0');
+  const n = parseDecimalLoad(value);
+  if (n === undefined || !Number.isFinite(n)) throw new InvalidArgumentError('expected a decimal number ≥ 0 (e.g. 25 or 2.5e3)');
   return n;
 };
 

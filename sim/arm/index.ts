@@ -18,7 +18,7 @@ import { scaleSetControl } from './control.js';
 import type { SimOrchestrationMode, SimVmSpec } from './model.js';
 import { SimWorld } from './model.js';
 import type { ResourceContext } from './representation.js';
-import type { ArmSimCounts, ArmSimOperation, ThrottleRule } from './routes.js';
+import type { ArmSimCounts, ArmSimOperation, FailureRule, ThrottleRule } from './routes.js';
 import { createArmHandler, zeroCounts } from './routes.js';
 
 export type { ArmSimCounts, ArmSimOperation } from './routes.js';
@@ -66,6 +66,11 @@ export interface ArmSim {
   scaleSet(resourceGroup: string, name: string): SimScaleSetControl;
   /** The next `count` matching requests answer 429, with `Retry-After: retryAfter` when given. */
   throttleNext(count: number, options?: { retryAfter?: number | string; operations?: ArmSimOperation[] }): void;
+  /**
+   * The next `count` matching requests answer `status` with ARM's error body (`code`, `message`):
+   * a 409 on a delete, a 404 on a later page of a listing (`laterPagesOnly`).
+   */
+  failNext(count: number, failure: { status: number; code: string; message?: string; operations?: ArmSimOperation[]; laterPagesOnly?: boolean }): void;
   /** Headers sent on every response, replacing the default `x-ms-ratelimit-remaining-*` set. */
   setRateLimitHeaders(headers: Record<string, string>): void;
   close(): Promise<void>;
@@ -88,6 +93,7 @@ export async function startArmSim(options: ArmSimOptions = {}): Promise<ArmSim> 
   });
   const counts = zeroCounts();
   const throttles: ThrottleRule[] = [];
+  const failures: FailureRule[] = [];
   let rateLimitHeaders: Record<string, string> = { ...DEFAULT_RATE_LIMIT_HEADERS };
   const certificate = await generateSimCertificate();
   const handler = createArmHandler({
@@ -95,6 +101,7 @@ export async function startArmSim(options: ArmSimOptions = {}): Promise<ArmSim> 
     context,
     counts,
     throttles,
+    failures,
     pageSize: options.pageSize ?? 50,
     rateLimitHeaders: () => rateLimitHeaders,
   });
@@ -131,6 +138,16 @@ export async function startArmSim(options: ArmSimOptions = {}): Promise<ArmSim> 
         remaining: count,
         retryAfter: retryAfter === undefined ? undefined : String(retryAfter),
         operations,
+      });
+    },
+    failNext: (count, failure) => {
+      failures.push({
+        remaining: count,
+        status: failure.status,
+        code: failure.code,
+        message: failure.message ?? `scripted ${failure.status} (${failure.code})`,
+        operations: failure.operations,
+        laterPagesOnly: failure.laterPagesOnly ?? false,
       });
     },
     setRateLimitHeaders: (headers) => {

@@ -31,6 +31,11 @@ export interface SimVmSpec {
   /** `false`: the VM is listed without an instance view (ARM could not produce one). */
   instanceView?: boolean;
   extensions?: SimExtension[];
+  /** Availability zone ('1', '2', '3'); none by default. */
+  zone?: string | null;
+  /** Uniform `protectionPolicy`. */
+  protectFromScaleIn?: boolean;
+  protectFromScaleSetActions?: boolean;
 }
 
 export interface SimVm {
@@ -41,6 +46,11 @@ export interface SimVm {
   statuses: SimStatus[] | null | undefined;
   instanceView: boolean;
   extensions: SimExtension[];
+  zone: string | null;
+  /** Epoch ms: when the VM was created (ARM's `timeCreated`). */
+  readonly timeCreated: number;
+  protectFromScaleIn: boolean;
+  protectFromScaleSetActions: boolean;
   /** Set once the VM is gone from ARM. */
   removed: boolean;
   pending: { at: number; change: SimVmSpec | 'remove' }[];
@@ -211,6 +221,10 @@ export class SimWorld {
       statuses: undefined,
       instanceView: true,
       extensions: [],
+      zone: null,
+      timeCreated: this.clock.now(),
+      protectFromScaleIn: false,
+      protectFromScaleSetActions: false,
       removed: false,
       pending: [],
     };
@@ -246,6 +260,9 @@ export function applySpec(vm: SimVm, spec: SimVmSpec): void {
   if (spec.statuses !== undefined) vm.statuses = spec.statuses;
   if (spec.instanceView !== undefined) vm.instanceView = spec.instanceView;
   if (spec.extensions !== undefined) vm.extensions = spec.extensions;
+  if (spec.zone !== undefined) vm.zone = spec.zone;
+  if (spec.protectFromScaleIn !== undefined) vm.protectFromScaleIn = spec.protectFromScaleIn;
+  if (spec.protectFromScaleSetActions !== undefined) vm.protectFromScaleSetActions = spec.protectFromScaleSetActions;
 }
 
 function same(a: string, b: string): boolean {

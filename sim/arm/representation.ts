@@ -43,6 +43,10 @@ export function vmJson(ctx: ResourceContext, scaleSet: SimScaleSet, vm: SimVm, w
   if (flexible) properties.virtualMachineScaleSet = { id: scaleSetId(ctx, scaleSet) };
   else properties.latestModelApplied = true;
   if (vm.provisioningState !== null) properties.provisioningState = vm.provisioningState;
+  properties.timeCreated = new Date(vm.timeCreated).toISOString();
+  if (!flexible && (vm.protectFromScaleIn || vm.protectFromScaleSetActions)) {
+    properties.protectionPolicy = { protectFromScaleIn: vm.protectFromScaleIn, protectFromScaleSetActions: vm.protectFromScaleSetActions };
+  }
   if (withInstanceView && vm.instanceView) properties.instanceView = instanceViewJson(vm);
   return {
     id: vmId(ctx, scaleSet, vm),
@@ -52,6 +56,7 @@ export function vmJson(ctx: ResourceContext, scaleSet: SimScaleSet, vm: SimVm, w
       : 'Microsoft.Compute/virtualMachineScaleSets/virtualMachines',
     location: ctx.location,
     ...(flexible ? {} : { instanceId: vm.instanceId }),
+    ...(vm.zone ? { zones: [vm.zone] } : {}),
     properties,
   };
 }

@@ -50,10 +50,22 @@ export interface ThrottleRule {
   operations: readonly ArmSimOperation[] | undefined;
 }
 
+/** A scripted error answer: the next `remaining` matching requests get `status` with ARM's error body. */
+export interface FailureRule {
+  remaining: number;
+  status: number;
+  code: string;
+  message: string;
+  operations: readonly ArmSimOperation[] | undefined;
+  /** Only the later pages of a VM listing (requests with a `$skiptoken`). */
+  laterPagesOnly: boolean;
+}
+
 export interface HandlerDeps extends Omit<OperationDeps, 'baseUrl'> {
   world: SimWorld;
   counts: ArmSimCounts;
   throttles: ThrottleRule[];
+  failures: FailureRule[];
   rateLimitHeaders: () => Record<string, string>;
 }
 
@@ -119,6 +131,8 @@ function handle(deps: HandlerDeps, req: IncomingMessage, raw: string): Reply {
       body: armError('TooManyRequests', `The request is being throttled (${route.operation}).`),
     };
   }
+  const failure = takeFailure(deps.failures, route.operation, url);
+  if (failure) return { status: failure.status, body: armError(failure.code, failure.message) };
   if (params.sub !== undefined && params.sub !== deps.context.subscriptionId) {
     return { status: 404, body: armError('SubscriptionNotFound', `The subscription '${params.sub}' could not be found.`) };
   }
@@ -142,6 +156,13 @@ function countRequest(counts: ArmSimCounts, operation: ArmSimOperation, url: URL
 
 function takeThrottle(rules: ThrottleRule[], operation: ArmSimOperation): ThrottleRule | undefined {
   const rule = rules.find((r) => r.remaining > 0 && (!r.operations || r.operations.includes(operation)));
+  if (rule) rule.remaining -= 1;
+  return rule;
+}
+
+function takeFailure(rules: FailureRule[], operation: ArmSimOperation, url: URL): FailureRule | undefined {
+  const laterPage = url.searchParams.has('$skiptoken');
+  const rule = rules.find((r) => r.remaining > 0 && (!r.operations || r.operations.includes(operation)) && (!r.laterPagesOnly || laterPage));
   if (rule) rule.remaining -= 1;
   return rule;
 }

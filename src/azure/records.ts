@@ -36,6 +36,10 @@ function vmRecord(vm: VirtualMachineScaleSetVM | VirtualMachine, instanceId: str
     name: vm.name ?? '',
     instanceId,
     provisioningState: vm.provisioningState ?? undefined,
+    zone: vm.zones?.[0] ?? undefined,
+    timeCreated: vm.timeCreated instanceof Date && !Number.isNaN(vm.timeCreated.getTime()) ? vm.timeCreated.getTime() : undefined,
+    protectFromScaleIn: 'protectionPolicy' in vm ? vm.protectionPolicy?.protectFromScaleIn === true : false,
+    protectFromScaleSetActions: 'protectionPolicy' in vm ? vm.protectionPolicy?.protectFromScaleSetActions === true : false,
     instanceView: view && {
       statuses: view.statuses?.map(statusRecord) ?? undefined,
       extensions: view.extensions?.map(extensionRecord) ?? undefined,

@@ -45,6 +45,13 @@ export interface VmRecord {
   /** Uniform: the scale set instance id. Flexible: the VM name (what deleteInstances expects). */
   instanceId: string | undefined;
   provisioningState: string | undefined;
+  /** The VM's availability zone, when it has one. */
+  zone?: string;
+  /** When the VM was created (epoch ms), when ARM says. */
+  timeCreated?: number;
+  /** Uniform `protectionPolicy` (Flexible VMs have none: always false there). */
+  protectFromScaleIn?: boolean;
+  protectFromScaleSetActions?: boolean;
   /** `undefined` when ARM returned no instance view for this VM. */
   instanceView: { statuses?: VmStatusRecord[]; extensions?: VmExtensionRecord[] } | undefined;
 }

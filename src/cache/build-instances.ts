@@ -22,6 +22,17 @@ export interface BuiltInstances {
   skipped: SkippedVm[];
 }
 
+/** What scale-in chooses by: ARM's own state, zone, age and protection (plain fields, undefined when absent). */
+function placementOf(vm: VmRecord): Pick<CachedInstance, 'provisioningState' | 'zone' | 'timeCreated' | 'protectFromScaleIn' | 'protectFromScaleSetActions'> {
+  const placement: Pick<CachedInstance, 'provisioningState' | 'zone' | 'timeCreated' | 'protectFromScaleIn' | 'protectFromScaleSetActions'> = {};
+  if (vm.provisioningState !== undefined) placement.provisioningState = vm.provisioningState;
+  if (vm.zone !== undefined) placement.zone = vm.zone;
+  if (vm.timeCreated !== undefined) placement.timeCreated = vm.timeCreated;
+  if (vm.protectFromScaleIn) placement.protectFromScaleIn = true;
+  if (vm.protectFromScaleSetActions) placement.protectFromScaleSetActions = true;
+  return placement;
+}
+
 export function buildInstances(
   vms: readonly VmRecord[],
   previous: readonly CachedInstance[],
@@ -43,7 +54,7 @@ export function buildInstances(
       continue;
     }
     const status = instanceStatusFromVm(vm, previousById, flags);
-    instances.push({ id, name: vm.name, powerState: powerStateOfVm(vm), ...status });
+    instances.push({ id, name: vm.name, powerState: powerStateOfVm(vm), ...status, ...placementOf(vm) });
   }
   return { instances, skipped };
 }

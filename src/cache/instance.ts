@@ -22,6 +22,16 @@ export interface CachedInstance extends InstanceStatus {
   name: string;
   /** The power state the status was derived from (`PowerState/…`). */
   powerState: string;
+  /**
+   * ARM's provisioning state as listed: `state` follows the seed's mapping (a Deleting VM whose
+   * extension failed maps to Creating), this says what ARM does with the VM.
+   */
+  provisioningState?: string;
+  zone?: string;
+  /** Epoch ms. */
+  timeCreated?: number;
+  protectFromScaleIn?: boolean;
+  protectFromScaleSetActions?: boolean;
 }
 
 export const UNKNOWN_STATUS: InstanceStatus = Object.freeze({ state: null, errorInfo: null });

@@ -9,6 +9,11 @@ export type InstanceProps = {
   errorClass?: string;
   errorCode?: string;
   errorMessage?: string;
+  provisioningState?: string;
+  zone?: string;
+  timeCreated?: number;
+  protectFromScaleIn?: boolean;
+  protectFromScaleSetActions?: boolean;
 };
 
 export function instanceToProps(i: CachedInstance): InstanceProps {
@@ -19,12 +24,17 @@ export function instanceToProps(i: CachedInstance): InstanceProps {
     errorClass: i.errorInfo?.errorClass,
     errorCode: i.errorInfo?.errorCode,
     errorMessage: i.errorInfo?.errorMessage,
+    provisioningState: i.provisioningState,
+    zone: i.zone,
+    timeCreated: i.timeCreated,
+    protectFromScaleIn: i.protectFromScaleIn,
+    protectFromScaleSetActions: i.protectFromScaleSetActions,
   };
 }
 
 export function instanceFromRow(row: { rowKey: string; props: InstanceProps }): CachedInstance {
   const p = row.props;
-  return {
+  const instance: CachedInstance = {
     id: row.rowKey,
     name: p.name,
     powerState: p.powerState,
@@ -34,4 +44,11 @@ export function instanceFromRow(row: { rowKey: string; props: InstanceProps }): 
         ? { errorClass: p.errorClass as 'OutOfResources' | 'Other', errorCode: p.errorCode, errorMessage: p.errorMessage ?? '' }
         : null,
   };
+  // Only the fields a row has: a record read back equals the one written.
+  if (p.provisioningState !== undefined) instance.provisioningState = p.provisioningState;
+  if (p.zone !== undefined) instance.zone = p.zone;
+  if (p.timeCreated !== undefined) instance.timeCreated = p.timeCreated;
+  if (p.protectFromScaleIn) instance.protectFromScaleIn = true;
+  if (p.protectFromScaleSetActions) instance.protectFromScaleSetActions = true;
+  return instance;
 }

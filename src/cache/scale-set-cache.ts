@@ -169,10 +169,15 @@ export class ScaleSetCache {
     }
   }
 
-  /** Lists now, whatever the period says (the seed's forced update); still one lister at a time. */
+  /**
+   * Lists now, whatever the period says (the seed's forced update); still one lister at a time,
+   * and never under ARM's Retry-After: while throttled it answers what is stored.
+   */
   async forceUpdate(scaleSet?: ScaleSetInfo): Promise<CacheView> {
     const { meta, rows } = await this.load();
-    return this.refresh(meta, rows, rows.map(instanceFromRow), scaleSet);
+    const instances = rows.map(instanceFromRow);
+    if (this.throttled(meta.props, this.deps.clock.now())) return { read: { ok: true, instances }, meta: meta.props, listed: false, previous: instances };
+    return this.refresh(meta, rows, instances, scaleSet);
   }
 
   /** Makes the next validate list again. */

@@ -22,8 +22,6 @@ export const parsedString = <T>(expected: string, parse: (text: string) => T) =>
  * setTimeout's range (24.8 days) would fire at once instead of never.
  */
 export const MAX_DURATION_MS = 24 * 3_600_000;
-/** Replicas of a target and machines of a pool. */
-export const MAX_REPLICAS = 10_000;
 
 const boundedMs = (text: string, ms: number, positive: boolean) => {
   if (ms < 0 || (positive && ms === 0)) throw new Error(`expected a duration ${positive ? '>' : '≥'} 0, got "${text}"`);

@@ -6,7 +6,8 @@
  */
 import { z } from 'zod';
 import { CronExpressionParser } from 'cron-parser';
-import { count, duration, MAX_REPLICAS, nonEmpty, parsedString, targetPerReplica } from './fields.js';
+import { count, duration, nonEmpty, parsedString, targetPerReplica } from './fields.js';
+import { MAX_REPLICAS } from '../limits.js';
 import { parseDuration } from './duration.js';
 import { FormulaError, parseFormula } from '../scaler/policy/formula.js';
 

@@ -4,9 +4,11 @@
  * parsed, so nothing downstream re-parses strings.
  */
 import { z } from 'zod';
-import { count, duration, MAX_DURATION_MS, MAX_REPLICAS, nonEmpty, optionalDuration, rate } from './fields.js';
+import { count, duration, MAX_DURATION_MS, nonEmpty, optionalDuration, rate } from './fields.js';
 import { loadSource } from './policy-schema.js';
 import { isLoopbackHost } from './loopback.js';
+// Replicas of a target and machines of a pool.
+import { MAX_REPLICAS } from '../limits.js';
 
 /** Pools, and targets, in one file. */
 const MAX_OBJECTS = 1_000;

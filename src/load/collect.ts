@@ -9,6 +9,8 @@ import type { QueueClient } from '@azure/storage-queue';
 import type { LoadSourceConfig } from '../config/schema.js';
 import { readHttpLoad, type LoadReading } from './http-source.js';
 import { readQueueLoad, type QueueSourceConfig } from './queue-source.js';
+import { MAX_LOAD } from '../limits.js';
+import { clampLoad } from './load-number.js';
 import { SampleWindow } from './sample-window.js';
 import type { Sample } from './samples.js';
 
@@ -41,7 +43,7 @@ export async function collectLoad(
 ): Promise<CollectedLoad> {
   const config = source ?? IMPLICIT_SOURCE;
   const gauge = config.source === 'push';
-  const [stored, reading] = await Promise.all([ports.readSamples(), readSource(config, pushed, ports, options.signal)]);
+  const [stored, reading] = await Promise.all([ports.readSamples(), readSource(config, pushed, ports, options.signal).then(bounded)]);
   const samples = SampleWindow.from(stored);
   let note: string;
   let error: string | undefined;
@@ -49,7 +51,7 @@ export async function collectLoad(
     note = gauge ? 'no new push' : 'no reading';
   } else if (reading.ok) {
     samples.add(options.now, reading.value, gauge && pushed !== undefined);
-    note = `${pushed !== undefined ? 'pushed' : config.source} ${reading.value}`;
+    note = `${pushed !== undefined ? 'pushed' : config.source} ${reading.value}${reading.clampedFrom !== undefined ? ` (clamped from ${reading.clampedFrom}: a load counts as at most ${MAX_LOAD})` : ''}`;
   } else {
     error = reading.error;
     note = `${config.source}: ${reading.error}`;
@@ -60,6 +62,16 @@ export async function collectLoad(
     if (!sameSamples(stored, retained)) await ports.writeSamples(retained);
   }
   return { samples, gauge, targetPerReplica: config.targetPerReplica, note, ...(error ? { error } : {}) };
+}
+
+type BoundedReading = { ok: true; value: number; clampedFrom?: number } | { ok: false; error: string };
+
+/** Every sample within 0..MAX_LOAD, however it arrived: NaN or a negative is no sample. */
+function bounded(reading: LoadReading | undefined): BoundedReading | undefined {
+  if (!reading?.ok) return reading;
+  const load = clampLoad(reading.value);
+  if (!load) return { ok: false, error: `${reading.value} is not a load (a number ≥ 0)` };
+  return load.clamped ? { ok: true, value: load.value, clampedFrom: reading.value } : { ok: true, value: load.value };
 }
 
 /** A pushed value stands in for a reading; push sources are read from messages only. */

@@ -14,6 +14,7 @@
  * 10: 5 ÷ 2 = 250 % ≥ 200 %, so the target panics and asks for 5 even if the stable window
  * still averages 12 (→ 2).
  */
+import { clampReplicas } from '../limits.js';
 import type { SampleWindow } from './sample-window.js';
 import { windowAverage, type Sample } from './samples.js';
 
@@ -77,7 +78,8 @@ export function decideDesiredScale(input: DesiredInput): DesiredScale {
   // An outage keeps the panic as it was: no data is no evidence either way.
   if (average === undefined) return { kind: 'unknown', desired: DESIRED_UNKNOWN, panic: input.panic };
 
-  const ready = Math.max(1, input.readyReplicas);
+  // Ready replicas come from the API server: a count past the ceiling would set a rate limit past it.
+  const ready = Math.max(1, clampReplicas(input.readyReplicas));
   const limits = {
     up: Math.ceil(settings.maxScaleUpRate * ready),
     down: Math.floor(ready / settings.maxScaleDownRate),
@@ -103,9 +105,12 @@ function averageOf({ samples, now, holdLatest }: DesiredInput, windowMs: number)
   return 'average' in samples ? samples.average(now, windowMs, holdLatest) : windowAverage(samples, now, windowMs, holdLatest);
 }
 
-/** Rounded up; the epsilon keeps float noise (0.15000000000000002 ÷ 0.05) from adding a replica. */
+/**
+ * Rounded up; the epsilon keeps float noise (0.15000000000000002 ÷ 0.05) from adding a replica.
+ * Never past MAX_REPLICAS, however large the load.
+ */
 export function replicasFor(load: number, targetPerReplica: number): number {
-  return Math.max(0, Math.ceil(load / targetPerReplica - 1e-9));
+  return clampReplicas(Math.ceil(load / targetPerReplica - 1e-9));
 }
 
 function withinRate(scale: number, limits: { up: number; down: number }): { scale: number; limitedBy?: RateLimit } {

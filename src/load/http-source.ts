@@ -5,6 +5,7 @@
  */
 import { isBodyTooLarge, readCappedText } from '../http/capped-body.js';
 import { isJsonPathError, valueAtPath } from './json-path.js';
+import { parseDecimalLoad } from './load-number.js';
 
 export type LoadReading = { ok: true; value: number } | { ok: false; error: string };
 
@@ -36,21 +37,25 @@ export async function readHttpLoad(source: HttpSourceConfig, signal?: AbortSigna
   }
 }
 
-/** The load in an answer's body: a bare number, or the number at `jsonPath` in JSON. */
+/**
+ * The load in an answer's body: a bare decimal number, or the number at `jsonPath` in JSON (a
+ * JSON number, or a string holding a decimal one). A value too large for a double (`1e400`)
+ * reads as Infinity here and is lowered to MAX_LOAD with every other oversized sample.
+ */
 export function parseLoad(body: string, jsonPath: string | undefined, from: string): LoadReading {
   let value: unknown;
   if (jsonPath === undefined) {
-    value = body.trim() === '' ? undefined : Number(body.trim());
+    value = parseDecimalLoad(body);
   } else {
     try {
       value = valueAtPath(JSON.parse(body) as unknown, jsonPath);
     } catch (error) {
       return { ok: false, error: `${from}: ${isJsonPathError(error) ? error.message : 'the answer is not JSON'}` };
     }
+    if (typeof value === 'string') value = parseDecimalLoad(value) ?? value;
   }
-  if (typeof value === 'string' && value.trim() !== '') value = Number(value);
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    return { ok: false, error: `${from}: ${JSON.stringify(clip(jsonPath === undefined ? body : value))} is not a load (a number ≥ 0)` };
+  if (typeof value !== 'number' || !(value >= 0)) {
+    return { ok: false, error: `${from}: ${JSON.stringify(clip(jsonPath === undefined ? body : value))} is not a load (a decimal number ≥ 0)` };
   }
   return { ok: true, value };
 }

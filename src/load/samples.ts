@@ -6,6 +6,7 @@
  * instead of letting it fall. A `push` source is a gauge: its last value holds until the next
  * one, so when no push falls in a window the newest push (however old) stands for it.
  */
+import { MAX_LOAD } from '../limits.js';
 import { SampleWindow, type Sample } from './sample-window.js';
 
 export type { Sample } from './sample-window.js';
@@ -30,7 +31,7 @@ export function encodeSamples(samples: readonly Sample[]): string {
   return JSON.stringify(samples.map((s) => [s.at, s.value]));
 }
 
-/** The inverse of encodeSamples; anything unreadable is dropped rather than trusted. */
+/** The inverse of encodeSamples; anything unreadable is dropped rather than trusted, a value past MAX_LOAD lowered to it. */
 export function decodeSamples(text: string | undefined): Sample[] {
   if (!text) return [];
   let parsed: unknown;
@@ -41,6 +42,6 @@ export function decodeSamples(text: string | undefined): Sample[] {
   }
   if (!Array.isArray(parsed)) return [];
   return parsed
-    .filter((p): p is [number, number] => Array.isArray(p) && p.length === 2 && p.every((n) => typeof n === 'number' && Number.isFinite(n)))
-    .map(([at, value]) => ({ at, value }));
+    .filter((p): p is [number, number] => Array.isArray(p) && p.length === 2 && p.every((n) => typeof n === 'number' && Number.isFinite(n)) && p[1] >= 0)
+    .map(([at, value]) => ({ at, value: Math.min(value, MAX_LOAD) }));
 }

@@ -18,7 +18,8 @@ export interface MachineCounts {
   missing: number;
 }
 
-export function countMachines(instances: readonly CachedInstance[], rows: readonly Row<MachineProps>[]): MachineCounts {
+/** `rows`: the inventory's rows (only their keys count: the history passes the rows a pass leaves). */
+export function countMachines(instances: readonly CachedInstance[], rows: readonly Pick<Row<MachineProps>, 'rowKey'>[]): MachineCounts {
   const managed = new Set(rows.map((r) => r.rowKey));
   const listed = new Set(instances.map((i) => i.id));
   const counts: MachineCounts = { healthy: 0, broken: 0, creating: 0, stopped: 0, deleting: 0, unmanaged: 0, missing: 0 };

@@ -27,7 +27,8 @@ export function describeOutcome(plan: PoolPlan, outcome: PoolOutcome): Decision 
   }
   for (const line of plan.lines) if (line.startsWith('creations backed off')) parts.push(line);
   if (outcome.deleted.length) {
-    parts.push(`fast-deleted ${outcome.deleted.length} broken VM(s): ${outcome.deleted.join(', ')}; creations backed off until ${new Date(plan.backoff!.until).toISOString()}`);
+    const until = plan.backoff?.until ?? plan.backoffUntil;
+    parts.push(`fast-deleted ${outcome.deleted.length} broken VM(s): ${outcome.deleted.join(', ')}${until === undefined ? '' : `; creations backed off until ${new Date(until).toISOString()}`}`);
   }
   if (outcome.rowFailures.length) parts.push(`not written: ${outcome.rowFailures.join('; ')}`);
   for (const id of plan.skipped) parts.push(`inventory row has unparseable provider ID ${JSON.stringify(id)}, skipped`);

@@ -98,7 +98,7 @@ export async function executePlan(plan: PoolPlan, deps: PoolPassDeps): Promise<P
   let backoffOk = plan.backoff === undefined;
   const marked = new Set<string>();
   for (const d of plan.delete) {
-    const props: MachineProps = { ...(d.row?.props ?? { createdAt: now, name: d.name }), providerStatus: 'ProvisioningFailedPermanent', updatedAt: now };
+    const props: MachineProps = { ...(d.row?.props ?? { createdAt: now, name: d.name }), providerStatus: 'ProvisioningFailedPermanent', updatedAt: now, brokenAt: d.row?.props.brokenAt ?? now };
     writes.push({
       write: d.row ? { op: 'replace', key: d.id, etag: d.row.etag, props } : { op: 'insert', key: d.id, props },
       then: (r) => (r.ok ? marked.add(d.id) : undefined),

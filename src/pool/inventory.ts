@@ -14,6 +14,8 @@ export type MachineProps = {
   name?: string;
   createdAt: number;
   updatedAt: number;
+  /** When fast delete counted this VM's failure toward the creation backoff (once per VM). */
+  brokenAt?: number;
 };
 
 export interface SafetySwitchState {

@@ -71,6 +71,8 @@ export interface PoolPlan {
   /** Fast delete: rows marked failed, backoff written, then the VMs deleted. */
   delete: Deletion[];
   backoff: BackoffState | undefined;
+  /** Until when creations back off, whether this plan starts the backoff or one is running. */
+  backoffUntil: number | undefined;
   safety: SafetyChange;
   /** ETags of the bookkeeping rows as read (undefined: no row yet). */
   safetyEtag: string | undefined;
@@ -120,6 +122,7 @@ export function planPool(snapshot: PoolSnapshot, settings: PoolSettings, now: nu
     safetyEtag: inventory.safetyRow?.etag,
     backoffEtag: inventory.backoffRow?.etag,
     known: instances.map((i) => i.id),
+    backoffUntil: backingOff ? inventory.backoff?.until : undefined,
   };
   if (decision.kind === 'safetySwitch' || decision.kind === 'invalidAvailability') {
     const state = decision.kind === 'safetySwitch' ? { providerOnly: decision.providerOnly, inventoryOnly: decision.inventoryOnly } : { providerOnly: [decision.id], inventoryOnly: [] };
@@ -156,8 +159,12 @@ export function planPool(snapshot: PoolSnapshot, settings: PoolSettings, now: nu
   if (backingOff) lines.push(`creations backed off until ${new Date(inventory.backoff!.until).toISOString()} after failed VMs`);
 
   const deletion: Deletion[] = doomed.map((i) => ({ id: i.id, name: i.name, row: rowById.get(i.id), errorInfo: i.errorInfo }));
-  const backoff = deletion.length > 0 ? backoffAfterFailure(inventory.backoff, now) : undefined;
+  // One failure per broken VM, not per pass: a VM whose failure was already counted (its delete
+  // was refused, or did not go out) is deleted again without backing off again.
+  const newlyBroken = deletion.filter((d) => d.row?.props.brokenAt === undefined);
+  const backoff = newlyBroken.length > 0 ? backoffAfterFailure(inventory.backoff, now) : undefined;
   if (backoff) lines.push(`${deletion.length} broken VM(s) to delete and replace; no new capacity until ${new Date(backoff.until).toISOString()}`);
+  else if (deletion.length > 0) lines.push(`${deletion.length} broken VM(s) already counted: deleting them again, the backoff unchanged`);
 
   const doomedIds = new Set(deletion.map((d) => d.id));
   const statusUpdates: StatusUpdate[] = [];
@@ -177,6 +184,7 @@ export function planPool(snapshot: PoolSnapshot, settings: PoolSettings, now: nu
     raise,
     delete: deletion,
     backoff,
+    backoffUntil: backoff?.until ?? empty.backoffUntil,
     safety: inventory.safety ? { kind: 'clear' } : { kind: 'unchanged' },
     statusUpdates,
     lines,

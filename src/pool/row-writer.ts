@@ -1,12 +1,15 @@
 /**
- * Writes many rows of one partition in ⌈N/100⌉ transactions. A transaction is all or nothing,
- * so when one fails (a row already there, an ETag that moved on) its rows are written again one
- * by one: the bad row fails alone and the rest go on. Each write reports whether it happened.
- * The partition's generation is bumped first (generation.ts), so a warm pass reads it again.
+ * Writes many rows of one partition in ⌈N/100⌉ batches (state/batch.ts). A batch is all or
+ * nothing and names the operation the service refused: that write fails alone with its reason,
+ * and the rest of the batch is sent again without it. A failure that names no operation (a
+ * request that failed whole) falls back to writing the batch's rows one by one. Each write
+ * reports whether it happened. The partition's generation is bumped first (generation.ts), so
+ * a warm pass reads it again.
  */
-import type { TransactionAction } from '@azure/data-tables';
 import { errorMessage } from '../log.js';
-import { toEntity, type EntityTable, type Props } from '../state/entity-table.js';
+import type { EntityTable, Props } from '../state/entity-table.js';
+import { MAX_BATCH_OPS, submitBatch, type BatchOp } from '../state/batch.js';
+import { failedOperationOf, StorageConflictError, StorageNotFoundError, StoragePreconditionFailedError } from '../state/errors.js';
 import { bumpGeneration } from './generation.js';
 
 export type RowWrite =
@@ -14,11 +17,7 @@ export type RowWrite =
   | { op: 'insert'; key: string; props: Props }
   /** Only if the row still carries `etag`. */
   | { op: 'replace'; key: string; etag: string; props: Props }
-  /**
-   * Only if the row still carries `etag` when written alone. Inside a transaction the SDK sends
-   * deletes unconditionally; every writer of a pool's inventory holds the pool's lease, and the
-   * rows deleted this way are of VMs that are gone for good, so nothing newer can be lost.
-   */
+  /** Only if the row still carries `etag` (in a batch too: a conditional delete). */
   | { op: 'delete'; key: string; etag: string };
 
 /** `unexpected`: not a row-level refusal (exists, 412) but a failure of the store; the pass reports an error. */
@@ -29,48 +28,68 @@ export interface RowWriter {
   write(writes: readonly RowWrite[]): Promise<RowResult[]>;
 }
 
-const MAX_BATCH = 100;
+function batchOp(w: RowWrite): BatchOp {
+  switch (w.op) {
+    case 'insert':
+      return { kind: 'insert', rowKey: w.key, props: w.props };
+    case 'replace':
+      return { kind: 'replace', rowKey: w.key, etag: w.etag, props: w.props };
+    case 'delete':
+      return { kind: 'delete', rowKey: w.key, etag: w.etag };
+  }
+}
+
+/** Why a write was refused, as the executor reports it; unexpected for anything but a row-level refusal. */
+function refusal(w: RowWrite, err: unknown): RowResult {
+  const rowLevel =
+    w.op === 'insert' ? err instanceof StorageConflictError : err instanceof StoragePreconditionFailedError || err instanceof StorageNotFoundError;
+  if (!rowLevel) return { ok: false, reason: errorMessage(err), unexpected: true };
+  switch (w.op) {
+    case 'insert':
+      return { ok: false, reason: 'already in the inventory' };
+    case 'replace':
+      return { ok: false, reason: 'changed since it was read (412)' };
+    case 'delete':
+      return { ok: false, reason: 'changed or gone since it was read' };
+  }
+}
 
 export function tableRowWriter(table: EntityTable, partition: string): RowWriter {
-  const action = (w: RowWrite): TransactionAction => {
-    switch (w.op) {
-      case 'insert':
-        return ['create', toEntity(partition, w.key, w.props)];
-      case 'replace':
-        return ['update', toEntity(partition, w.key, w.props), 'Replace', { etag: w.etag }];
-      case 'delete':
-        return ['delete', toEntity(partition, w.key, {})];
-    }
-  };
   const single = async (w: RowWrite): Promise<RowResult> => {
     try {
-      switch (w.op) {
-        case 'insert':
-          return (await table.create(partition, w.key, w.props)) ? { ok: true } : { ok: false, reason: 'already in the inventory' };
-        case 'replace':
-          return (await table.replaceIf({ partitionKey: partition, rowKey: w.key, etag: w.etag, props: w.props }, w.props))
-            ? { ok: true }
-            : { ok: false, reason: 'changed since it was read (412)' };
-        case 'delete':
-          return (await table.delete(partition, w.key, w.etag)) ? { ok: true } : { ok: false, reason: 'changed or gone since it was read' };
-      }
+      await submitBatch(table.client, partition, [batchOp(w)]);
+      return { ok: true };
     } catch (err) {
-      return { ok: false, reason: errorMessage(err), unexpected: true };
+      return refusal(w, err);
     }
+  };
+  /** One batch; a refused operation fails alone and the others go again, until the rest is written. */
+  const chunk = async (writes: readonly RowWrite[]): Promise<RowResult[]> => {
+    const results: (RowResult | undefined)[] = writes.map(() => undefined);
+    let pending = writes.map((_, i) => i);
+    while (pending.length > 0) {
+      try {
+        await submitBatch(table.client, partition, pending.map((i) => batchOp(writes[i]!)));
+        for (const i of pending) results[i] = { ok: true };
+        break;
+      } catch (err) {
+        const failed = failedOperationOf(err);
+        const at = failed === undefined ? undefined : pending[failed.index];
+        if (at === undefined) {
+          for (const i of pending) results[i] = await single(writes[i]!);
+          break;
+        }
+        results[at] = refusal(writes[at]!, err);
+        pending = pending.filter((i) => i !== at);
+      }
+    }
+    return results as RowResult[];
   };
   return {
     async write(writes) {
       const results: RowResult[] = [];
       if (writes.length > 0) await bumpGeneration(table, partition);
-      for (let i = 0; i < writes.length; i += MAX_BATCH) {
-        const chunk = writes.slice(i, i + MAX_BATCH);
-        try {
-          await table.client.submitTransaction(chunk.map(action));
-          results.push(...chunk.map((): RowResult => ({ ok: true })));
-        } catch {
-          for (const w of chunk) results.push(await single(w));
-        }
-      }
+      for (let i = 0; i < writes.length; i += MAX_BATCH_OPS) results.push(...(await chunk(writes.slice(i, i + MAX_BATCH_OPS))));
       return results;
     },
   };

@@ -51,7 +51,7 @@ export async function reconcileObject(
       if (observed && !request.dryRun) {
         await lease
           .check()
-          .then(() => rt.history.record(objectKey(ref), observed.fields, rt.clock.now()))
+          .then(() => rt.history.record(objectKey(ref), observed, rt.clock.now()))
           .catch((err: unknown) => log.warn(`${objectKey(ref)}: could not write its history: ${errorMessage(err)}`));
       }
       return decided;

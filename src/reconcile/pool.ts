@@ -18,7 +18,7 @@ import { tableRowWriter } from '../pool/row-writer.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { Decision, ReconcileContext } from './types.js';
 import { LEASE_TTL_MS } from './lease-ttl.js';
-import { poolFields } from '../state/history.js';
+import { poolObservation } from './pool-history.js';
 
 /** How long a pass may wait for tokens of the pool's rate limits before leaving the rest to a later pass. */
 const MAX_LIMITER_WAIT_MS = 20_000;
@@ -91,7 +91,9 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
   if (passRead.kind === 'unchanged') {
     // The same decision as the plan that was recorded: the decision log keeps one line for it.
     log.debug?.(`pool ${pool.name}: nothing written since the last plan, the scale set unchanged: not read again`);
-    return passRead.record.decision;
+    // What it observed, the pass that recorded it gave the history already: nothing to write.
+    const { observed: _seen, ...repeated } = passRead.record.decision;
+    return repeated;
   }
   const { snapshot, cacheGeneration } = passRead;
   const plan = planPool(snapshot, settings, rt.clock.now());
@@ -131,9 +133,7 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
   const decision = describeOutcome(plan, outcome);
   log.debug?.(`pool ${pool.name}: ${decision.decision}`);
   // For the history table, from what the pass read and did: no further read.
-  const capacity = outcome.raise.kind === 'raised' ? outcome.raise.to : (snapshot.scaleSet.capacity ?? undefined);
-  const inventory = snapshot.inventory.rows.length + outcome.adopted.length - outcome.retired.length;
-  const observed: Decision = { ...decision, observed: { kind: 'pool', fields: poolFields(snapshot.instances, inventory, capacity) } };
+  const observed: Decision = { ...decision, observed: poolObservation(snapshot, plan, outcome) };
   // A warm pass repeats it whole: what it observed is what this pass did, as nothing changed since.
   if (changesNothing(plan) && cacheGeneration !== undefined && !decision.error) await rememberWarm(machines, pool.name, snapshot, cacheGeneration, observed, rt.clock.now());
   return observed;

@@ -34,7 +34,8 @@ import type { TargetRecord } from '../scaler/decide/target-record.js';
 import { requestedAfter, runScaleStep, type ScaleStepOutcome, type TargetView } from '../scaler/shell/scale-step.js';
 import { isTargetMissing, targetPortFor, type TargetPort } from '../scaler/shell/target-port.js';
 import { readTargetRecord, writeTargetRecord } from '../scaler/shell/target-store.js';
-import { minuteLoad, type TargetHistoryFields } from '../state/history.js';
+import type { TargetHistoryFields } from '../state/history.js';
+import { SampleWindow } from '../load/sample-window.js';
 import { readinessWatch } from '../scaler/shell/readiness-watch.js';
 import type { Decision, ReconcileContext } from './types.js';
 
@@ -105,31 +106,41 @@ export async function reconcileTarget(ctx: ReconcileContext, target: TargetConfi
     },
   );
   if (step.write.kind === 'missing') return missing(ctx, target, port, step.write.error, revision);
-  if (!persist) return withObservation(step.decision, view, step, load, now);
+  if (!persist) return withObservation(step.decision, view, step, load);
 
   await ctx.lease.check();
   await writeTargetRecord(table, target.name, revision, step.recordPatch);
   if (step.wake.kind === 'woke') await reportWake(ctx, target, port, step.wake);
   await enqueueFollowUps(ctx, target, step.followUps);
   if (step.offerAsyncProbe && !(await offerProbe(rt.stores.probe, target))) log.info(`target ${target.name}: async probe already in flight`);
-  return withObservation(step.decision, view, step, load, now);
+  return withObservation(step.decision, view, step, load);
 }
 
 /**
  * The decision with what the reconcile saw of a target it read, for the `history` table. A
  * target planned from its stored record was not seen: its minute gets no point.
  */
-function withObservation(decision: Decision, view: TargetView, step: ScaleStepOutcome, load: Pick<CollectedLoad, 'samples' | 'gauge'>, now: number): Decision {
+function withObservation(decision: Decision, view: TargetView, step: ScaleStepOutcome, load: Pick<CollectedLoad, 'samples' | 'gauge'>): Decision {
   if (view.kind !== 'read') return decision;
-  const load1m = minuteLoad(load.samples, load.gauge, now);
+  const active = step.after.active?.status;
   const fields: TargetHistoryFields = {
     desired: step.desired.desired,
     scale: requestedAfter(step.write, view.observed),
     ready: step.got,
-    ...(load1m === undefined ? {} : { load: load1m }),
+    ...(active === 'True' ? { active: 1 } : active === 'False' ? { active: 0 } : {}),
     ...(step.wake.kind === 'woke' ? { activationMs: step.wake.latencyMs } : {}),
   };
-  return { ...decision, observed: { kind: 'target', fields } };
+  const samples = load.samples instanceof SampleWindow ? load.samples.toArray() : load.samples;
+  return { ...decision, observed: { kind: 'target', fields, events: targetEvents(step), samples, gauge: load.gauge } };
+}
+
+/** What a target pass marks on the timeline: its Active condition changing, a wake from zero. */
+function targetEvents(step: ScaleStepOutcome): string[] {
+  const was = step.before.active?.status;
+  const is = step.after.active?.status;
+  const events = was !== undefined && is !== undefined && was !== is ? [is === 'True' ? 'active' : is === 'False' ? 'inactive' : 'activating'] : [];
+  if (step.wake.kind === 'woke') events.push(`woke from zero in ${step.wake.latencyMs} ms`);
+  return events;
 }
 
 /** The target as its record last left it: its own scale and ready replicas then. */

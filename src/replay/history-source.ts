@@ -1,24 +1,20 @@
 /**
- * `drover replay --from-history`: the per-minute load averages of the `history` table as a
- * trace. Until the history store is on main this is the minimal reader of its row shape:
- *
- *   PartitionKey `target/<name>`, RowKey the UTC minute `2026-11-30T10:05Z`, field `load` =
- *   the minute's average (absent for a minute without one: skipped).
- *
- * Each row becomes a trace row at the start of its minute; targets are merged in time order.
+ * `drover replay --from-history`: the load samples of the `history` table as a trace, at their
+ * own times (row shape in `src/state/history.ts`): each minute row's samples, or, for a row of
+ * the earlier per-minute format, its average at the start of its minute. Targets are merged in
+ * time order.
  */
 import { TableClient } from '@azure/data-tables';
 import type { TokenCredential } from '@azure/core-auth';
+import { minutePrefix, parseHistoryRow } from '../state/history.js';
 import { unescapeKey } from '../state/keys.js';
 import type { StorageLocation } from '../state/storage.js';
 import type { TraceRow } from './trace.js';
 
-const MINUTE_KEY = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}Z$/;
-
 export interface HistoryEntity {
   partitionKey?: string;
   rowKey?: string;
-  load?: unknown;
+  [prop: string]: unknown;
 }
 
 /** The trace in the history rows newer than `since`, for the given targets (all when empty). */
@@ -29,11 +25,8 @@ export function historyTrace(entities: Iterable<HistoryEntity>, since: number, t
     if (!object.startsWith('target/')) continue;
     const name = object.slice('target/'.length);
     if (targets.length > 0 && !targets.includes(name)) continue;
-    const key = e.rowKey ?? '';
-    const at = MINUTE_KEY.test(key) ? Date.parse(key) : NaN;
-    if (!Number.isFinite(at) || at < since) continue;
-    if (typeof e.load !== 'number' || !Number.isFinite(e.load) || e.load < 0) continue;
-    rows.push({ at, target: name, load: e.load, line: 0 });
+    const points = parseHistoryRow(object, unescapeKey(e.rowKey ?? ''), e)?.load?.points ?? [];
+    for (const p of points) if (p.at >= since && p.value >= 0) rows.push({ at: p.at, target: name, load: p.value, line: 0 });
   }
   rows.sort((a, b) => a.at - b.at);
   return rows.map((r, i) => ({ ...r, line: i + 1 }));
@@ -54,7 +47,7 @@ export async function readHistoryTrace(
       : new TableClient(location.tableServiceUri, name, storage.credential());
   const since = now - windowMs;
   const entities: HistoryEntity[] = [];
-  const filter = `PartitionKey ge 'target%2F' and PartitionKey lt 'target%2G' and RowKey ge '${new Date(since).toISOString().slice(0, 16)}Z'`;
+  const filter = `PartitionKey ge 'target%2F' and PartitionKey lt 'target%2G' and RowKey ge '${minutePrefix(since)}'`;
   for await (const e of client.listEntities<Record<string, unknown>>({ queryOptions: { filter } })) entities.push(e);
   return historyTrace(entities, since, targets);
 }

@@ -2,13 +2,15 @@
  * A thin layer over one Table Storage table: keys escaped on the way in and out, optimistic
  * concurrency on every read-modify-write, and batched writes of changed rows only.
  */
-import type { TableClient, TableEntityResult, TransactionAction } from '@azure/data-tables';
+import type { TableClient, TableEntityResult } from '@azure/data-tables';
+import { MAX_BATCH_OPS, submitBatch, type BatchOp } from './batch.js';
 import { escapeKey, unescapeKey } from './keys.js';
 import {
   ContentionError,
   StorageConflictError,
   StorageNotFoundError,
   StoragePreconditionFailedError,
+  failedOperationOf,
   storageError,
 } from './errors.js';
 
@@ -30,8 +32,6 @@ export interface UpdateResult<P extends Props> {
   changed: boolean;
   attempts: number;
 }
-
-const MAX_BATCH = 100;
 
 export class EntityTable {
   constructor(
@@ -129,8 +129,10 @@ export class EntityTable {
 
   /**
    * Makes one partition hold `desired`: rows whose properties differ from `existing` are
-   * upserted, rows of `existing` absent from `desired` are deleted when `deleteMissing` is set.
-   * Unchanged rows are not written. Transactions carry at most 100 rows, one partition each.
+   * upserted, rows of `existing` absent from `desired` are deleted when `deleteMissing` is set,
+   * each only if it still carries the ETag it was read with: a row rewritten since is someone
+   * else's now and stays (its delete is dropped from the batch, which goes again without it).
+   * Unchanged rows are not written. Batches carry at most 100 rows, one partition each.
    */
   async writeChanged<P extends Props>(
     partitionKey: string,
@@ -139,32 +141,39 @@ export class EntityTable {
     options: { deleteMissing?: boolean } = {},
   ): Promise<{ written: number; deleted: number }> {
     const before = new Map(existing.map((r) => [r.rowKey, r]));
-    const actions: TransactionAction[] = [];
-    let written = 0;
-    let deleted = 0;
+    const ops: BatchOp[] = [];
     const wanted = new Set<string>();
     for (const d of desired) {
       wanted.add(d.rowKey);
       const old = before.get(d.rowKey);
       if (old && sameProps(old.props, d.props)) continue;
-      actions.push(['upsert', toEntity(partitionKey, d.rowKey, d.props), 'Replace']);
-      written++;
+      ops.push({ kind: 'upsert', rowKey: d.rowKey, props: d.props });
     }
+    const written = ops.length;
     if (options.deleteMissing) {
-      for (const r of existing) {
-        if (wanted.has(r.rowKey)) continue;
-        actions.push(['delete', { partitionKey: escapeKey(partitionKey), rowKey: escapeKey(r.rowKey) }]);
-        deleted++;
-      }
+      for (const r of existing) if (!wanted.has(r.rowKey)) ops.push({ kind: 'delete', rowKey: r.rowKey, etag: r.etag });
     }
-    for (let i = 0; i < actions.length; i += MAX_BATCH) {
-      try {
-        await this.client.submitTransaction(actions.slice(i, i + MAX_BATCH));
-      } catch (err) {
-        throw storageError(err, this.operation('transaction', partitionKey));
-      }
-    }
+    let deleted = ops.length - written;
+    for (let i = 0; i < ops.length; i += MAX_BATCH_OPS) deleted -= await this.sendDroppingStaleDeletes(partitionKey, ops.slice(i, i + MAX_BATCH_OPS));
     return { written, deleted };
+  }
+
+  /** Sends one batch; a delete refused because its row changed or went is left out. Returns how many were. */
+  private async sendDroppingStaleDeletes(partitionKey: string, ops: BatchOp[]): Promise<number> {
+    let dropped = 0;
+    for (;;) {
+      try {
+        await submitBatch(this.client, partitionKey, ops);
+        return dropped;
+      } catch (err) {
+        const failed = failedOperationOf(err);
+        const stale = failed?.kind === 'delete' && (err instanceof StoragePreconditionFailedError || err instanceof StorageNotFoundError);
+        if (!stale) throw err;
+        ops = ops.filter((_, i) => i !== failed.index);
+        dropped++;
+        if (ops.length === 0) return dropped;
+      }
+    }
   }
 
   /** Names a failed call in its error: "tables/drovermachines get workers/vm-1". */

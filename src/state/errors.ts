@@ -10,7 +10,20 @@ function statusOf(err: unknown): number | undefined {
   return undefined;
 }
 
+/** Which operation of a `$batch` the service refused (the whole batch was rolled back). */
+export interface FailedOperation {
+  /** Position in the batch, from 0. */
+  index: number;
+  kind: string;
+  rowKey: string;
+  status: number;
+  /** The service's error code: `UpdateConditionNotSatisfied`, `EntityAlreadyExists`, … */
+  code: string | undefined;
+}
+
 abstract class StorageError extends Error {
+  /** Set when a batch failed: the operation that made it fail. */
+  failedOperation: FailedOperation | undefined;
   constructor(
     /** What was being done: "tables/drovermachines get workers/vm-1". */
     readonly operation: string,
@@ -47,9 +60,10 @@ export type StorageFailure = StorageNotFoundError | StorageConflictError | Stora
 /** A storage SDK error as one of the closed set; an error already translated passes through. */
 export function storageError(err: unknown, operation: string): StorageFailure {
   if (err instanceof StorageError) return err as StorageFailure;
-  const status = statusOf(err);
-  const detail = err instanceof Error ? err.message : String(err);
-  const options = { cause: err };
+  return failureOf(statusOf(err), operation, err instanceof Error ? err.message : String(err), { cause: err });
+}
+
+function failureOf(status: number | undefined, operation: string, detail: string, options?: ErrorOptions): StorageFailure {
   switch (status) {
     case 404:
       return new StorageNotFoundError(operation, status, detail, options);
@@ -60,6 +74,18 @@ export function storageError(err: unknown, operation: string): StorageFailure {
     default:
       return new StorageRequestError(operation, status, detail, options);
   }
+}
+
+/** A refused `$batch` as one of the closed set (by the failing operation's status), naming that operation. */
+export function batchError(operation: string, failed: FailedOperation, detail: string): StorageFailure {
+  const err = failureOf(failed.status, operation, `operation ${failed.index} (${failed.kind} ${failed.rowKey}) failed: ${failed.status}${failed.code ? ` ${failed.code}` : ''}: ${detail}`);
+  err.failedOperation = failed;
+  return err;
+}
+
+/** The operation a refused batch named; undefined for any other failure. */
+export function failedOperationOf(err: unknown): FailedOperation | undefined {
+  return err instanceof StorageError ? err.failedOperation : undefined;
 }
 
 /** A read-modify-write lost to concurrent writers more times than it may retry. */

@@ -1,90 +1,83 @@
 /**
- * Reads and writes the `history` table (row shape in `history.ts`). A reconcile hands over what
- * it saw once per object; the store writes the minute's row only when it says something new,
- * comparing with the object's newest row: remembered per process within a minute, read again
- * (from that row on) in the next, so that rows other instances wrote count. Rows older than 24 h are deleted per object, in transactions of up to 100, at most
- * once an hour per object and process.
+ * Reads and writes the `history` table (row shape in `history.ts`, what a pass writes in
+ * `history-writes.ts`). A reconcile hands over what it saw once per object; what it writes goes
+ * in one transaction (one partition: the object), and nothing is read to decide it. Rows older
+ * than 24 h, and the oldest beyond HISTORY_MAX_ROWS, are deleted in transactions of up to 100,
+ * by a pass that wrote, at most once an hour per object and process.
  */
 import type { EntityTable, Row } from './entity-table.js';
 import { escapeKey } from './keys.js';
-import {
-  HISTORY_PAGE_WINDOW_MS,
-  HISTORY_RETENTION_MS,
-  fieldsFromProps,
-  minuteKey,
-  minuteStart,
-  nextHistoryRow,
-  type HistoryFields,
-  type HistoryRow,
-  type LastHistoryRow,
-} from './history.js';
+import { HISTORY_MAX_ROWS, HISTORY_PAGE_WINDOW_MS, HISTORY_RETENTION_MS, minutePrefix, parseHistoryRow, type HistoryObservation, type HistoryRow } from './history.js';
+import { historyWrites, type WriterMemory } from './history-writes.js';
 
 const PRUNE_EVERY_MS = 3_600_000;
+/** How far before the page's window to look first for the state it starts from. */
+const LOOKBACK_MS = 3_600_000;
 
 export class HistoryStore {
-  private readonly last = new Map<string, LastHistoryRow>();
+  private readonly memory = new Map<string, WriterMemory>();
   private readonly prunedAt = new Map<string, number>();
-  /** The minute in which each object's newest row was last looked up. */
-  private readonly checked = new Map<string, string>();
 
   constructor(private readonly table: EntityTable) {}
 
-  /** Notes what `object` looks like at `now`; returns whether a row was written. */
-  async record(object: string, fields: HistoryFields, now: number): Promise<boolean> {
-    const known = this.last.get(object);
-    const minute = minuteKey(now);
-    // Within a minute this process trusts what it last wrote or read; in a new one it looks for
-    // rows other instances wrote since (a short read: the rows from its own last one on).
-    let last = known;
-    if (this.checked.get(object) !== minute) {
-      last = (await this.latest(object, known ? minuteStart(known.minute)! : now - HISTORY_PAGE_WINDOW_MS)) ?? known;
-      this.checked.set(object, minute);
-    }
-    const next = nextHistoryRow(last, fields, now);
-    if (next) {
-      await this.table.upsert(object, next.minute, next.fields as unknown as Record<string, number>);
-    }
-    const remembered = next ?? last;
-    if (remembered) this.last.set(object, remembered);
+  /** Notes what `object` looks like at `now`; returns how many rows were written. */
+  async record(object: string, observed: HistoryObservation, now: number): Promise<number> {
+    const { rows, memory } = historyWrites(this.memory.get(object) ?? {}, observed, now);
+    if (rows.length === 0) return 0;
+    await this.table.writeChanged(object, rows, []);
+    // Remembered once written: a failed write is tried again by the next pass that sees the same.
+    this.memory.set(object, memory);
     if (now - (this.prunedAt.get(object) ?? 0) >= PRUNE_EVERY_MS) {
       this.prunedAt.set(object, now);
       await this.prune(object, now);
     }
-    return next !== undefined;
+    return rows.length;
   }
 
-  /** The object's rows of the window ending at `now` (the last hour by default), oldest first. */
+  /**
+   * The object's rows of the window ending at `now` (the last hour by default), oldest first,
+   * led by the newest change row before the window: the state the window starts from.
+   */
   async read(object: string, now: number, windowMs = HISTORY_PAGE_WINDOW_MS): Promise<HistoryRow[]> {
-    const filter = `PartitionKey eq '${quote(escapeKey(object))}' and RowKey ge '${minuteKey(now - windowMs)}'`;
-    const rows: HistoryRow[] = [];
-    for await (const e of this.table.client.listEntities<Record<string, unknown>>({ queryOptions: { filter } })) {
-      const at = minuteStart(e.rowKey ?? '');
-      if (at === undefined) continue;
-      rows.push({ object, minute: e.rowKey!, at, fields: fieldsFromProps(object, e) });
-    }
-    return rows.sort((a, b) => a.at - b.at);
+    const from = now - windowMs;
+    // The query starts at the window's first minute, whose rows before `from` may hold the start.
+    const read = await this.query(object, minutePrefix(from));
+    const rows = read.filter((r) => r.at >= from);
+    let before = read.filter((r) => r.fields !== undefined && r.at < from).at(-1);
+    before ??= await this.lastState(object, from - LOOKBACK_MS, minutePrefix(from));
+    before ??= await this.lastState(object, now - HISTORY_RETENTION_MS, minutePrefix(from - LOOKBACK_MS));
+    return before ? [before, ...rows] : rows;
   }
 
-  /** Deletes the object's rows older than the retention; returns how many. */
-  async prune(object: string, now: number): Promise<number> {
-    const filter = `PartitionKey eq '${quote(escapeKey(object))}' and RowKey lt '${minuteKey(now - HISTORY_RETENTION_MS)}'`;
-    const old: Row[] = [];
-    for await (const e of this.table.client.listEntities({ queryOptions: { filter, select: ['PartitionKey', 'RowKey'] } })) {
-      old.push({ partitionKey: object, rowKey: e.rowKey ?? '', etag: e.etag, props: {} });
+  /** Deletes the object's rows older than the retention, and the oldest beyond the cap; returns how many. */
+  async prune(object: string, now: number, maxRows = HISTORY_MAX_ROWS): Promise<number> {
+    const keys: Row[] = [];
+    const filter = `PartitionKey eq '${quote(escapeKey(object))}'`;
+    for await (const e of this.table.client.listEntities({ queryOptions: { filter, select: ['RowKey'] } })) {
+      keys.push({ partitionKey: object, rowKey: e.rowKey ?? '', etag: e.etag, props: {} });
     }
+    const oldest = minutePrefix(now - HISTORY_RETENTION_MS);
+    // Keys sort by time: the list comes oldest first.
+    const beyondCap = Math.max(0, keys.length - maxRows);
+    const old = keys.filter((k, i) => i < beyondCap || k.rowKey < oldest);
     if (old.length === 0) return 0;
     return (await this.table.writeChanged(object, [], old, { deleteMissing: true })).deleted;
   }
 
-  /** The object's newest row from the minute holding `since` on. */
-  private async latest(object: string, since: number): Promise<LastHistoryRow | undefined> {
-    const filter = `PartitionKey eq '${quote(escapeKey(object))}' and RowKey ge '${minuteKey(since)}'`;
-    let newest: HistoryRow | undefined;
+  /** The newest row holding a state among the keys from the minute of `from` up to `until`. */
+  private async lastState(object: string, from: number, until: string): Promise<HistoryRow | undefined> {
+    return (await this.query(object, minutePrefix(from), until)).filter((r) => r.fields !== undefined).at(-1);
+  }
+
+  /** Rows with keys from `from` on (and before `until`), oldest first. */
+  private async query(object: string, from: string, until?: string): Promise<HistoryRow[]> {
+    const filter = `PartitionKey eq '${quote(escapeKey(object))}' and RowKey ge '${from}'${until ? ` and RowKey lt '${until}'` : ''}`;
+    const rows: HistoryRow[] = [];
     for await (const e of this.table.client.listEntities<Record<string, unknown>>({ queryOptions: { filter } })) {
-      const at = minuteStart(e.rowKey ?? '');
-      if (at !== undefined && (!newest || at > newest.at)) newest = { object, minute: e.rowKey!, at, fields: fieldsFromProps(object, e) };
+      const row = parseHistoryRow(object, e.rowKey ?? '', e);
+      if (row) rows.push(row);
     }
-    return newest && { minute: newest.minute, fields: newest.fields };
+    return rows.sort((a, b) => a.at - b.at || a.key.localeCompare(b.key));
   }
 }
 

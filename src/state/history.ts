@@ -1,138 +1,164 @@
 /**
- * The `history` table's row shape: a bounded time series per pool and target, read by the
- * status page's timelines and by `drover replay --from-history`. Pure: keys, fields and the
- * rule for when a row is written; `history-store.ts` does the I/O.
+ * The `history` table's row shape: a bounded time series per pool and target at the resolution
+ * of change, read by the status page's timelines and by `drover replay --from-history`. Pure:
+ * keys, fields and how stored rows read back; `history-writes.ts` decides what a pass writes,
+ * `history-store.ts` does the I/O.
  *
  *   PartitionKey  `target/<name>` or `pool/<name>` (the decision log's object key)
- *   RowKey        the UTC minute in ISO, `2026-11-30T10:05Z` (sorts by time)
- *   target        load (the minute's average, absent when no sample fell in it and the source
- *                 is no gauge), desired (-1 while no sample is in the window), scale (the
- *                 target's own), ready, activationMs (a wake from zero that completed then)
- *   pool          capacity (absent while unknown), running, creating, deleting, unknown (VMs by
- *                 cached state), failed (VMs with error info), inventory (rows)
+ *   RowKey        a change: its instant in ISO with milliseconds, `2026-11-30T10:05:23.456Z`;
+ *                 a minute's load: the UTC minute, `2026-11-30T10:05Z` (sorts after the minute's
+ *                 changes, and both sort by time)
+ *   change row    the object's whole state then, numbers only. Target: desired (-1 while no
+ *                 sample is in the window), scale (the target's own), ready, active (1 True,
+ *                 0 False, absent Unknown), activationMs (a wake from zero that completed then).
+ *                 Pool: capacity (absent while unknown), inventory (rows), and the VMs by health
+ *                 as status counts them (healthy, broken, creating, stopped, deleting,
+ *                 unmanaged, missing and whatever counts are added later: read generically).
+ *                 `events`: what happened then, as JSON `["deleted vmss-workers/4", …]`.
+ *   minute row    a target's load in that minute: load (the average of its samples), loadMin,
+ *                 loadMax, loadPoints (JSON `[[ms into the minute, value], …]`, the samples
+ *                 themselves, at most MAX_MINUTE_POINTS).
  *
- * One row a minute at most (the key is the minute; a later change in the same minute rewrites
- * it), written only when the fields changed since the object's last row, or when that row is
- * half an hour old, so the page's last hour always starts from a known value. Kept 24 h.
+ * Rows of the earlier format (one row a minute holding the state at its end and the minute's
+ * average load, pools with running/failed/unknown) are read as a state at the minute's start:
+ * `running` as healthy and `failed` as broken, their load as one point.
+ *
+ * Kept 24 h and at most HISTORY_MAX_ROWS rows per object (the oldest go first).
  */
-import { windowAverage, type Sample } from '../load/samples.js';
-import type { SampleWindow } from '../load/sample-window.js';
-import type { InstanceStatus } from '../cache/instance.js';
+import { decodeSamples, type Sample } from '../load/samples.js';
 
 export const HISTORY_RETENTION_MS = 24 * 3_600_000;
+/** Rows one object keeps at most: a change every pass of a busy day, with its minutes' load rows. */
+export const HISTORY_MAX_ROWS = 4_000;
 /** What the status page shows. */
 export const HISTORY_PAGE_WINDOW_MS = 3_600_000;
-/** An unchanged object still gets a row this often. */
-export const HISTORY_HEARTBEAT_MS = 30 * 60_000;
+/** Samples a minute row keeps (one a second); the minute's min, max and average count them all. */
+export const MAX_MINUTE_POINTS = 60;
+/** Events one change row keeps, and the length of each. */
+export const MAX_EVENTS = 20;
+export const MAX_EVENT_CHARS = 200;
 
-export interface TargetHistoryFields {
-  load?: number;
+/** An object's state as numbers, by field name. */
+export type HistoryFields = Record<string, number>;
+
+export interface TargetHistoryFields extends HistoryFields {
   desired: number;
   scale: number;
   ready: number;
-  activationMs?: number;
-}
-
-export interface PoolHistoryFields {
-  capacity?: number;
-  running: number;
-  creating: number;
-  deleting: number;
-  unknown: number;
-  failed: number;
-  inventory: number;
 }
 
 /** What one reconcile saw of its object, as a reconciler reports it with its decision. */
-export type HistoryObservation = { kind: 'target'; fields: TargetHistoryFields } | { kind: 'pool'; fields: PoolHistoryFields };
-
-export type HistoryFields = TargetHistoryFields | PoolHistoryFields;
-
-/** One row as read back: the object, the minute (key and epoch ms of its start), the fields. */
-export interface HistoryRow<F extends HistoryFields = HistoryFields> {
-  object: string;
-  minute: string;
-  at: number;
-  fields: F;
+export interface HistoryObservation {
+  kind: 'target' | 'pool';
+  fields: HistoryFields;
+  /** What this pass did or saw happen, worth a mark on the timeline. */
+  events?: string[];
+  /** A target's load samples as the pass holds them (oldest first), for its minute's load row. */
+  samples?: readonly Sample[];
+  /** The load source is a gauge (push): its last value holds until the next. */
+  gauge?: boolean;
 }
+
+export interface MinuteLoadStats {
+  avg: number;
+  min: number;
+  max: number;
+  /** The samples, at their own times. */
+  points: Sample[];
+}
+
+/** One row as read back: a change (state and events) or a minute's load, or a row of the earlier format (both). */
+export interface HistoryRow {
+  object: string;
+  key: string;
+  /** Epoch ms: the change's instant, or the minute's start. */
+  at: number;
+  /** The whole state then; absent on a minute's load row. */
+  fields?: HistoryFields;
+  events: string[];
+  load?: MinuteLoadStats;
+}
+
+const MINUTE_KEY = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}Z$/;
+const CHANGE_KEY = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /** `2026-11-30T10:05Z`: the UTC minute holding `ms`. */
 export function minuteKey(ms: number): string {
-  return `${new Date(Math.floor(ms / 60_000) * 60_000).toISOString().slice(0, 16)}Z`;
+  return `${minutePrefix(ms)}Z`;
+}
+
+/** `2026-11-30T10:05`: what every key of the minute holding `ms` starts with (a range bound for queries). */
+export function minutePrefix(ms: number): string {
+  return new Date(Math.floor(ms / 60_000) * 60_000).toISOString().slice(0, 16);
+}
+
+/** `2026-11-30T10:05:23.456Z`: a change's key. */
+export function changeKey(ms: number): string {
+  return new Date(ms).toISOString();
 }
 
 /** The start of a minute key, epoch ms; undefined for a key that is not one. */
 export function minuteStart(key: string): number | undefined {
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}Z$/.test(key)) return undefined;
+  if (!MINUTE_KEY.test(key)) return undefined;
   const ms = Date.parse(key);
   return Number.isFinite(ms) ? ms : undefined;
 }
 
-/**
- * The load of the minute holding `now`: the average of its samples so far; a gauge (push)
- * minute without one reads as the value that holds. Undefined when nothing is known.
- */
-export function minuteLoad(samples: readonly Sample[] | SampleWindow, gauge: boolean, now: number): number | undefined {
-  const start = Math.floor(now / 60_000) * 60_000;
-  return windowAverage(samples, now, now - start + 1, gauge);
+/** The instant of a key of either kind; undefined for a key that is neither. */
+export function keyTime(key: string): number | undefined {
+  if (MINUTE_KEY.test(key)) return minuteStart(key);
+  if (!CHANGE_KEY.test(key)) return undefined;
+  const ms = Date.parse(key);
+  return Number.isFinite(ms) ? ms : undefined;
 }
 
-/** Pool fields from the cached instances, the inventory's size and the scale set's capacity. */
-export function poolFields(instances: readonly InstanceStatus[], inventory: number, capacity: number | undefined): PoolHistoryFields {
-  const count = (state: InstanceStatus['state']) => instances.filter((i) => i.state === state).length;
-  return {
-    ...(capacity === undefined ? {} : { capacity }),
-    running: count('Running'),
-    creating: count('Creating'),
-    deleting: count('Deleting'),
-    unknown: count(null),
-    failed: instances.filter((i) => i.errorInfo !== null).length,
-    inventory,
-  };
-}
+const LOAD_PROPS = new Set(['load', 'loadMin', 'loadMax', 'loadPoints', 'events']);
+/** The earlier format's pool fields, as today's counts name them. */
+const LEGACY_NAMES: Record<string, string> = { running: 'healthy', failed: 'broken' };
 
-/** The last row written for an object, as the writer remembers it. */
-export interface LastHistoryRow {
-  minute: string;
-  fields: HistoryFields;
-}
-
-/**
- * The row to write for `fields` seen at `now`, or undefined when the last row already says it.
- * A wake's latency recorded earlier in the same minute is kept when the minute is rewritten.
- */
-export function nextHistoryRow(last: LastHistoryRow | undefined, fields: HistoryFields, now: number): LastHistoryRow | undefined {
-  const minute = minuteKey(now);
-  const sameMinute = last?.minute === minute;
-  const merged: HistoryFields =
-    sameMinute && 'activationMs' in last.fields && !('activationMs' in fields && fields.activationMs !== undefined)
-      ? { ...fields, activationMs: last.fields.activationMs }
-      : fields;
-  if (last && sameFields(last.fields, merged)) {
-    const lastAt = minuteStart(last.minute) ?? 0;
-    if (sameMinute || now - lastAt < HISTORY_HEARTBEAT_MS) return undefined;
-  }
-  return { minute, fields: merged };
-}
-
-function sameFields(a: HistoryFields, b: HistoryFields): boolean {
-  const ra = a as unknown as Record<string, unknown>;
-  const rb = b as unknown as Record<string, unknown>;
-  const keys = new Set([...Object.keys(ra), ...Object.keys(rb)].filter((k) => ra[k] !== undefined || rb[k] !== undefined));
-  for (const k of keys) if (ra[k] !== rb[k]) return false;
-  return true;
-}
-
-const TARGET_KEYS = ['load', 'desired', 'scale', 'ready', 'activationMs'] as const;
-const POOL_KEYS = ['capacity', 'running', 'creating', 'deleting', 'unknown', 'failed', 'inventory'] as const;
-
-/** A stored row's properties back as fields of its object's kind; only numbers are taken. */
-export function fieldsFromProps(object: string, props: Record<string, unknown>): HistoryFields {
-  const keys = object.startsWith('pool/') ? POOL_KEYS : TARGET_KEYS;
-  const out: Record<string, number> = {};
-  for (const k of keys) {
+/** A stored row back as a HistoryRow; undefined for a key of neither kind. */
+export function parseHistoryRow(object: string, key: string, props: Record<string, unknown>): HistoryRow | undefined {
+  const at = keyTime(key);
+  if (at === undefined) return undefined;
+  const pool = object.startsWith('pool/');
+  const fields: HistoryFields = {};
+  let state = false;
+  for (const k in props) {
     const v = props[k];
-    if (typeof v === 'number' && Number.isFinite(v)) out[k] = v;
+    if (LOAD_PROPS.has(k) || typeof v !== 'number' || !Number.isFinite(v)) continue;
+    fields[(pool && LEGACY_NAMES[k]) || k] = v;
+    state = true;
   }
-  return out as unknown as HistoryFields;
+  const row: HistoryRow = { object, key, at, events: decodeEvents(props.events) };
+  const isChange = !MINUTE_KEY.test(key);
+  if (state || isChange) row.fields = fields;
+  const load = minuteLoadOf(props, at);
+  if (load) row.load = load;
+  return row;
+}
+
+function minuteLoadOf(props: Record<string, unknown>, start: number): MinuteLoadStats | undefined {
+  const avg = num(props.load);
+  if (avg === undefined || avg < 0) return undefined;
+  const stored = typeof props.loadPoints === 'string' ? decodeSamples(props.loadPoints) : undefined;
+  // A row of the earlier format holds only the minute's average: one point at its start.
+  const points = stored ? stored.map((p) => ({ at: start + p.at, value: p.value })) : [{ at: start, value: avg }];
+  return { avg, min: num(props.loadMin) ?? avg, max: num(props.loadMax) ?? avg, points };
+}
+
+const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+
+function decodeEvents(v: unknown): string[] {
+  if (typeof v !== 'string') return [];
+  try {
+    const parsed: unknown = JSON.parse(v);
+    return Array.isArray(parsed) ? parsed.filter((e): e is string => typeof e === 'string').slice(0, MAX_EVENTS) : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Events as stored: at most MAX_EVENTS, each cut to MAX_EVENT_CHARS. */
+export function encodeEvents(events: readonly string[]): string {
+  return JSON.stringify(events.slice(0, MAX_EVENTS).map((e) => (e.length > MAX_EVENT_CHARS ? `${e.slice(0, MAX_EVENT_CHARS - 1)}…` : e)));
 }

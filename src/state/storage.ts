@@ -98,21 +98,25 @@ export interface Storage {
  */
 export const STORAGE_TRY_TIMEOUT_MS = 5_000;
 export const STORAGE_TRIES = 3;
-const tableOptions = {
-  retryOptions: { maxRetries: STORAGE_TRIES - 1, retryDelayInMs: 200, maxRetryDelayInMs: 1_000 },
-  additionalPolicies: [
-    {
-      policy: {
-        name: 'droverTryTimeout',
-        sendRequest: (request: PipelineRequest, next: SendRequest) => {
-          request.timeout = STORAGE_TRY_TIMEOUT_MS;
-          return next(request);
+/** The TableClient options every Drover table uses: the SDK's retries, each try cut at `tryTimeoutMs`. */
+export function tableClientOptions(tryTimeoutMs = STORAGE_TRY_TIMEOUT_MS) {
+  return {
+    retryOptions: { maxRetries: STORAGE_TRIES - 1, retryDelayInMs: 200, maxRetryDelayInMs: 1_000 },
+    additionalPolicies: [
+      {
+        policy: {
+          name: 'droverTryTimeout',
+          sendRequest: (request: PipelineRequest, next: SendRequest) => {
+            request.timeout = tryTimeoutMs;
+            return next(request);
+          },
         },
+        position: 'perRetry' as const,
       },
-      position: 'perRetry' as const,
-    },
-  ],
-};
+    ],
+  };
+}
+const tableOptions = tableClientOptions();
 /** Also for the `queue` load source's client: every queue read ends within a few seconds. */
 export const queueOptions = { retryOptions: { maxTries: STORAGE_TRIES, tryTimeoutInMs: STORAGE_TRY_TIMEOUT_MS, retryDelayInMs: 200, maxRetryDelayInMs: 1_000 } };
 

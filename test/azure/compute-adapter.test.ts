@@ -89,7 +89,7 @@ describe('list VMs', () => {
     h.sim.addScaleSet({
       resourceGroup: rg,
       name: 'uni',
-      vms: [{}, {}, { provisioningState: 'Failed', powerState: 'PowerState/stopped' }, {}, {}, {}, { instanceView: false }],
+      vms: [{}, {}, { provisioningState: 'Failed', powerState: 'PowerState/stopped', zone: '3', protectFromScaleIn: true }, {}, {}, {}, { instanceView: false }],
     });
     const { vms } = await api.listVms(rg, 'uni', 'Uniform');
     expect(vms.map((vm) => vm.instanceId)).toEqual(['0', '1', '2', '3', '4', '5', '6']);
@@ -98,6 +98,10 @@ describe('list VMs', () => {
       name: 'uni_2',
       instanceId: '2',
       provisioningState: 'Failed',
+      zone: '3',
+      timeCreated: expect.any(Number),
+      protectFromScaleIn: true,
+      protectFromScaleSetActions: false,
       instanceView: {
         statuses: [
           { code: 'ProvisioningState/failed', level: 'Error', message: undefined },

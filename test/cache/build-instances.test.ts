@@ -20,10 +20,16 @@ describe('building the cached list from a VM listing', () => {
       FLAGS,
     );
     expect(instances).toEqual([
-      { id: `azure://${uniformVmId(2)}`, name: '2', state: 'Running', errorInfo: null, powerState: 'PowerState/running' },
-      { id: `azure://${uniformVmId(0)}`, name: '0', state: 'Creating', errorInfo: null, powerState: 'PowerState/starting' },
+      { id: `azure://${uniformVmId(2)}`, name: '2', state: 'Running', errorInfo: null, powerState: 'PowerState/running', provisioningState: 'Succeeded' },
+      { id: `azure://${uniformVmId(0)}`, name: '0', state: 'Creating', errorInfo: null, powerState: 'PowerState/starting', provisioningState: 'Creating' },
     ]);
     expect(skipped).toEqual([]);
+  });
+
+  it('carries the zone, creation time and protection flags scale-in chooses by', () => {
+    const record = { ...vm(uniformVmId(3), 'Succeeded'), zone: '2', timeCreated: 1_700_000_000_000, protectFromScaleIn: true, protectFromScaleSetActions: false };
+    expect(buildInstances([record], [], FLAGS).instances[0]).toMatchObject({ zone: '2', timeCreated: 1_700_000_000_000, protectFromScaleIn: true });
+    expect(buildInstances([record], [], FLAGS).instances[0]).not.toHaveProperty('protectFromScaleSetActions');
   });
 
   it('VMs without provisioning state and no previous entry have unknown state (upstream TestScaleSetNodes)', () => {

@@ -40,6 +40,7 @@ describe('fast delete selection', () => {
     { name: 'another error is surfaced, not deleted', i: inst('c', { state: 'Creating', errorInfo: { ...oor, errorClass: 'Other' } }), want: false },
     { name: 'a failed custom script extension is deleted (and replaced)', i: inst('e', { state: 'Creating', errorInfo: { errorClass: 'Other', errorCode: 'VMExtensionProvisioningFailed', errorMessage: 'e: [exit 1]' } }), want: true },
     { name: 'a failed custom script extension already Deleting is not deleted twice', i: inst('f', { state: 'Deleting', errorInfo: { errorClass: 'Other', errorCode: 'VMExtensionProvisioningFailed', errorMessage: 'f' } }), want: false },
+    { name: 'a failed custom script extension that ARM lists Deleting is not deleted twice', i: inst('g', { state: 'Creating', provisioningState: 'Deleting', errorInfo: { errorClass: 'Other', errorCode: 'VMExtensionProvisioningFailed', errorMessage: 'g' } }), want: false },
     { name: 'a healthy instance stays', i: inst('d', {}), want: false },
   ])('$name', ({ i, want }) => {
     expect(instancesToFastDelete([i]).length === 1).toBe(want);

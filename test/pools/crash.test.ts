@@ -4,6 +4,7 @@ import { silentLog } from '../../src/log.js';
 import { readInventory } from '../../src/pool/inventory.js';
 import type { ScaleSetApi } from '../../src/azure/scale-set-api.js';
 import type { TableClient } from '@azure/data-tables';
+import type { PipelineRequest, SendRequest } from '@azure/core-rest-pipeline';
 import type { Runtime, TableFactory } from '../../src/runtime/runtime.js';
 import { EntityTable } from '../../src/state/entity-table.js';
 import { armWorld, type ArmWorld } from '../support/arm.js';
@@ -26,34 +27,31 @@ type Crash = { scaleSetApi?: (real: ScaleSetApi) => ScaleSetApi; tables?: TableF
 /**
  * The process dies at the adoption of the new machines: every inventory write from then on
  * fails. `alone` first makes the batch fail (so rows are written one by one) and lets that many
- * single rows through before dying. The crashing runtime is built with this `machines` client;
- * nothing is patched.
+ * single rows through before dying. The crashing runtime is built with this `machines` client,
+ * whose pipeline refuses the `$batch` requests: nothing of Drover's is patched.
  */
 const crashAtAdoption = (alone?: number): Crash => {
   let dead = false;
   let singles = 0;
-  const dying = (client: TableClient): TableClient =>
-    new Proxy(client, {
-      get(target, property) {
-        if (property === 'submitTransaction') {
-          return () => {
-            if (alone === undefined) dead = true;
-            return Promise.reject(new Error(dead ? 'crash' : 'server busy'));
-          };
+  const dying = (client: TableClient): TableClient => {
+    client.pipeline.addPolicy({
+      name: 'crashAtAdoption',
+      sendRequest: (request: PipelineRequest, next: SendRequest) => {
+        if (!request.url.endsWith('$batch')) return next(request);
+        const operations = String(request.body).split('Content-Transfer-Encoding: binary').length - 1;
+        if (operations > 1) {
+          if (alone === undefined) dead = true;
+          return Promise.reject(new Error(dead ? 'crash' : 'server busy'));
         }
-        if (property === 'createEntity') {
-          return (...args: Parameters<TableClient['createEntity']>) => {
-            if (dead || ++singles > (alone ?? 0)) {
-              dead = true;
-              return Promise.reject(new Error('crash'));
-            }
-            return target.createEntity(...args);
-          };
+        if (dead || ++singles > (alone ?? 0)) {
+          dead = true;
+          return Promise.reject(new Error('crash'));
         }
-        const value: unknown = Reflect.get(target, property, target);
-        return typeof value === 'function' ? value.bind(target) : value;
+        return next(request);
       },
     });
+    return client;
+  };
   return { tables: (name, client) => new EntityTable(name === 'machines' ? dying(client) : client) };
 };
 

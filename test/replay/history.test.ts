@@ -1,4 +1,4 @@
-// `drover replay --from-history`: the history table's per-minute load averages as the trace.
+// `drover replay --from-history`: the history table's load samples as the trace, at their own times.
 import { TableClient } from '@azure/data-tables';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli.js';
@@ -18,6 +18,21 @@ describe('historyTrace', () => {
     { name: 'a key that is no minute: skipped', entity: { partitionKey: 'target%2Fweb', rowKey: 'latest', load: 3 }, want: [] },
   ])('$name', ({ entity, want }) => {
     expect(historyTrace([entity], at - 60_000, [])).toEqual(want);
+  });
+
+  it("replays a minute row's samples at their own times, and no change row as load", () => {
+    const rows = historyTrace(
+      [
+        { partitionKey: 'target%2Fweb', rowKey: minute(at), load: 25 / 3, loadMin: 0, loadMax: 25, loadPoints: '[[8000,25],[41000,0]]' },
+        { partitionKey: 'target%2Fweb', rowKey: new Date(at + 8_000).toISOString(), desired: 3, scale: 3, ready: 1 },
+      ],
+      at - 60_000,
+      [],
+    );
+    expect(rows).toEqual([
+      { at: at + 8_000, target: 'web', load: 25, line: 1 },
+      { at: at + 41_000, target: 'web', load: 0, line: 2 },
+    ]);
   });
 
   it('merges targets in time order', () => {

@@ -4,12 +4,13 @@
  * group, Azurite included; an IDE's stop button sends SIGTERM to npm alone. Either way nothing
  * may be left: no process of the group, no temporary folder.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, expect, it } from 'vitest';
+import { killGroup, livingInGroup, startGroup, until } from '../support/process-group.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -25,41 +26,7 @@ afterEach(() => {
   for (const child of running.splice(0)) if (child.pid !== undefined) killGroup(child.pid);
 });
 
-function killGroup(pgid: number): void {
-  try {
-    process.kill(-pgid, 'SIGKILL');
-  } catch {
-    // Gone already.
-  }
-}
-
-/** Processes of a group that have not ended (zombies waiting to be reaped have). */
-function livingInGroup(pgid: number): string[] {
-  const ps = execFileSync('ps', ['-e', '-o', 'pid=,pgid=,stat=,args='], { encoding: 'utf8' });
-  return ps
-    .split('\n')
-    .map((line) => line.trim().split(/\s+/))
-    .filter(([, group, stat]) => Number(group) === pgid && !stat?.startsWith('Z'))
-    .map((fields) => fields.join(' '));
-}
-
-function start(command: string, args: string[]): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  const child = spawn(command, args, { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  running.push(child);
-  let out = '';
-  child.stdout?.on('data', (b: Buffer) => (out += b.toString()));
-  child.stderr?.on('data', (b: Buffer) => (out += b.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, output: () => out, exited };
-}
-
-async function until(what: string, check: () => boolean, timeoutMs: number, output: () => string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}; the demo printed:\n${output()}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const start = (command: string, args: string[]) => startGroup(command, args, { cwd: ROOT, running });
 
 const tempDirOf = (out: string) => /Drover is running on (\S+)drover\.config\.yaml/.exec(out)?.[1];
 

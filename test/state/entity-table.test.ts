@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EntityTable } from '../../src/state/entity-table.js';
-import { freshStorage, sameStorage } from '../support/storage.js';
+import { countBatches, freshStorage, sameStorage } from '../support/storage.js';
 import type { Storage } from '../../src/state/storage.js';
 
 let storage: Storage;
@@ -42,13 +42,7 @@ describe('EntityTable', () => {
   it('writes only changed rows, in transactions of at most 100, and deletes missing ones', async () => {
     const t = new EntityTable(storage.table('instances'));
     const desired = Array.from({ length: 250 }, (_, i) => ({ rowKey: `vm-${String(i).padStart(3, '0')}`, props: { state: 'Running' } }));
-    const batches: number[] = [];
-    const client = t.client;
-    const original = client.submitTransaction.bind(client);
-    client.submitTransaction = (actions, ...rest) => {
-      batches.push(actions.length);
-      return original(actions, ...rest);
-    };
+    const batches = countBatches(t);
     expect(await t.writeChanged('vmss', desired, [])).toEqual({ written: 250, deleted: 0 });
     expect(batches).toEqual([100, 100, 50]);
 
@@ -60,5 +54,15 @@ describe('EntityTable', () => {
     const after = await t.list<{ state: string }>('vmss');
     expect(after).toHaveLength(249);
     expect(after.find((r) => r.rowKey === 'vm-001')?.props.state).toBe('Deleting');
+  });
+
+  it('deletes missing rows only if unchanged since read: a row rewritten in between stays', async () => {
+    const t = new EntityTable(storage.table('instances'));
+    await t.writeChanged('retire', ['a', 'b', 'c'].map((rowKey) => ({ rowKey, props: { v: 1 } })), []);
+    const existing = await t.list<{ v: number }>('retire');
+    const b = existing.find((r) => r.rowKey === 'b')!;
+    await t.replaceIf(b, { v: 2 });
+    expect(await t.writeChanged('retire', [], existing, { deleteMissing: true })).toEqual({ written: 0, deleted: 2 });
+    expect((await t.list<{ v: number }>('retire')).map((r) => [r.rowKey, r.props.v])).toEqual([['b', 2]]);
   });
 });

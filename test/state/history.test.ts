@@ -1,72 +1,29 @@
+import type { TableClient } from '@azure/data-tables';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EntityTable } from '../../src/state/entity-table.js';
 import { HistoryStore } from '../../src/state/history-store.js';
-import {
-  HISTORY_HEARTBEAT_MS,
-  minuteKey,
-  minuteLoad,
-  minuteStart,
-  nextHistoryRow,
-  poolFields,
-  type TargetHistoryFields,
-} from '../../src/state/history.js';
+import { HISTORY_MAX_ROWS, changeKey, minuteKey, type HistoryObservation } from '../../src/state/history.js';
 import type { Storage } from '../../src/state/storage.js';
 import { freshStorage } from '../support/storage.js';
 
 const T0 = Date.UTC(2026, 10, 30, 10, 5, 0);
-const web = (f: Partial<TargetHistoryFields> = {}): TargetHistoryFields => ({ desired: 3, scale: 3, ready: 3, ...f });
+const web = (f: Record<string, number> = {}, extra: Partial<HistoryObservation> = {}): HistoryObservation => ({ kind: 'target', fields: { desired: 3, scale: 3, ready: 3, ...f }, ...extra });
 
-describe('history row shape', () => {
-  it('keys a row by its UTC minute in ISO, and reads the key back as the minute start', () => {
-    expect(minuteKey(T0 + 59_999)).toBe('2026-11-30T10:05Z');
-    expect(minuteStart('2026-11-30T10:05Z')).toBe(T0);
-    expect(minuteStart('2026-11-30T10:05:00Z')).toBeUndefined();
+/** The table's client with every call counted by method name (the SDK's client, not Drover's code). */
+function counted(client: TableClient): { client: TableClient; calls: Map<string, number> } {
+  const calls = new Map<string, number>();
+  const proxy = new Proxy(client, {
+    get(target, prop, receiver) {
+      const value: unknown = Reflect.get(target, prop, receiver);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        calls.set(String(prop), (calls.get(String(prop)) ?? 0) + 1);
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
   });
-
-  it.each([
-    { name: 'the first observation of an object is written', last: undefined, fields: web(), at: T0, want: true },
-    { name: 'an unchanged object is not written again within half an hour', last: { minute: minuteKey(T0), fields: web() }, fields: web(), at: T0 + 29 * 60_000, want: false },
-    { name: 'an unchanged object gets a row once its last one is half an hour old', last: { minute: minuteKey(T0), fields: web() }, fields: web(), at: T0 + HISTORY_HEARTBEAT_MS, want: true },
-    { name: 'a change is written at once', last: { minute: minuteKey(T0), fields: web() }, fields: web({ ready: 2 }), at: T0 + 61_000, want: true },
-    { name: 'a change later in the same minute rewrites that minute', last: { minute: minuteKey(T0), fields: web() }, fields: web({ scale: 5 }), at: T0 + 30_000, want: true },
-  ])('$name', ({ last, fields, at, want }) => {
-    const next = nextHistoryRow(last, fields, at);
-    expect(next !== undefined).toBe(want);
-    if (next) expect(next.minute).toBe(minuteKey(at));
-  });
-
-  it("keeps a wake's latency when the same minute is rewritten without one", () => {
-    const next = nextHistoryRow({ minute: minuteKey(T0), fields: web({ activationMs: 3017 }) }, web({ ready: 4 }), T0 + 10_000);
-    expect(next?.fields).toEqual(web({ ready: 4, activationMs: 3017 }));
-  });
-
-  it("averages the minute's samples, and holds a gauge through a minute without one", () => {
-    const samples = [
-      { at: T0 - 10_000, value: 100 },
-      { at: T0 + 1_000, value: 10 },
-      { at: T0 + 20_000, value: 30 },
-    ];
-    expect(minuteLoad(samples, false, T0 + 30_000)).toBe(20);
-    expect(minuteLoad(samples.slice(0, 1), false, T0 + 30_000)).toBeUndefined();
-    expect(minuteLoad(samples.slice(0, 1), true, T0 + 30_000)).toBe(100);
-  });
-
-  it('counts VMs by cached state, failed ones apart, and leaves an unknown capacity out', () => {
-    const oom = { errorClass: 'OutOfResources' as const, errorCode: 'x', errorMessage: 'y' };
-    const fields = poolFields(
-      [
-        { state: 'Running', errorInfo: null },
-        { state: 'Running', errorInfo: null },
-        { state: 'Creating', errorInfo: oom },
-        { state: 'Deleting', errorInfo: null },
-        { state: null, errorInfo: null },
-      ],
-      4,
-      undefined,
-    );
-    expect(fields).toEqual({ running: 2, creating: 1, deleting: 1, unknown: 1, failed: 1, inventory: 4 });
-  });
-});
+  return { client: proxy, calls };
+}
 
 describe('history store', () => {
   let storage: Storage;
@@ -74,46 +31,61 @@ describe('history store', () => {
     storage = await freshStorage();
   });
 
-  it('writes a row per minute only on change, keeps the exact key shape and reads the last hour back', async () => {
+  it('writes what a pass saw in one transaction, reads nothing to decide it, and a pass that changed nothing costs no request', async () => {
+    const { client, calls } = counted(storage.table('history'));
+    const store = new HistoryStore(new EntityTable(client));
+    const samples = [{ at: T0 + 8_000, value: 25 }];
+    expect(await store.record('target/batch', web({}, { samples, gauge: true, events: ['active'] }), T0 + 8_000)).toBe(2);
+    expect(Object.fromEntries(calls)).toEqual({ submitTransaction: 1, listEntities: 1 }); // the hourly prune's key listing
+    calls.clear();
+    expect(await store.record('target/batch', web({}, { samples, gauge: true }), T0 + 12_000)).toBe(0);
+    expect(calls.size).toBe(0);
+    expect(await store.record('target/batch', web({ ready: 1 }, { samples, gauge: true }), T0 + 15_000)).toBe(1);
+    expect(Object.fromEntries(calls)).toEqual({ submitTransaction: 1 });
+  });
+
+  it('reads the window at the resolution of change, led by the state it starts from', async () => {
     const table = new EntityTable(storage.table('history'));
     const store = new HistoryStore(table);
-    expect(await store.record('target/web', web({ load: 25 }), T0)).toBe(true);
-    expect(await store.record('target/web', web({ load: 25 }), T0 + 5_000)).toBe(false);
-    expect(await store.record('target/web', web({ load: 25, ready: 1 }), T0 + 65_000)).toBe(true);
-    expect(await store.record('pool/workers', poolFields([{ state: 'Running', errorInfo: null }], 1, 1), T0)).toBe(true);
+    const before = T0 - 2 * 3_600_000;
+    await store.record('target/web', web({ desired: 1, scale: 1, ready: 1 }), before);
+    await store.record('target/web', web({ desired: 3, scale: 3, ready: 1 }, { samples: [{ at: T0 + 8_000, value: 25 }], gauge: true }), T0 + 8_000);
+    await store.record('target/web', web({}, { samples: [{ at: T0 + 8_000, value: 25 }], gauge: true }), T0 + 11_000);
+    await store.record('target/web', web({ desired: 1, scale: 1, ready: 1 }, { samples: [{ at: T0 + 41_000, value: 0 }], gauge: true }), T0 + 41_000);
 
-    const raw = await table.list('target/web');
-    expect(raw.map((r) => r.rowKey)).toEqual(['2026-11-30T10:05Z', '2026-11-30T10:06Z']);
-    expect(raw[1]!.props).toEqual({ load: 25, desired: 3, scale: 3, ready: 1 });
+    const keys = (await table.list('target/web')).map((r) => r.rowKey);
+    expect(keys).toEqual([changeKey(before), changeKey(T0 + 8_000), changeKey(T0 + 11_000), changeKey(T0 + 41_000), minuteKey(T0)]);
 
-    const rows = await store.read('target/web', T0 + 2 * 60_000);
-    expect(rows.map((r) => [r.minute, r.at, r.fields])).toEqual([
-      ['2026-11-30T10:05Z', T0, web({ load: 25 })],
-      ['2026-11-30T10:06Z', T0 + 60_000, web({ load: 25, ready: 1 })],
+    const rows = await store.read('target/web', T0 + 30 * 60_000);
+    expect(rows.map((r) => [r.at - T0, r.fields?.ready, r.load?.points.map((p) => [p.at - T0, p.value])])).toEqual([
+      [before - T0, 1, undefined],
+      [0, undefined, [[8_000, 25], [41_000, 0]]],
+      [8_000, 1, undefined],
+      [11_000, 3, undefined],
+      [41_000, 1, undefined],
     ]);
-    // A second process starts from the stored row, not from nothing.
-    expect(await new HistoryStore(table).record('target/web', web({ load: 25, ready: 1 }), T0 + 70_000)).toBe(false);
-    expect(await store.read('target/web', T0 + 2 * 3_600_000)).toEqual([]);
+    // Rows of the earlier per-minute format are still read.
+    await table.upsert('target/web', minuteKey(T0 + 60_000), { load: 5, desired: 1, scale: 1, ready: 1 });
+    const legacy = (await store.read('target/web', T0 + 30 * 60_000)).at(-1);
+    expect(legacy).toMatchObject({ at: T0 + 60_000, fields: { desired: 1, scale: 1, ready: 1 }, load: { avg: 5 } });
   });
 
-  it("counts rows other instances wrote: an instance that saw X writes X again once another wrote Y", async () => {
-    const table = new EntityTable(storage.table('history'));
-    const [a, b] = [new HistoryStore(table), new HistoryStore(table)];
-    expect(await a.record('target/shared', web(), T0)).toBe(true);
-    expect(await b.record('target/shared', web({ ready: 1 }), T0 + 61_000)).toBe(true);
-    expect(await a.record('target/shared', web(), T0 + 125_000)).toBe(true);
-    expect((await a.read('target/shared', T0 + 180_000)).map((r) => (r.fields as TargetHistoryFields).ready)).toEqual([3, 1, 3]);
-  });
-
-  it('deletes rows older than 24 hours in batches and keeps the newer ones', async () => {
+  it('deletes rows older than 24 hours and the oldest beyond the cap, in batches', async () => {
     const table = new EntityTable(storage.table('history'));
     const store = new HistoryStore(table);
-    const old = Array.from({ length: 130 }, (_, i) => ({ rowKey: minuteKey(T0 + i * 60_000), props: { desired: i, scale: 1, ready: 1 } }));
+    const old = Array.from({ length: 130 }, (_, i) => ({ rowKey: changeKey(T0 + i * 60_000), props: { desired: i, scale: 1, ready: 1 } }));
     await table.writeChanged('target/old', old, []);
     const now = T0 + 24 * 3_600_000 + 100 * 60_000;
     expect(await store.prune('target/old', now)).toBe(100);
     const left = await table.list('target/old');
     expect(left).toHaveLength(30);
-    expect(left[0]!.rowKey).toBe(minuteKey(T0 + 100 * 60_000));
+    expect(left[0]!.rowKey).toBe(changeKey(T0 + 100 * 60_000));
+
+    // The cap (HISTORY_MAX_ROWS) at a size a test writes quickly.
+    expect(HISTORY_MAX_ROWS).toBeGreaterThanOrEqual(2 * 1_440);
+    const many = Array.from({ length: 45 }, (_, i) => ({ rowKey: changeKey(T0 + i * 1_000), props: { desired: 1, scale: 1, ready: 1 } }));
+    await table.writeChanged('target/busy', many, []);
+    expect(await store.prune('target/busy', T0 + 3_600_000 * 2, 40)).toBe(5);
+    expect((await table.list('target/busy'))[0]!.rowKey).toBe(changeKey(T0 + 5_000));
   });
 });

@@ -52,9 +52,21 @@ function target(overrides: Partial<TargetStatus> = {}): TargetStatus {
 
 const status = (s: Partial<Status> = {}): Status => ({ pools: [pool()], targets: [target()], probes: [], decisions: [], ...s });
 const options = (o: Partial<PageOptions> = {}): PageOptions => ({ now: NOW, history: new Map(), refresh: { query: 'code=k', seconds: 15 }, nonce: 'n0nce', ...o });
-const row = (object: string, minutesAgo: number, fields: HistoryRow['fields']): HistoryRow => {
-  const at = Math.floor(NOW / 60_000) * 60_000 - minutesAgo * 60_000;
-  return { object, minute: `${iso(at).slice(0, 16)}Z`, at, fields };
+/** A change row `secondsAgo` before NOW, as the store reads it back. */
+const row = (object: string, secondsAgo: number, fields: HistoryRow['fields'], events: string[] = []): HistoryRow => {
+  const at = NOW - secondsAgo * 1000;
+  return { object, key: iso(at), at, fields, events };
+};
+/** A minute row of load samples (ms into the minute, value), as the store reads it back. */
+const loadRow = (object: string, minuteStart: number, points: [number, number][]): HistoryRow => {
+  const values = points.map(([, v]) => v);
+  return {
+    object,
+    key: `${iso(minuteStart).slice(0, 16)}Z`,
+    at: minuteStart,
+    events: [],
+    load: { avg: values.reduce((a, b) => a + b, 0) / values.length, min: Math.min(...values), max: Math.max(...values), points: points.map(([ms, value]) => ({ at: minuteStart + ms, value })) },
+  };
 };
 
 describe('choosing HTML or JSON', () => {
@@ -100,21 +112,28 @@ describe('the status page', () => {
     expect(renderStatusPage(status(), options())).toContain('safety switch: clear');
   });
 
-  it('shows capacity, VMs by state, the inventory, the backoff countdown and the cache age', () => {
+  it('shows capacity, VMs by health as status counts them, the inventory, the backoff countdown and the cache age', () => {
     const html = renderStatusPage(status({ pools: [pool({ backoffUntil: iso(NOW + 252_000) })] }), options());
     expect(html).toContain('capacity 3');
-    expect(html).toContain('<span data-field="running">2 running</span>, <span data-field="creating">1 creating</span>');
+    expect(html).toContain('<span data-field="healthy">2 healthy</span>, <span data-field="broken">0 broken</span>, <span data-field="creating">1 creating</span>');
     expect(html).toContain('inventory 2');
     expect(html).toContain(`<span class="countdown" data-until="${NOW + 252_000}">4m12s left</span>`);
     expect(html).toMatch(/instance cache <span class="age" data-since="\d+">38s<\/span> old, next refresh in 22s/);
   });
 
+  it('says a refresh that is due is due, not that it was "0s ago"', () => {
+    const cache = { ...pool().cache!, nextRefresh: iso(NOW - 2_000) };
+    const html = renderStatusPage(status({ pools: [pool({ cache })] }), options());
+    expect(html).toContain('refresh due on the next pass');
+    expect(html).not.toMatch(/next refresh \d+s ago/);
+  });
+
   it('shows the Active condition and the activation latencies of the hour', () => {
-    const history = new Map([['target/web', [row('target/web', 5, { desired: 3, scale: 3, ready: 3, activationMs: 2500 })]]]);
+    const history = new Map([['target/web', [row('target/web', 300, { desired: 3, scale: 3, ready: 3, activationMs: 2500 })]]]);
     const html = renderStatusPage(status({ targets: [target({ active: 'False', reason: 'NoTraffic' })] }), options({ history }));
     expect(html).toMatch(/Active <strong class="condition condition-False">False<\/strong> \(NoTraffic\) since 10:20:00Z/);
     expect(html).toContain('last wake from zero: 3017 ms');
-    expect(html).toMatch(/this hour \(1\):<\/p><ul><li>2026-11-30T10:25Z: 2500 ms<\/li>/);
+    expect(html).toMatch(/this hour \(1\):<\/p><ul><li>10:25:00Z: 2500 ms<\/li>/);
   });
 
   it('marks every decision with its object and hides the others when opened with a filter', () => {
@@ -140,25 +159,45 @@ describe('the status page', () => {
 });
 
 describe('timelines', () => {
-  it('draws the hour of history and closes the line with the state now; desired -1 is a gap', () => {
-    const rows = [row('target/web', 30, { desired: -1, scale: 1, ready: 1 }), row('target/web', 10, { desired: 3, scale: 3, ready: 1, load: 25 })];
-    const chart = targetChart(target(), rows, NOW);
-    expect(chart.historyPoints).toBe(2);
-    expect(chart.series.map((s) => s.label)).toEqual(['load', 'ready', 'scale', 'desired']);
+  it('draws each change at its own time and each load sample at its own, holding values between them; desired -1 is a gap', () => {
+    const minute = Math.floor(NOW / 60_000) * 60_000 - 60_000;
+    const rows = [
+      row('target/web', 90, { desired: -1, scale: 1, ready: 1 }),
+      loadRow('target/web', minute, [[8_000, 25], [41_000, 0]]),
+      row('target/web', 51, { desired: 3, scale: 3, ready: 1 }),
+      row('target/web', 45, { desired: 3, scale: 3, ready: 3 }),
+      row('target/web', 18, { desired: 1, scale: 1, ready: 1 }, ['inactive']),
+    ];
+    const chart = targetChart(target({ desiredScale: 0, requestedScale: 0, actualScale: 0 }), rows, NOW);
+    expect(chart.historyPoints).toBe(5);
+    expect(chart.series.map((s) => s.label)).toEqual(['desired', 'scale', 'ready', 'load']);
+    const s = (ago: number) => (NOW - ago * 1000) / 1000;
     expect(chart.data).toEqual([
-      [rows[0]!.at / 1000, rows[1]!.at / 1000, NOW / 1000],
-      [null, 25, 25],
-      [1, 1, 2],
-      [1, 3, 3],
-      [null, 3, 3],
+      [s(90), s(52), s(51), s(45), s(19), s(18), s(0)],
+      [null, null, 3, 3, 3, 1, 0],
+      [1, 1, 3, 3, 3, 1, 0],
+      [1, 1, 1, 3, 3, 1, 0],
+      [null, 25, 25, 25, 0, 0, 0],
     ]);
+    expect(chart.series.map((x) => x.latest)).toEqual([0, 0, 0, 0]);
+    expect(chart.events).toEqual([{ at: s(18), text: 'inactive', kind: 'active' }]);
+    expect(chart.axes).toEqual({ x: 'time (UTC)', count: 'replicas', load: 'load' });
   });
 
-  it("counts a pool's VMs by state at each point", () => {
-    const chart = poolChart(pool(), [row('pool/workers', 3, { capacity: 2, running: 2, creating: 0, deleting: 0, unknown: 0, failed: 0, inventory: 2 })], NOW);
-    expect(chart.series.map((s) => s.label)).toEqual(['running', 'creating', 'deleting', 'failed', 'inventory', 'capacity']);
-    expect(chart.data.slice(1).map((s) => s.at(-1))).toEqual([2, 1, 0, 0, 2, 3]);
-    expect(chart.data.slice(1).map((s) => s[0])).toEqual([2, 0, 0, 0, 2, 2]);
+  it("draws every count a pool's rows hold, counts it does not know included, and lists its events newest first", () => {
+    const rows = [
+      { object: 'pool/workers', key: '2026-11-30T10:27Z', at: NOW - 180_000, events: [], fields: { capacity: 2, running: 2, creating: 0, inventory: 2 } },
+      row('pool/workers', 60, { capacity: 4, inventory: 4, healthy: 2, broken: 1, creating: 1, deleting: 0, warm: 2 }, ['rg/vmss/3 failed: OutOfResources (x)']),
+      row('pool/workers', 50, { capacity: 4, inventory: 3, healthy: 2, broken: 0, creating: 1, deleting: 1, warm: 2 }, ['deleted rg/vmss/3']),
+    ];
+    const chart = poolChart(pool(), rows, NOW);
+    expect(chart.series.map((x) => x.label)).toEqual(['capacity', 'inventory', 'healthy', 'creating', 'broken', 'deleting', 'running', 'unmanaged', 'warm']);
+    expect(chart.data[0]).toEqual([(NOW - 180_000) / 1000, (NOW - 60_000) / 1000, (NOW - 50_000) / 1000, NOW / 1000]);
+    expect(chart.data[1]).toEqual([2, 4, 4, 3]);
+    expect(chart.data[5]).toEqual([null, 1, 0, 0]);
+    expect(chart.events.map((e) => e.kind)).toEqual(['failed', 'deleted']);
+    const html = renderStatusPage(status(), options({ history: new Map([['pool/workers', rows]]) }));
+    expect(html).toMatch(/<li class="event event-deleted" data-at="\d+"><time>10:29:10Z<\/time> deleted rg\/vmss\/3<\/li><li class="event event-failed"/);
   });
 
   it('formats durations as an operator reads them', () => {

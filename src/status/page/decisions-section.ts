@@ -14,7 +14,7 @@ export function renderDecisions(decisions: readonly DecisionStatus[], objects: r
     .map((d) => {
       const hidden = filter && d.object !== filter ? ' hidden' : '';
       const error = d.error ? ` class="error"` : '';
-      return `<tr data-object="${esc(d.object)}"${error}${hidden}><td>${esc(clockTime(d.at, now))}</td><td>${esc(d.object)}</td><td>${esc(d.decision)}</td><td>${esc(d.reason)}</td></tr>`;
+      return `<tr data-object="${esc(d.object)}"${error}${hidden}><td data-label="at">${esc(clockTime(d.at, now))}</td><td data-label="object">${esc(d.object)}</td><td data-label="decision">${esc(d.decision)}</td><td data-label="why">${esc(d.reason)}</td></tr>`;
     })
     .join('\n');
   return `<section class="decisions" id="decisions">

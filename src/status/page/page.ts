@@ -112,5 +112,26 @@ th, td { text-align: left; border-bottom: 1px solid #eee; padding: 3px 6px; vert
 tr.error td { color: #a40000; }
 figure { margin: 8px 0; }
 figcaption { color: #555; font-size: 12px; }
+.chart { width: 100%; min-height: 220px; }
+ol.events { list-style: none; padding: 0; margin: 4px 0; font-size: 12px; columns: 2 280px; }
+ol.events time { color: #666; font-variant-numeric: tabular-nums; }
+.event-failed { color: #a40000; } .event-safety { color: #a43c00; } .event-wake { color: #2a7a2a; }
+.u-legend { font-size: 12px; }
+.u-legend .u-series { padding: 0 6px; }
+header { flex-wrap: wrap; }
+.summary .figure { max-width: 100%; }
+td, th, p, li, summary { overflow-wrap: anywhere; }
+@media (max-width: 640px) {
+  body { padding: 0 8px 32px; }
+  .object { padding: 6px 8px; }
+  .sides { grid-template-columns: 1fr; }
+  /* The tables become one block per row, each cell on its own line under its column's name. */
+  table, thead, tbody, tr, th, td { display: block; }
+  thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+  tr { border-bottom: 1px solid #ddd; padding: 4px 0; }
+  tr[hidden] { display: none; }
+  td { border: 0; padding: 1px 0; }
+  td[data-label]::before { content: attr(data-label) ": "; color: #666; }
+}
 .condition-True { color: #2a7a2a; } .condition-False { color: #a45a00; } .condition-Unknown { color: #666; }
 `;

@@ -4,26 +4,20 @@
  */
 import type { PoolStatus } from '../pool-status.js';
 import type { ChartSpec } from './timeline.js';
-import { poolNow } from './timeline.js';
+import { timelineFigure } from './timeline-figure.js';
 import { esc } from './html.js';
 import { clockTime, formatDuration, relative } from '../format.js';
 
 export function renderPool(pool: PoolStatus, chart: ChartSpec, now: number): string {
-  const n = poolNow(pool);
-  const counts = [
-    ['running', n.running],
-    ['creating', n.creating],
-    ['deleting', n.deleting],
-    ['unknown', n.unknown],
-    ['failed', n.failed],
-  ] as const;
+  // Every count status has, in its order: counts added later show up by themselves.
+  const counts = Object.entries(pool.counts).filter(([, v]) => typeof v === 'number');
   return `<section class="object pool" id="${esc(`pool-${pool.name}`)}" data-object="${esc(`pool/${pool.name}`)}">
 <h2>pool ${esc(pool.name)} <small>scale set ${esc(pool.scaleSet.resourceGroup)}/${esc(pool.scaleSet.name)}${pool.scaleSet.orchestrationMode ? ` (${esc(pool.scaleSet.orchestrationMode)})` : ''}</small></h2>
 <p class="summary"><span class="figure" data-field="capacity">capacity ${pool.scaleSet.capacity ?? 'unknown'}</span>
-<span class="figure">VMs: ${counts.map(([k, v]) => `<span data-field="${k}">${v} ${k}</span>`).join(', ')}</span>
-<span class="figure" data-field="inventory">inventory ${pool.machines.length}</span></p>
+<span class="figure" data-field="inventory">inventory ${pool.machines.length}</span>
+<span class="figure">VMs: ${counts.map(([k, v]) => `<span data-field="${esc(k)}">${esc(v)} ${esc(k)}</span>`).join(', ')}</span></p>
 ${safetySwitch(pool, now)}${backoff(pool, now)}${cache(pool, now)}
-<figure class="timeline"><figcaption>${esc(chart.title)}</figcaption><div class="chart" id="${esc(chart.id)}" data-history-points="${chart.historyPoints}"></div></figure>
+${timelineFigure(chart, now)}
 ${instances(pool)}${inventory(pool)}
 </section>`;
 }
@@ -48,7 +42,8 @@ function cache(pool: PoolStatus, now: number): string {
   const c = pool.cache;
   if (!c) return `<p data-field="cache">instance cache: not filled yet</p>\n`;
   const age = c.lastRefresh ? `<span class="age" data-since="${Date.parse(c.lastRefresh)}">${esc(formatDuration(now - Date.parse(c.lastRefresh)))}</span> old` : 'never refreshed';
-  const next = c.nextRefresh ? `, next refresh ${esc(relative(c.nextRefresh, now))}` : '';
+  // A refresh that is due happens on the next pass that reads the pool, not at a time of its own.
+  const next = !c.nextRefresh ? '' : Date.parse(c.nextRefresh) > now ? `, next refresh ${esc(relative(c.nextRefresh, now))}` : ', refresh due on the next pass';
   const extra = [c.lastError ? `last error: ${esc(c.lastError)}` : '', c.slowdown ? `slowed down: ${esc(c.slowdown)}` : ''].filter(Boolean).join('; ');
   return `<p data-field="cache">instance cache ${age}${next}, ${c.size} VMs, ${c.refreshes} refreshes${extra ? `; ${extra}` : ''}</p>\n`;
 }

@@ -2,10 +2,11 @@
  * One target on the status page: desired, scale and ready replicas now and as a timeline over
  * the last hour, the Active condition, activation latencies (the last hour's and the last one).
  */
-import type { HistoryRow } from '../../state/history.js';
+import { HISTORY_PAGE_WINDOW_MS, type HistoryRow } from '../../state/history.js';
 import type { TargetStatus } from '../target-status.js';
 import type { ChartSpec } from './timeline.js';
 import { esc } from './html.js';
+import { timelineFigure } from './timeline-figure.js';
 import { clockTime, relative } from '../format.js';
 
 export function renderTarget(target: TargetStatus, rows: readonly HistoryRow[], chart: ChartSpec, now: number): string {
@@ -15,7 +16,7 @@ export function renderTarget(target: TargetStatus, rows: readonly HistoryRow[], 
 <p class="summary"><span class="figure" data-field="desired">desired ${esc(desired)}</span>
 <span class="figure" data-field="scale">scale ${target.requestedScale ?? 'unknown'}</span>
 <span class="figure" data-field="ready">ready ${target.actualScale ?? 'unknown'}</span></p>
-${active(target, now)}${target.lastError ? `<p class="alert" data-field="error">last error: ${esc(target.lastError)}</p>\n` : ''}<figure class="timeline"><figcaption>${esc(chart.title)}</figcaption><div class="chart" id="${esc(chart.id)}" data-history-points="${chart.historyPoints}"></div></figure>
+${active(target, now)}${target.lastError ? `<p class="alert" data-field="error">last error: ${esc(target.lastError)}</p>\n` : ''}${timelineFigure(chart, now)}
 ${activations(target, rows, now)}</section>`;
 }
 
@@ -30,8 +31,8 @@ function active(t: TargetStatus, now: number): string {
 }
 
 function activations(t: TargetStatus, rows: readonly HistoryRow[], now: number): string {
-  const wakes = rows.flatMap((r) => ('activationMs' in r.fields && r.fields.activationMs !== undefined ? [{ minute: r.minute, ms: r.fields.activationMs }] : []));
+  const wakes = rows.flatMap((r) => (r.fields?.activationMs !== undefined && r.at >= now - HISTORY_PAGE_WINDOW_MS ? [{ at: r.at, ms: r.fields.activationMs }] : []));
   const last = t.lastActivation ? `last wake from zero: ${t.lastActivation.latencyMs} ms, ready at ${esc(clockTime(t.lastActivation.at, now))}` : 'no wake from zero recorded';
-  const list = wakes.length ? `<ul>${wakes.map((w) => `<li>${esc(w.minute)}: ${w.ms} ms</li>`).join('')}</ul>` : '';
+  const list = wakes.length ? `<ul>${wakes.map((w) => `<li>${esc(clockTime(new Date(w.at).toISOString(), now))}: ${w.ms} ms</li>`).join('')}</ul>` : '';
   return `<div data-field="activations"><p>activation latency: ${last}${wakes.length ? `; this hour (${wakes.length}):` : ''}</p>${list}</div>\n`;
 }

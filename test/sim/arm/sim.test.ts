@@ -215,7 +215,7 @@ describe('VM lists', () => {
     const page2 = await call('GET', body.nextLink);
     const [none, bare, cse] = [...body.value, ...page2.body.value];
     expect(none.properties.instanceView).toBeUndefined();
-    expect(bare.properties).toEqual({ latestModelApplied: true, instanceView: {} });
+    expect(bare.properties).toEqual({ latestModelApplied: true, timeCreated: expect.any(String), instanceView: {} });
     expect(cse.properties.instanceView.extensions).toEqual([{ name: 'vmssCSE', statuses: [{ level: 'Error', message: 'exit 1' }] }]);
   });
 });

@@ -1,0 +1,108 @@
+/**
+ * The audit's bugs in the pool path, each reproduced on Azurite and the ARM simulator through
+ * the whole reconcile (issue 21): every test here failed on the code before its fix.
+ */
+import { rmSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock, type Clock } from '../../src/clock.js';
+import { silentLog } from '../../src/log.js';
+import { reconcileObject } from '../../src/reconcile/object.js';
+import { readInventory } from '../../src/pool/inventory.js';
+import { poolCache } from '../../src/reconcile/pool.js';
+import type { Runtime } from '../../src/runtime/runtime.js';
+import type { ObjectOutcome } from '../../src/reconcile/types.js';
+import { armWorld, type ArmWorld } from '../support/arm.js';
+
+let world: ArmWorld;
+beforeAll(async () => {
+  world = await armWorld();
+});
+afterAll(async () => {
+  await world.sim.close();
+  rmSync(world.dir, { recursive: true, force: true });
+});
+
+const RG = 'rg-audit';
+const MIN = 60_000;
+const pool = (name: string, extra: object = {}) => ({
+  name,
+  scaleSet: { resourceGroup: RG, name },
+  creationRate: '0s,1',
+  reconcileRate: '0s,1',
+  instanceCache: { ttl: '0s' },
+  ...extra,
+});
+const pass = (rt: Runtime, name: string, reason = 'test') => reconcileObject(rt, { kind: 'pool', name }, { reason }, { log: silentLog });
+const decisionOf = (o: ObjectOutcome) => (o.status === 'done' || o.status === 'failed' ? o.decision : undefined);
+/** A clock the test moves on by hand (the simulator keeps the real one). */
+function movable(): Clock & { advance(ms: number): void } {
+  let offset = 0;
+  return { now: () => Date.now() + offset, sleep: systemClock.sleep, advance: (ms) => (offset += ms) };
+}
+
+describe('bug 1: the creation backoff counts a broken VM once', () => {
+  it('a delete answered 409 on 4 passes a minute apart leaves 1 failure and 5 min, not 4 and 30', async () => {
+    const scaleSet = world.sim.addScaleSet({ resourceGroup: RG, name: 'b1', vms: [{}, { provisioningState: 'Failed', powerState: 'PowerState/stopped' }] });
+    const clock = movable();
+    const rt = await world.runtime({ pools: [pool('b1', { maxCount: 2, enableFastDeleteOnFailedProvisioning: true })] }, { clock });
+    world.sim.failNext(4, { status: 409, code: 'OperationNotAllowed', message: 'another operation is in progress', operations: ['deleteInstances'] });
+    const first = clock.now();
+    for (let i = 0; i < 4; i++) {
+      const outcome = await pass(rt, 'b1');
+      expect(outcome.status).toBe('failed');
+      clock.advance(MIN);
+    }
+    const { backoff } = await readInventory(rt.table('machines'), 'b1');
+    expect(backoff?.failures).toBe(1);
+    expect(backoff!.until - first).toBeGreaterThanOrEqual(5 * MIN);
+    expect(backoff!.until - first).toBeLessThan(5 * MIN + 10_000);
+    // The fifth pass's delete goes out, still under the first failure's backoff.
+    const fifth = await pass(rt, 'b1');
+    expect(decisionOf(fifth)?.decision).toBe('fast-deleted 1');
+    expect((await readInventory(rt.table('machines'), 'b1')).backoff?.failures).toBe(1);
+    expect(scaleSet.capacity).toBe(1);
+  });
+});
+
+describe('bug 2: fast delete never deletes a VM twice', () => {
+  it('a CSE-failed VM that ARM lists as Deleting, the extension error still in its view, is not deleted again', async () => {
+    const slow = await armWorld({ deleteDelayMs: 60_000 });
+    try {
+      const cse = { provisioningState: 'Succeeded', powerState: 'PowerState/running', extensions: [{ name: 'vmssCSE', statuses: [{ level: 'Error' as const, message: 'script exited 1' }] }] };
+      slow.sim.addScaleSet({ resourceGroup: RG, name: 'b2', vms: [{}, cse] });
+      const rt = await slow.runtime({ pools: [pool('b2', { maxCount: 2, enableFastDeleteOnFailedProvisioning: true, enableDetailedCSEMessage: true })] });
+      // The first pass adopts the VMs, marks the broken one and deletes it.
+      await pass(rt, 'b2');
+      expect(slow.sim.counts.deleteInstances).toBe(1);
+      // The cache lists again: ARM shows the VM Deleting, its extension error still there.
+      for (let i = 0; i < 2; i++) await pass(rt, 'b2');
+      expect(slow.sim.scaleSet(RG, 'b2').vms().map((v) => v.provisioningState)).toContain('Deleting');
+      expect(slow.sim.counts.deleteInstances).toBe(1);
+    } finally {
+      await slow.sim.close();
+      rmSync(slow.dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('bug 3: a forced relist honours Retry-After', () => {
+  it('two forced relists 20 s apart under a 120 s Retry-After list once, and serve what is stored', async () => {
+    world.sim.addScaleSet({ resourceGroup: RG, name: 'b3', capacity: 2 });
+    const clock = movable();
+    const rt = await world.runtime({ pools: [pool('b3', { maxCount: 2 })] }, { clock });
+    const cache = poolCache(rt, rt.config.pools[0]!, await rt.scaleSetApi(), silentLog);
+    await cache.forceUpdate();
+    world.sim.throttleNext(1, { retryAfter: 120, operations: ['listVms'] });
+    const lists = world.sim.counts.listVms;
+    const throttled = await cache.forceUpdate();
+    expect(throttled.read.ok && throttled.read.instances).toHaveLength(2);
+    clock.advance(20_000);
+    const again = await cache.forceUpdate();
+    expect(again.listed).toBe(false);
+    expect(again.read.ok && again.read.instances).toHaveLength(2);
+    expect(world.sim.counts.listVms).toBe(lists + 1);
+    clock.advance(101_000);
+    expect((await cache.forceUpdate()).listed).toBe(true);
+    expect(world.sim.counts.listVms).toBe(lists + 2);
+  });
+});
