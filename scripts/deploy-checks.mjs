@@ -144,14 +144,22 @@ function secretsInConfig(config) {
   };
   walk(config, '');
   (config.targets ?? []).forEach((target, i) => {
-    const load = target.load;
-    if (load?.source === 'queue' && load.connection && !KEYED_CONNECTION.test(load.connection)) {
-      errors.push(`targets[${i}].load.connection: in Azure a queue load source reads with the managed identity; give accountName instead`);
+    for (const { load, at } of loadSources(target.load, `targets[${i}].load`)) {
+      if (load.source === 'queue' && load.connection && !KEYED_CONNECTION.test(load.connection)) {
+        errors.push(`${at}.connection: in Azure a queue load source reads with the managed identity; give accountName instead`);
+      }
+      if (load.source === 'http') errors.push(...signedUrl(`${at}.url`, load.url));
     }
-    if (load?.source === 'http') errors.push(...signedUrl(`targets[${i}].load.url`, load.url));
     if (target.activator?.probeUrl) errors.push(...signedUrl(`targets[${i}].activator.probeUrl`, target.activator.probeUrl));
   });
   return errors;
+}
+
+/** A target's load sources with their paths: `load` itself, or each of `load.sources`. */
+function loadSources(load, at) {
+  if (!load) return [];
+  if (Array.isArray(load.sources)) return load.sources.map((source, j) => ({ load: source, at: `${at}.sources[${j}]` }));
+  return [{ load, at }];
 }
 
 function signedUrl(field, url) {
