@@ -19,9 +19,9 @@ import { applyActivation, applyCooldown } from './activation.js';
 import { applyBehavior } from './behavior.js';
 import { applyActivationScale, applyScaleDownDelay, initialScaleFloor, isInitialized } from './knative.js';
 import type { Bound, PolicyRule } from './rules.js';
-import { scheduledBounds } from './schedules.js';
+import { scheduledBounds, type ScheduledBounds } from './schedules.js';
 import type { PolicySettings } from './settings.js';
-import { anySourceActive, combinedWindow, nextFailures, sourcesDemand, type SourceReading } from './sources.js';
+import { anySourceActive, combinedWindow, nextFailures, sourcesDemand, type SourceReading, type SourcesDemand } from './sources.js';
 import type { PolicyState } from './state.js';
 
 export interface SourceObservation {
@@ -66,59 +66,71 @@ export interface PolicyOutcome {
 
 export function decidePolicy(input: PolicyInput): PolicyOutcome {
   const { settings, current, now } = input;
-  const failures = Object.fromEntries(input.sources.map((s) => [s.name, nextFailures(input.state.failures[s.name] ?? 0, s.read)]));
-  const rest = { combine: settings.combine, fallback: settings.fallback, current };
-  const demandWindow = combinedWindow(
-    input.sources.map((s) => ({ spec: specOf(settings, s.name), window: s.window, holdLatest: s.holdLatest, failures: failures[s.name] ?? 0 })),
-    rest,
-  );
-  const readings: SourceReading[] = input.sources.map((s) => ({ name: s.name, value: s.window.average(now, input.decider.stableWindowMs, s.holdLatest), failures: failures[s.name] ?? 0 }));
-  const demand = sourcesDemand({ ...rest, specs: settings.sources, readings });
-  const active = anySourceActive({ ...rest, specs: settings.sources, readings });
-  const knative = decideDesiredScale({ samples: demandWindow, holdLatest: false, readyReplicas: input.ready, panic: input.panic, settings: { ...input.decider, targetPerReplica: 1 }, now });
-
+  const read = readSources(input);
+  const knative = decideDesiredScale({ samples: read.window, holdLatest: false, readyReplicas: input.ready, panic: input.panic, settings: { ...input.decider, targetPerReplica: 1 }, now });
   const initialized = isInitialized(input.state.initialized, input.ready, settings.initialScale);
-  const floor = initialScaleFloor(input.minScale, settings.initialScale, initialized);
-  const bounds = scheduledBounds(floor, input.maxScale === 0 ? Infinity : input.maxScale, settings.schedules, now);
-  const trail: PolicyRule[] = [];
+  const bounds = boundsNow(input, initialized);
+  const trail: PolicyRule[] = read.demand.fallback.length > 0 ? ['FallbackActive'] : [];
   const step = (b: Bound): number => {
     if (b.boundBy) trail.push(b.boundBy);
     return b.replicas;
   };
-  const next = { ...input.state, failures, initialized };
-  if (knative.kind === 'unknown') {
-    if (demand.fallback.length > 0) trail.push('FallbackActive');
-    return { desired: undefined, knative, boundBy: trail, minScale: bounds.minScale, maxScale: bounds.maxScale, active, state: { ...next, ...(active ? { lastActiveAt: now } : {}) } };
-  }
-  if (demand.fallback.length > 0) trail.push('FallbackActive');
+  const kept = { ...input.state, failures: read.failures, initialized, ...(read.active ? { lastActiveAt: now } : {}) };
+  const outcome = { knative, boundBy: trail, minScale: bounds.minScale, maxScale: bounds.maxScale, active: read.active };
+  if (knative.kind === 'unknown') return { ...outcome, desired: undefined, state: kept };
 
-  let replicas = knative.desired;
-  if (demand.kind === 'known' && demand.failing.length > 0 && replicas < current) replicas = step({ replicas: current, boundBy: 'SourceFailing' });
-  const hasBehavior = settings.behavior.scaleUp !== undefined || settings.behavior.scaleDown !== undefined;
-  let behaviorState = next.behavior;
-  if (hasBehavior) {
-    const exact = knative.limitedBy === undefined && demand.kind === 'known' && replicas === knative.desired ? demand.demand : undefined;
-    const outcome = applyBehavior({ raw: replicas, ...(exact === undefined ? {} : { exact }), current, minScale: bounds.minScale, maxScale: bounds.maxScale, behavior: settings.behavior, state: behaviorState, now });
-    behaviorState = outcome.state;
-    replicas = step(outcome);
-  }
-  const delayed = applyScaleDownDelay(replicas, next.delay, settings.scaleDownDelayMs, now);
+  let replicas = step(holdWhileFailing(knative.desired, read.demand, current));
+  const behaved = behaviorStage(replicas, knative, read.demand, input, bounds);
+  replicas = step(behaved);
+  const delayed = applyScaleDownDelay(replicas, input.state.delay, settings.scaleDownDelayMs, now);
   replicas = step(delayed);
-  if (settings.queueDriven) replicas = step(applyActivation({ replicas, current, active }));
+  if (settings.queueDriven) replicas = step(applyActivation({ replicas, current, active: read.active }));
   replicas = step(applyActivationScale(replicas, knative.fromLoad, settings.activationScale));
-  replicas = step(withinBounds(replicas, bounds, floor > input.minScale));
-  let lastActiveAt = active ? now : next.lastActiveAt;
+  replicas = step(withinBounds(replicas, bounds));
   if (settings.queueDriven && bounds.minScale === 0) {
-    const cooled = applyCooldown({ replicas, current, active, lastActiveAt: next.lastActiveAt, since: input.since, cooldownMs: settings.cooldownMs, now });
-    lastActiveAt = cooled.lastActiveAt;
-    replicas = step(cooled);
+    replicas = step(applyCooldown({ replicas, current, active: read.active, lastActiveAt: input.state.lastActiveAt, since: input.since, cooldownMs: settings.cooldownMs, now }));
   }
-  const state = { ...next, behavior: behaviorState, delay: delayed.window, ...(lastActiveAt === undefined ? {} : { lastActiveAt }) };
-  return { desired: replicas, knative, boundBy: trail, minScale: bounds.minScale, maxScale: bounds.maxScale, active, state };
+  return { ...outcome, desired: replicas, state: { ...kept, behavior: behaved.state, delay: delayed.window } };
 }
 
-function withinBounds(replicas: number, bounds: ReturnType<typeof scheduledBounds>, initialFloor: boolean): Bound {
-  if (replicas < bounds.minScale) return { replicas: bounds.minScale, boundBy: bounds.floorFrom ? 'ScheduledFloor' : initialFloor ? 'InitialScale' : 'TooFewReplicas' };
+/** Each source's failures counted, its window read, and the sources as one demand. */
+export function readSources(input: PolicyInput) {
+  const { settings, current, now } = input;
+  const failures = Object.fromEntries(input.sources.map((s) => [s.name, nextFailures(input.state.failures[s.name] ?? 0, s.read)]));
+  const rest = { combine: settings.combine, fallback: settings.fallback, current };
+  const window = combinedWindow(
+    input.sources.map((s) => ({ spec: specOf(settings, s.name), window: s.window, holdLatest: s.holdLatest, failures: failures[s.name] ?? 0 })),
+    rest,
+  );
+  const readings: SourceReading[] = input.sources.map((s) => ({ name: s.name, value: s.window.average(now, input.decider.stableWindowMs, s.holdLatest), failures: failures[s.name] ?? 0 }));
+  const demanded = { ...rest, specs: settings.sources, readings };
+  return { failures, window, demand: sourcesDemand(demanded), active: anySourceActive(demanded) };
+}
+
+/** HPA: while a source fails (and no fallback stands in for it) the others may raise the target, never lower it. */
+export function holdWhileFailing(replicas: number, demand: SourcesDemand, current: number): Bound {
+  return demand.failing.length > 0 && replicas < current ? { replicas: current, boundBy: 'SourceFailing' } : { replicas };
+}
+
+/** The behavior stage; HPA's tolerance reads the exact demand only when the windows' rates left it as it was. */
+function behaviorStage(replicas: number, knative: DesiredScale & { kind: 'known' }, demand: SourcesDemand, input: PolicyInput, bounds: ScheduledBounds) {
+  const behavior = input.settings.behavior;
+  if (!behavior.scaleUp && !behavior.scaleDown) return { replicas, state: input.state.behavior };
+  const exact = knative.limitedBy === undefined && demand.kind === 'known' && replicas === knative.desired ? demand.demand : undefined;
+  return applyBehavior({ raw: replicas, ...(exact === undefined ? {} : { exact }), current: input.current, minScale: bounds.minScale, maxScale: bounds.maxScale, behavior, state: input.state.behavior, now: input.now });
+}
+
+type Bounds = ScheduledBounds & { initialFloor: boolean };
+
+/** minScale raised to the initial scale until reached, then schedules; maxScale 0 is unbounded. */
+export function boundsNow(input: Pick<PolicyInput, 'settings' | 'minScale' | 'maxScale' | 'now'>, initialized: boolean): Bounds {
+  const floor = initialScaleFloor(input.minScale, input.settings.initialScale, initialized);
+  const scheduled = scheduledBounds(floor, input.maxScale === 0 ? Infinity : input.maxScale, input.settings.schedules, input.now);
+  return { ...scheduled, initialFloor: floor > input.minScale };
+}
+
+export function withinBounds(replicas: number, bounds: Bounds): Bound {
+  if (replicas < bounds.minScale) return { replicas: bounds.minScale, boundBy: bounds.floorFrom ? 'ScheduledFloor' : bounds.initialFloor ? 'InitialScale' : 'TooFewReplicas' };
   if (replicas > bounds.maxScale) return { replicas: bounds.maxScale, boundBy: bounds.ceilingFrom ? 'ScheduledCeiling' : 'TooManyReplicas' };
   return { replicas };
 }
