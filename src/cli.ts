@@ -103,7 +103,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .command('forget')
     .description('remove inventory rows: one machine by id, or every row whose VM ARM does not list (--gone)')
     .requiredOption('--pool <name>', 'the pool whose inventory holds the rows')
-    .argument('[id]', 'the provider id of the machine')
+    .argument('[id]', 'the machine as status names it: rg/vmss/3, its VM name (vmss_3) or its full azure:// id')
     .option('--force', 'forget the machine even though ARM lists its VM as running or creating')
     .option('--gone', 'forget every row whose VM ARM does not list')
     .option('--dry-run', 'with --gone: list the rows, remove nothing')

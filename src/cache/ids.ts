@@ -92,3 +92,24 @@ export function instanceIdFromProviderId(providerId: string): string {
   if (!last) throw new InvalidResourceIdError(providerId);
   return last;
 }
+
+const UNIFORM_VM = /\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Compute\/virtualMachineScaleSets\/([^/]+)\/virtualMachines\/([^/]+)$/i;
+const FLEXIBLE_VM = /\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Compute\/virtualMachines\/([^/]+)$/i;
+
+/**
+ * A VM id as people read it: `rg/vmss/3` for a scale set VM, `rg/name` for a Flexible one; an id
+ * of another shape is left whole. `--json` keeps the full ids.
+ */
+export function shortId(id: string): string {
+  const uniform = UNIFORM_VM.exec(id);
+  if (uniform) return `${uniform[1]}/${uniform[2]}/${uniform[3]}`;
+  const flex = FLEXIBLE_VM.exec(id);
+  return flex ? `${flex[1]}/${flex[2]}` : id;
+}
+
+/** The VM's name as ARM gives it (`vmss_3` for a scale set VM), read off its id; none for another shape. */
+export function vmNameFromId(id: string): string | undefined {
+  const uniform = UNIFORM_VM.exec(id);
+  if (uniform) return `${uniform[2]}_${uniform[3]}`;
+  return FLEXIBLE_VM.exec(id)?.[2];
+}

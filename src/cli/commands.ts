@@ -6,7 +6,7 @@ import { objectKey } from '../reconcile/types.js';
 import { formatDuration } from '../config/duration.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
 import { buildStatus } from '../status/status.js';
-import { passReportJson, renderStatus, renderPass } from './render.js';
+import { passReportJson, renderStatus, renderPass, shortId } from './render.js';
 import { forgetMachines, type ForgetRequest } from '../pool/forget.js';
 import { aborted, stopRequest, type CliIO } from './io.js';
 import { nodeCommand } from '../package-root.js';
@@ -95,13 +95,13 @@ export const commands = {
         io.stderr(`${result.reason}\n`);
         return 1;
       case 'wouldForget':
-        io.stdout(result.ids.length ? `would forget ${result.ids.length} row(s) whose VM ARM does not list:\n${result.ids.map((id) => `  ${id}\n`).join('')}` : 'every inventory row has its VM listed by ARM; nothing to forget\n');
+        io.stdout(result.ids.length ? `would forget ${result.ids.length} row(s) whose VM ARM does not list:\n${result.ids.map((id) => `  ${shortId(id)}\n`).join('')}` : 'every inventory row has its VM listed by ARM; nothing to forget\n');
         return 0;
       case 'forgotten':
         if (result.ids.length) {
           await rt.decisions.record({ at: rt.clock.now(), object: `pool/${poolName}`, decision: `forgot ${result.ids.length} machine(s)`, reason: `inventory rows removed by an operator (drover machines forget): ${result.ids.join(', ')}` });
         }
-        io.stdout(result.ids.length ? result.ids.map((id) => `removed ${id} from the inventory of pool ${poolName}\n`).join('') : 'nothing to forget\n');
+        io.stdout(result.ids.length ? result.ids.map((id) => `removed ${shortId(id)} from the inventory of pool ${poolName}\n`).join('') : 'nothing to forget\n');
         return 0;
     }
   },

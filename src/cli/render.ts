@@ -5,6 +5,7 @@ import type { Status } from '../status/status.js';
 import type { PoolStatus } from '../status/pool-status.js';
 import type { TargetStatus } from '../status/target-status.js';
 import { clockTime, formatDuration, relative } from '../status/format.js';
+import { shortId } from '../cache/ids.js';
 
 export function renderPass(report: PassReport): string {
   const lines = report.outcomes.map((o) => {
@@ -44,16 +45,7 @@ export function passReportJson(report: PassReport) {
   };
 }
 
-/**
- * A VM id as people read it: `rg/vmss/3` for a scale set VM, `rg/name` for a Flexible one; an id
- * of another shape is left whole. `--json` keeps the full ids.
- */
-export function shortId(id: string): string {
-  const uniform = /\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Compute\/virtualMachineScaleSets\/([^/]+)\/virtualMachines\/([^/]+)$/i.exec(id);
-  if (uniform) return `${uniform[1]}/${uniform[2]}/${uniform[3]}`;
-  const flex = /\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Compute\/virtualMachines\/([^/]+)$/i.exec(id);
-  return flex ? `${flex[1]}/${flex[2]}` : id;
-}
+export { shortId } from '../cache/ids.js';
 
 /** One line per pool: `workers: 5/6 running, backed off 4m12s more, cache 38s old`. */
 export function poolLine(p: PoolStatus, now: number): string {

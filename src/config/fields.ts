@@ -23,7 +23,7 @@ export const parsedString = <T>(expected: string, parse: (text: string) => T) =>
  */
 export const MAX_DURATION_MS = 24 * 3_600_000;
 
-const boundedMs = (text: string, ms: number, positive: boolean) => {
+export const boundedMs = (text: string, ms: number, positive: boolean) => {
   if (ms < 0 || (positive && ms === 0)) throw new Error(`expected a duration ${positive ? '>' : '≥'} 0, got "${text}"`);
   if (ms > MAX_DURATION_MS) throw new Error(`expected a duration of at most 24h, got "${text}"`);
   return ms;

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { CronExpressionParser } from 'cron-parser';
-import { count, duration, nonEmpty, parsedString, targetPerReplica } from './fields.js';
+import { boundedMs, count, duration, nonEmpty, parsedString, targetPerReplica } from './fields.js';
 import { MAX_REPLICAS } from '../limits.js';
 import { parseDuration } from './duration.js';
 import { FormulaError, parseFormula } from '../scaler/policy/formula.js';
@@ -16,6 +16,17 @@ const MAX_SCHEDULES = 32;
 const MAX_POLICIES = 10;
 const HOUR_MS = 3_600_000;
 
+/**
+ * How often an http or queue source is sampled and its target decided (HPA's sync period); the
+ * reconcile queue is polled every 2 s (host.json), so a shorter period gains nothing.
+ */
+export const MIN_POLL_INTERVAL_MS = 2_000;
+/** Absent: DEFAULT_POLL_INTERVAL_MS (15 s), applied where the target's settings are made. */
+export const DEFAULT_POLL_INTERVAL_MS = 15_000;
+const pollInterval = parsedString('expected a duration such as "2s", "15s" or "1m"', (text) => boundedMs(text, parseDuration(text), true))
+  .refine((ms) => ms >= MIN_POLL_INTERVAL_MS, { error: 'expected a duration of at least 2s (the reconcile queue is polled every 2 s)' })
+  .optional();
+
 const httpSource = z.object({
   source: z.literal('http'),
   url: z.url({ error: 'expected a URL' }),
@@ -23,6 +34,7 @@ const httpSource = z.object({
   jsonPath: nonEmpty.optional(),
   timeout: duration('2s', { positive: true }),
   targetPerReplica,
+  pollInterval,
 });
 const queueSource = z.object({
   source: z.literal('queue'),
@@ -30,6 +42,7 @@ const queueSource = z.object({
   connection: nonEmpty.optional(),
   accountName: nonEmpty.optional(),
   targetPerReplica,
+  pollInterval,
 });
 const pushSource = z.object({ source: z.literal('push'), targetPerReplica });
 
@@ -59,9 +72,6 @@ const namedSource = z.discriminatedUnion(
   [httpSource.extend(named).strict(), queueSource.extend(named).strict(), pushSource.extend(named).strict()],
   SOURCE_ERROR,
 );
-
-/** HPA's sync period by default; at least host.json's queue polling. */
-const pollInterval = durationWithin('15s', 2_000, HOUR_MS, 'a duration from 2s to 1h');
 
 const combine = z
   .union([
@@ -97,13 +107,14 @@ const severalSources = z
 const oneSource = z
   .unknown()
   .transform((value, ctx) => {
-    const { activationThreshold: threshold, pollInterval: poll, ...rest } = (value ?? {}) as Record<string, unknown>;
-    const parsed = z.object({ source: loadSource, activationThreshold, pollInterval }).safeParse({ source: rest, activationThreshold: threshold, pollInterval: poll });
+    const { activationThreshold: threshold, ...rest } = (value ?? {}) as Record<string, unknown>;
+    const parsed = z.object({ source: loadSource, activationThreshold }).safeParse({ source: rest, activationThreshold: threshold });
     if (!parsed.success) {
       for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path.slice(issue.path[0] === 'source' ? 1 : 0) });
       return z.NEVER;
     }
-    return { sources: [{ ...parsed.data.source, name: 'load', activationThreshold: parsed.data.activationThreshold }], combine: 'max' as const, pollInterval: parsed.data.pollInterval };
+    const { source } = parsed.data;
+    return { sources: [{ ...source, name: 'load', activationThreshold: parsed.data.activationThreshold }], combine: 'max' as const, pollInterval: 'pollInterval' in source ? source.pollInterval : undefined };
   });
 
 /** `load`: one source as today, or `{ sources, combine, pollInterval }`; both come out as the latter. */

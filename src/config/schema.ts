@@ -4,11 +4,14 @@
  * parsed, so nothing downstream re-parses strings.
  */
 import { z } from 'zod';
-import { count, duration, MAX_DURATION_MS, nonEmpty, optionalDuration, rate } from './fields.js';
+import { boundedMs, count, duration, MAX_DURATION_MS, nonEmpty, optionalDuration, parsedString, rate } from './fields.js';
+import { parseDuration } from './duration.js';
 import { loadSource } from './policy-schema.js';
+export { DEFAULT_POLL_INTERVAL_MS, MIN_POLL_INTERVAL_MS } from './policy-schema.js';
 import { isLoopbackHost } from './loopback.js';
 // Replicas of a target and machines of a pool.
 import { MAX_REPLICAS } from '../limits.js';
+import { resourceOf, type KubernetesScaleTargetRef } from '../kubernetes/scale-target-ref.js';
 
 /** Pools, and targets, in one file. */
 const MAX_OBJECTS = 1_000;
@@ -78,6 +81,17 @@ const scaleSetRef = z
   .object({ resourceGroup: nonEmpty, name: nonEmpty })
   .strict();
 
+/** The jitter when none is set: a tenth of the ttl, so a fleet's caches listed together do not all expire in one pass. */
+export const DEFAULT_JITTER_FRACTION = 0.1;
+const instanceCache = z
+  .object({
+    ttl: duration('5m'),
+    jitter: parsedString('expected a duration such as "90s", "5m" or "1h30m"', (text) => boundedMs(text, parseDuration(text), false)).optional(),
+  })
+  .strict()
+  .transform((c) => ({ ttl: c.ttl, jitter: c.jitter ?? Math.floor(c.ttl * DEFAULT_JITTER_FRACTION) }))
+  .prefault({});
+
 const pool = z
   .object({
     name: objectName,
@@ -88,10 +102,7 @@ const pool = z
     creationRate: rate('5s,1'),
     /** Also caps how many VMs a listing reads (pages stop there). */
     instanceLimit: count(1, MAX_REPLICAS).default(1000),
-    instanceCache: z
-      .object({ ttl: duration('5m'), jitter: duration('0s') })
-      .strict()
-      .prefault({}),
+    instanceCache,
     enableFastDeleteOnFailedProvisioning: z.boolean({ error: 'expected true or false' }).default(false),
     enableDetailedCSEMessage: z.boolean({ error: 'expected true or false' }).default(false),
     enableVmssFlexNodes: z.boolean({ error: 'expected true or false' }).default(false),
@@ -273,8 +284,9 @@ export const configSchema = z
       if (ref.kind === 'VirtualMachineScaleSet') {
         claim(scaleSetKey(ref as { resourceGroup: string; name: string }), entry, path, `scale set ${ref.resourceGroup}/${ref.name}`);
       } else {
-        const kind = ref.kind ?? `${ref.plural}.${ref.group}`;
-        claim(`k8s/${kind}/${ref.namespace}/${ref.name}`, entry, path, `workload ${kind} ${ref.namespace}/${ref.name}`);
+        // A Deployment named by kind and by apps/v1 deployments is one object: key both the same.
+        const { group, plural, namespace, name } = resourceOf(ref as unknown as KubernetesScaleTargetRef);
+        claim(`k8s/${plural}.${group}/${namespace}/${name}`, entry, path, `workload ${ref.kind ?? `${plural}.${group}`} ${namespace}/${name}`);
       }
     });
   });

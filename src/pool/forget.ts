@@ -1,8 +1,8 @@
 /**
- * `drover machines forget`: removes inventory rows an operator decided are wrong, under the
- * pool's lease (so no pass writes the partition meanwhile) and against a fresh listing from ARM:
- * a machine whose VM ARM lists as running or creating is refused unless forced, bookkeeping rows
- * (`~…`) always are. `--gone` forgets every row whose VM ARM does not list at all.
+ * `drover machines forget`: removes inventory rows an operator decided are wrong, named as Drover
+ * prints them (full id, short id or VM name: machine-id.ts), under the pool's lease (so no pass
+ * writes the partition meanwhile) and against a fresh listing from ARM: a machine whose VM ARM
+ * lists as running or creating is refused unless forced, bookkeeping rows (`~…`) always are. `--gone` forgets every row whose VM ARM does not list at all.
  */
 import { randomUUID } from 'node:crypto';
 import type { PoolConfig } from '../config/schema.js';
@@ -11,7 +11,9 @@ import { listingModeFor } from '../cache/orchestration.js';
 import type { CachedInstance } from '../cache/instance.js';
 import { withLease } from '../state/leases.js';
 import type { Runtime } from '../runtime/runtime.js';
+import { shortId } from '../cache/ids.js';
 import { isBookkeepingKey, readInventory } from './inventory.js';
+import { matchMachine } from './machine-id.js';
 import { tableRowWriter } from './row-writer.js';
 
 export type ForgetRequest = { kind: 'one'; id: string; force: boolean } | { kind: 'gone'; dryRun: boolean };
@@ -36,11 +38,13 @@ export async function forgetMachines(rt: Runtime, pool: PoolConfig, request: For
     const byId = new Map(listed.map((i) => [i.id, i]));
     let doomed: typeof rows;
     if (request.kind === 'one') {
-      const row = rows.find((r) => r.rowKey === request.id);
-      if (!row) return { kind: 'refused', reason: `pool ${pool.name} has no inventory row for ${request.id}` };
-      const vm = byId.get(request.id);
+      const match = matchMachine(request.id, [...rows.map((r) => ({ id: r.rowKey })), ...listed]);
+      if (match.kind === 'ambiguous') return { kind: 'refused', reason: `${request.id} names ${match.ids.length} machines (${match.ids.map(shortId).join(', ')}): give the full id` };
+      const row = match.kind === 'found' ? rows.find((r) => r.rowKey === match.id) : undefined;
+      if (!row) return { kind: 'refused', reason: `pool ${pool.name} has no inventory row for ${match.kind === 'found' ? shortId(match.id) : request.id}` };
+      const vm = byId.get(row.rowKey);
       if (vm && (vm.state === 'Running' || vm.state === 'Creating') && !request.force) {
-        return { kind: 'refused', reason: `ARM lists ${vm.name} as ${vm.state.toLowerCase()}: forgetting it would leave a VM nobody manages (--force to forget it anyway)` };
+        return { kind: 'refused', reason: `ARM lists ${shortId(vm.id)} as ${vm.state.toLowerCase()}: forgetting it would leave a VM nobody manages (--force to forget it anyway)` };
       }
       doomed = [row];
     } else {

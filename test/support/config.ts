@@ -1,13 +1,11 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { inject } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { stringify } from 'yaml';
+import { tempDir } from './temp-dirs.js';
 
-export function tempDir(): string {
-  return mkdtempSync(path.join(tmpdir(), 'drover-test-'));
-}
+export { tempDir };
 
 /** Writes a config file (YAML) and returns its path. */
 export function writeConfig(doc: unknown, dir = tempDir(), name = 'drover.config.yaml'): string {
