@@ -73,3 +73,25 @@ export async function writeTargetRecord(
 function redacted(record: TargetRecord): TargetRecord {
   return record.lastError === undefined ? record : { ...record, lastError: redact(record.lastError) };
 }
+
+/**
+ * A target's row as one reconcile holds it: read once, then every write fenced on the revision
+ * read (or on the one its own previous write left).
+ */
+export class FencedTargetRow {
+  private revision = 0;
+  constructor(
+    private readonly table: EntityTable,
+    readonly target: string,
+  ) {}
+
+  async read(): Promise<TargetRecord | undefined> {
+    const record = await readTargetRecord(this.table, this.target);
+    this.revision = record?.revision ?? 0;
+    return record;
+  }
+
+  async write(patch: (current: TargetRecord | undefined) => TargetRecordPatch): Promise<void> {
+    this.revision = await writeTargetRecord(this.table, this.target, this.revision, patch);
+  }
+}
