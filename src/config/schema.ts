@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { count, duration, MAX_DURATION_MS, nonEmpty, optionalDuration, rate } from './fields.js';
-import { loadSource } from './policy-schema.js';
+import { loadSource, policyFields } from './policy-schema.js';
 import { isLoopbackHost } from './loopback.js';
 // Replicas of a target and machines of a pool.
 import { MAX_REPLICAS } from '../limits.js';
@@ -172,6 +172,11 @@ const target = z
       .strict()
       .optional(),
     load: loadSource.optional(),
+    behavior: policyFields.behavior,
+    scaleDownDelay: policyFields.scaleDownDelay,
+    initialScale: policyFields.initialScale,
+    activationScale: policyFields.activationScale,
+    schedules: policyFields.schedules,
     /** At most this many times the ready replicas in one step up (Knative max-scale-up-rate). */
     maxScaleUpRate: scaleRate(1000),
     /** At most ready ÷ this in one step down (Knative max-scale-down-rate). */

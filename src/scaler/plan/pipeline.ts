@@ -25,13 +25,13 @@
  */
 import { decideDesiredScale, replicasFor, type DesiredInput, type DesiredScale, type RateLimit } from '../../load/decider.js';
 import { windowAverage } from '../../load/samples.js';
-import { applyBounds } from '../decide/bounds.js';
 import type { TargetConditions } from '../decide/conditions.js';
 import type { Observation, TargetSettings } from '../decide/target-settings.js';
 import { planScaleWithin } from '../decide/plan-scale.js';
 import type { ScalePlan, ScaleReason, SyncProbeResult } from '../decide/scale-to-zero.js';
 import { panicOf, type TargetRecord, type TargetRecordPatch } from '../decide/target-record.js';
 import type { BoundRule } from './bound-rules.js';
+import { activation, behavior, bounds, planBounds, scaleDownDelay } from './policy-stages.js';
 
 /** After adopting a target, the next reconcile decides on it this soon. */
 export const ADOPTION_REQUEUE_MS = 1_000;
@@ -137,16 +137,6 @@ const windows: Stage = {
   },
 };
 
-const bounds: Stage = {
-  name: 'bounds',
-  run: (state, ctx) => {
-    if (state.replicas === undefined) return { replicas: undefined };
-    const bounded = applyBounds(ctx.settings.bounds, state.replicas);
-    if (bounded === state.replicas) return { replicas: bounded };
-    return { replicas: bounded, boundBy: bounded > state.replicas ? 'TooFewReplicas' : 'TooManyReplicas' };
-  },
-};
-
 /** Plans the rules of scale to zero apply, and the rule each names when it holds the scale. */
 const PLAN_RULES: Partial<Record<ScaleReason, BoundRule>> = {
   'metrics-not-collected': 'NoEvidence',
@@ -162,7 +152,7 @@ const scaleToZero: Stage = {
   name: 'scaleToZero',
   run: (state, ctx) => {
     if (ctx.adopted) return { replicas: undefined, plan: { kind: 'hold', reason: 'adopted', requeueAfterMs: [ADOPTION_REQUEUE_MS], offerAsyncProbe: false } };
-    const step = planScaleWithin(ctx.settings.bounds, state.replicas, {
+    const step = planScaleWithin(planBounds(ctx), state.replicas, {
       conditions: ctx.conditions,
       settings: ctx.settings.scaleToZero,
       activatorSeenSince: ctx.record?.activatorSeenSince ?? null,
@@ -184,9 +174,9 @@ export const PIPELINE: readonly Stage[] = [
   identity('combine'),
   identity('fallback'),
   windows,
-  identity('behavior'),
-  identity('scaleDownDelay'),
-  identity('activation'),
+  behavior,
+  scaleDownDelay,
+  activation,
   bounds,
   scaleToZero,
   identity('pause'),
