@@ -172,6 +172,7 @@ const target = z
       .strict()
       .optional(),
     load: loadSource.optional(),
+    fallback: policyFields.fallback,
     behavior: policyFields.behavior,
     scaleDownDelay: policyFields.scaleDownDelay,
     initialScale: policyFields.initialScale,

@@ -25,7 +25,8 @@ function target(policy: Record<string, unknown>, targetPerReplica: number) {
 
 interface Stepper {
   current: number;
-  at(now: number, load: number, ready?: number): Promise<{ scale: number | undefined; boundBy: string | undefined }>;
+  /** `load` undefined: no sample in the window; `failed`: this reconcile's read failed. */
+  at(now: number, load: number | undefined, ready?: number, failed?: boolean): Promise<{ scale: number | undefined; boundBy: string | undefined }>;
 }
 
 /** Steps through runScaleStep: each writes (or not) and leaves its row for the next. */
@@ -33,7 +34,7 @@ function stepper(settings: ReturnType<typeof target>, current: number, condition
   let record: TargetRecord | undefined = { ...(conditionFields(conditions) as TargetRecord), revision: 1 };
   const s: Stepper = {
     current,
-    async at(now, load, ready = s.current) {
+    async at(now, load, ready = s.current, failed = false) {
       const outcome = await runScaleStep(
         {
           record,
@@ -42,6 +43,7 @@ function stepper(settings: ReturnType<typeof target>, current: number, condition
           view: { kind: 'read', observed: { specReplicas: s.current, ready, resourceVersion: '1' } },
           settings,
           loadNote: 'table',
+          ...(failed ? { loadError: 'http: answered 503' } : {}),
           trigger: 'test',
           dryRun: false,
           now,
@@ -115,5 +117,44 @@ describe('schedules through the plan', () => {
     expect(await s.at(Date.parse('2026-03-29T07:00:00Z'), 10)).toEqual({ scale: 5, boundBy: 'ScheduledFloor' });
     expect((await s.at(Date.parse('2026-03-29T14:59:00Z'), 10)).scale).toBe(5);
     expect((await s.at(Date.parse('2026-03-29T15:00:00Z'), 10)).scale).toBe(1);
+  });
+});
+
+describe('source health and fallback through the plan', () => {
+  const withFallback = (behavior: string) => target({ minScale: 0, scaleToZero: { enabled: false }, maxScale: 20, fallback: { failureThreshold: 3, replicas: 10, behavior } }, 10);
+
+  it.each([
+    ['KEDA #3: static, current 5 → the fallback 10', 'static', 5, 10],
+    ['KEDA #5: currentReplicasIfHigher, current 4 → 10', 'currentReplicasIfHigher', 4, 10],
+    ['KEDA #6: currentReplicas, current 6 → 6', 'currentReplicas', 6, 6],
+    ['currentReplicasIfLower, current 12 → 10: fallback replicas apply downwards too', 'currentReplicasIfLower', 12, 10],
+  ])('%s, once the source has failed 4 times against a threshold of 3', async (_name, behavior, current, want) => {
+    const s = stepper(withFallback(behavior), current);
+    // Before the fallback engages, a failing source with no sample gives no decision.
+    for (const t of [1, 2, 3]) expect((await s.at(T0 + t * SECOND, undefined, current, true)).scale).toBeUndefined();
+    expect(await s.at(T0 + 4 * SECOND, undefined, current, true)).toEqual({ scale: want, boundBy: 'FallbackActive' });
+  });
+
+  it('KEDA #1: a read that answers again resets the failures: its metric decides, the fallback is gone', async () => {
+    const s = stepper(withFallback('static'), 5);
+    for (const t of [1, 2, 3, 4]) await s.at(T0 + t * SECOND, undefined, 5, true);
+    expect(s.current).toBe(10);
+    expect((await s.at(T0 + 5 * SECOND, 60, 10)).scale).toBe(6);
+    expect((await s.at(T0 + 6 * SECOND, undefined, 6, true)).scale).toBeUndefined();
+  });
+
+  it('a failing read blocks scale-down: the window still asks for 2, the target keeps 6', async () => {
+    const s = stepper(target({ maxScale: 20 }, 10), 6);
+    expect(await s.at(T0, 20, 6, true)).toEqual({ scale: 6, boundBy: 'SourceFailing' });
+  });
+
+  it('a failing read does not block scale-up: the window asks for 8, the target goes from 6 to 8', async () => {
+    const s = stepper(target({ maxScale: 20 }, 10), 6);
+    expect((await s.at(T0, 80, 6, true)).scale).toBe(8);
+  });
+
+  it('with no sample at all and no fallback, today\'s rule: no decision', async () => {
+    const s = stepper(target({ maxScale: 20 }, 10), 6);
+    expect((await s.at(T0, undefined, 6, true)).scale).toBeUndefined();
   });
 });

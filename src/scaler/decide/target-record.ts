@@ -31,6 +31,8 @@ export type TargetRecord = {
   /** Times of the recent capacity writes of a scale set target, comma-separated. */
   capacityWrites?: string;
   lastError?: string;
+  /** Consecutive failed reads of the load source (KEDA's NumberOfFailures); absent at 0. */
+  sourceFailures?: number;
   /** HPA behavior's recommendation and scale-event history, JSON, bounded (src/scaler/policy/history.ts). */
   behaviorHistory?: string;
   /** Knative scaleDownDelay's window of recent decisions, JSON. */

@@ -34,6 +34,7 @@ export function targetSettings(target: TargetConfig, targetPerReplica: number): 
       panic: { enabled: target.panic.enabled, windowMs: target.panic.window ?? stableWindowMs / 10, thresholdPercent: target.panic.threshold },
     },
     policy: policySettings({
+      fallback: target.fallback,
       behavior: target.behavior,
       scaleDownDelay: target.scaleDownDelay,
       initialScale: target.initialScale,

@@ -31,7 +31,7 @@ import { planScaleWithin } from '../decide/plan-scale.js';
 import type { ScalePlan, ScaleReason, SyncProbeResult } from '../decide/scale-to-zero.js';
 import { panicOf, type TargetRecord, type TargetRecordPatch } from '../decide/target-record.js';
 import type { BoundRule } from './bound-rules.js';
-import { activation, behavior, bounds, planBounds, scaleDownDelay } from './policy-stages.js';
+import { activation, behavior, bounds, fallback, planBounds, scaleDownDelay } from './policy-stages.js';
 
 /** After adopting a target, the next reconcile decides on it this soon. */
 export const ADOPTION_REQUEUE_MS = 1_000;
@@ -50,6 +50,8 @@ export interface PipelineContext {
   samples: DesiredInput['samples'];
   /** The source is a gauge (push): an empty window reads as its last value. */
   holdLatest: boolean;
+  /** This reconcile's read of the load source failed (a source's health; its fallback). */
+  loadFailed?: boolean;
   settings: TargetSettings;
   /** The synchronous activator probe's answer, once a first run asked for it. */
   probe?: SyncProbeResult;
@@ -121,14 +123,16 @@ const RATE_RULES: Record<RateLimit, BoundRule> = { maxScaleUpRate: 'ScaleUpLimit
 /** Knative's stable and panic windows and its rate limits, from the samples (one source today). */
 const windows: Stage = {
   name: 'windows',
-  run: (_state, ctx) => {
+  run: (state, ctx) => {
     const { settings, now } = ctx;
+    // An engaged fallback stands for the load: its replicas go through the rates as a demand.
+    const fallback = state.boundBy === 'FallbackActive' && state.replicas !== undefined ? state.replicas : undefined;
     const desired = decideDesiredScale({
-      samples: ctx.samples,
+      samples: fallback === undefined ? ctx.samples : { average: () => fallback },
       holdLatest: ctx.holdLatest,
       readyReplicas: ctx.observation.ready,
       panic: settings.desired.panic.enabled ? panicOf(ctx.record) : undefined,
-      settings: settings.desired,
+      settings: fallback === undefined ? settings.desired : { ...settings.desired, targetPerReplica: 1 },
       now,
     });
     if (desired.kind === 'unknown') return { replicas: undefined, desired };
@@ -172,7 +176,7 @@ const scaleToZero: Stage = {
 export const PIPELINE: readonly Stage[] = [
   sources,
   identity('combine'),
-  identity('fallback'),
+  fallback,
   windows,
   behavior,
   scaleDownDelay,

@@ -5,6 +5,7 @@
  * settings and record; what a stage keeps between reconciles is its own record field.
  */
 import { applyBehavior, EMPTY_BEHAVIOR_STATE, recordScaleEvent, type BehaviorSettings, type BehaviorState } from '../policy/behavior.js';
+import { fallbackEngaged, fallbackReplicas, nextFailures } from '../policy/sources.js';
 import { applyActivationScale, applyScaleDownDelay, isInitialized } from '../policy/knative.js';
 import type { MaxEntry } from '../policy/max-window.js';
 import { boundsNow, withinBounds } from '../policy/stages.js';
@@ -49,9 +50,34 @@ export function planBounds(ctx: PipelineContext) {
   return { ...ctx.settings.bounds, minScale: b.minScale, maxScale: b.maxScale === Infinity ? 0 : b.maxScale };
 }
 
+/** The source's consecutive failures after this read, and whether its fallback is engaged (strictly more than the threshold). */
+function health(ctx: PipelineContext) {
+  const failures = nextFailures(ctx.record?.sourceFailures ?? 0, ctx.loadFailed ? 'failed' : 'ok');
+  return { failures, engaged: fallbackEngaged(policyOf(ctx).fallback, failures) };
+}
+
+/** KEDA's fallback: past the threshold its replicas stand for the load, in both directions. */
+export const fallback: Stage = {
+  name: 'fallback',
+  run: (state, ctx) => {
+    const { failures, engaged } = health(ctx);
+    const changes = failures === (ctx.record?.sourceFailures ?? 0) ? {} : { changes: { sourceFailures: failures === 0 ? undefined : failures } };
+    const settings = policyOf(ctx).fallback;
+    if (engaged && settings) return { replicas: fallbackReplicas(settings, ctx.observation.scale), boundBy: 'FallbackActive', ...changes };
+    return { replicas: state.replicas, ...changes };
+  },
+};
+
+/**
+ * Behavior, after HPA's rule for a broken signal: while the source's read fails (and no
+ * fallback stands for it) the load may raise the target, never lower it.
+ */
 export const behavior: Stage = {
   name: 'behavior',
   run: (state, ctx) => {
+    if (state.replicas !== undefined && ctx.loadFailed && !health(ctx).engaged && state.replicas < ctx.observation.scale) {
+      return { replicas: ctx.observation.scale, boundBy: 'SourceFailing' };
+    }
     const rules = policyOf(ctx).behavior;
     if (state.replicas === undefined || (!rules.scaleUp && !rules.scaleDown)) return { replicas: state.replicas };
     const desired = state.desired;
