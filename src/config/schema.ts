@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { boundedMs, count, duration, MAX_DURATION_MS, nonEmpty, optionalDuration, parsedString, rate } from './fields.js';
 import { parseDuration } from './duration.js';
-import { loadSource } from './policy-schema.js';
+import { loadSource, policyFields } from './policy-schema.js';
 export { DEFAULT_POLL_INTERVAL_MS, MIN_POLL_INTERVAL_MS } from './policy-schema.js';
 import { isLoopbackHost } from './loopback.js';
 // Replicas of a target and machines of a pool.
@@ -182,6 +182,12 @@ const target = z
       .strict()
       .optional(),
     load: loadSource.optional(),
+    fallback: policyFields.fallback,
+    behavior: policyFields.behavior,
+    scaleDownDelay: policyFields.scaleDownDelay,
+    initialScale: policyFields.initialScale,
+    activationScale: policyFields.activationScale,
+    schedules: policyFields.schedules,
     /** At most this many times the ready replicas in one step up (Knative max-scale-up-rate). */
     maxScaleUpRate: scaleRate(1000),
     /** At most ready ÷ this in one step down (Knative max-scale-down-rate). */

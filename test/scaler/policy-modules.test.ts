@@ -134,11 +134,11 @@ describe('schedules', () => {
     expect(d.run({ at: utc('2026-03-29T15:00:00Z'), values: { load: 10 } }).desired).toBe(1);
   });
 
-  it('overlapping windows take the highest floor and the lowest ceiling, and a ceiling wins over a floor above it', () => {
+  it('overlapping windows take the highest floor and the lowest ceiling, and a floor wins over a ceiling below it, as minScale over maxScale', () => {
     const always = (over: Partial<Schedule>): Schedule => ({ cron: '* * * * *', durationMs: 2 * MINUTE, timezone: 'UTC', ...over });
     const now = utc('2026-03-29T12:00:30Z');
     expect(scheduledBounds(1, Infinity, [always({ minScale: 3 }), always({ minScale: 5 }), always({ maxScale: 8 }), always({ maxScale: 6 })], now)).toMatchObject({ minScale: 5, maxScale: 6 });
-    expect(scheduledBounds(1, Infinity, [always({ minScale: 9 }), always({ maxScale: 4 })], now)).toMatchObject({ minScale: 4, maxScale: 4 });
+    expect(scheduledBounds(1, Infinity, [always({ minScale: 9 }), always({ maxScale: 4 })], now)).toMatchObject({ minScale: 9, maxScale: 9 });
   });
 });
 

@@ -2,7 +2,8 @@
  * Scheduled floors and ceilings: a window opens at each occurrence of its cron expression (in
  * its time zone, so 09:00 Europe/Berlin stays 09:00 across a DST change) and stays open for its
  * duration. While windows are open the lower bound is the highest of their floors and the upper
- * bound the lowest of their ceilings; a ceiling wins over a floor above it.
+ * bound the lowest of their ceilings; as minScale does over maxScale, a floor wins over a ceiling
+ * below it.
  */
 import { CronExpressionParser } from 'cron-parser';
 
@@ -36,7 +37,7 @@ export function scheduledBounds(minScale: number, maxScale: number, schedules: r
     if (schedule.minScale !== undefined && schedule.minScale > out.minScale) out = { ...out, minScale: schedule.minScale, floorFrom: schedule };
     if (schedule.maxScale !== undefined && schedule.maxScale < out.maxScale) out = { ...out, maxScale: schedule.maxScale, ceilingFrom: schedule };
   }
-  return out.minScale > out.maxScale ? { ...out, minScale: out.maxScale } : out;
+  return out.minScale > out.maxScale ? { ...out, maxScale: out.minScale } : out;
 }
 
 /** Throws a readable error for an expression or time zone cron-parser refuses. */

@@ -62,3 +62,6 @@ function rulesOf(rules: NonNullable<NonNullable<PolicyConfig['behavior']>['scale
 function pick(s: { minScale?: number | undefined; maxScale?: number | undefined }) {
   return { ...(s.minScale === undefined ? {} : { minScale: s.minScale }), ...(s.maxScale === undefined ? {} : { maxScale: s.maxScale }) };
 }
+
+/** No policy keys: every stage passes its input through. */
+export const NO_POLICY: PolicySettings = Object.freeze(policySettings({}));
