@@ -11,8 +11,27 @@ import type { MaxEntry } from '../policy/max-window.js';
 import { boundsNow, withinBounds } from '../policy/stages.js';
 import type { TargetRecord, TargetRecordPatch } from '../decide/target-record.js';
 import { effectiveMinScale } from '../decide/bounds.js';
-import type { PipelineContext, Stage } from './pipeline.js';
+import type { DesiredScale } from '../../load/decider.js';
+import type { Observation, TargetSettings } from '../decide/target-settings.js';
+import type { PolicyRule } from '../policy/rules.js';
 import { NO_POLICY, type PolicySettings } from '../policy/settings.js';
+
+/**
+ * What these stages read of the pipeline's context and state, and answer: the pipeline's own
+ * types, narrowed here so that pipeline.ts can import the stages without an import cycle.
+ */
+interface PipelineContext {
+  record: TargetRecord | undefined;
+  observation: Observation;
+  settings: TargetSettings;
+  loadFailed?: boolean;
+  now: number;
+}
+
+interface Stage {
+  readonly name: 'fallback' | 'behavior' | 'scaleDownDelay' | 'activation' | 'bounds';
+  run(state: { replicas: number | undefined; desired?: DesiredScale }, ctx: PipelineContext): { replicas: number | undefined; boundBy?: PolicyRule; changes?: TargetRecordPatch };
+}
 
 const policyOf = (ctx: PipelineContext): PolicySettings => ctx.settings.policy ?? NO_POLICY;
 
