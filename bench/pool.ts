@@ -23,6 +23,7 @@ import { createRuntime } from '../src/runtime/runtime.js';
 import { startAzurite } from '../sim/azurite.js';
 import type { Benchmark, Figure } from './index.js';
 import { parseFloorUs } from './instance-cache.js';
+import { simulatedService } from '../src/state/service-clock.js';
 
 const SUBSCRIPTION = '00000000-0000-0000-0000-0000000be4c5';
 
@@ -117,7 +118,7 @@ async function run(): Promise<Figure[]> {
         pools: Array.from({ length: scaleSets }, (_, n) => ({ name: `pool${n}`, scaleSet: { resourceGroup: rg, name: `vmss${n}` }, maxCount: vms })),
       });
       const clock = new ManualClock(Date.now());
-      const rt = await createRuntime({ config, clock, env: {} });
+      const rt = await createRuntime({ config, clock, serviceClock: simulatedService(clock), env: {} });
       await rt.storage.ensure();
       await rt.scaleSetApi();
 

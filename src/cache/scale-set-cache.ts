@@ -229,6 +229,7 @@ export class ScaleSetCache {
         generation: newGeneration(),
         scaleSet: JSON.stringify(scaleSet),
         scaleSetReadAt: readAt,
+        listedAt: readAt,
         unparseable: unparseable.length || undefined,
       };
       return { instances: built.instances, next, read: { ok: true, instances: built.instances }, scaleSet };
