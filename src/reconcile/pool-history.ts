@@ -4,7 +4,7 @@
  * them, and the events worth a mark on the timeline (a VM failed, deleted or adopted, the safety
  * switch tripped or cleared). Pure.
  */
-import { shortId } from '../cli/render.js';
+import { shortId } from '../cache/ids.js';
 import { countMachines } from '../pool/counts.js';
 import type { PoolOutcome } from '../pool/execute.js';
 import type { PoolPlan } from '../pool/plan.js';
