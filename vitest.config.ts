@@ -29,6 +29,7 @@ export const UNIT_FILES = [
   'test/load/collect.test.ts',
   'test/load/decider.test.ts',
   'test/load/load-number.test.ts',
+  'test/text/cap.test.ts',
   'test/load/samples.test.ts',
   'test/metrics/export.test.ts',
   'test/pool/backoff-fast-delete.test.ts',
@@ -62,6 +63,7 @@ export const UNIT_FILES = [
   'test/state/row-conversion.test.ts',
   'test/status/page.test.ts',
   'test/state/history-writes.test.ts',
+  'test/sim/story.test.ts',
   'test/support/guards.test.ts',
   'test/support/memory-table.test.ts',
 ];

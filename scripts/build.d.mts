@@ -28,8 +28,10 @@ export function buildDeployPackage(options: {
   configFile: string;
   loadConfig: (file: string) => Promise<DroverConfig>;
   env?: Record<string, string | undefined>;
-  /** A configuration problem throws instead of warning; default: under azd (AZURE_ENV_NAME set). */
+  /** A missing configuration throws instead of a note; default: under azd (AZURE_ENV_NAME set). A refused one always throws. */
   strict?: boolean;
+  /** --allow-dev-config: a refused local configuration is a note and the package carries none; refused under azd. */
+  allowDevConfig?: boolean;
   /** Where configuration notes and warnings go; default: the console. */
   warn?: (line: string) => void;
 }): Promise<Metafile>;

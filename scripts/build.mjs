@@ -22,8 +22,10 @@
  * Run after `tsc -p tsconfig.build.json` (npm run build does both): the configuration is
  * validated with the compiled loader in dist/src/config.
  *
- * Usage: node scripts/build.mjs [--out DIR] [--meta FILE] [--config FILE] [--strict]
- *   --strict  a configuration problem stops the build (the default under azd, which sets AZURE_ENV_NAME)
+ * Usage: node scripts/build.mjs [--out DIR] [--meta FILE] [--config FILE] [--strict] [--allow-dev-config]
+ *   --strict            a missing configuration stops the build too (the default under azd, which sets AZURE_ENV_NAME)
+ *   --allow-dev-config  a local configuration (Azurite, the simulators, a dev token) builds, with notes,
+ *                       into a package without configuration; refused under azd
  */
 import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { existsSync, readFileSync } from 'node:fs';
@@ -160,25 +162,33 @@ export function deployPackageJson(rootPackage) {
 
 /**
  * Loads, validates and checks the configuration (scripts/deploy-checks.mjs); returns the files to
- * ship, relative to its directory. Strict (under azd, or --strict), a problem stops the build:
- * a package that cannot work must not reach Azure. Otherwise problems are warnings, so that a
- * local configuration for Azurite does not break `npm run build`.
+ * ship, relative to its directory. A configuration that cannot be deployed (invalid, or carrying
+ * a secret) stops the build whoever runs it: a package that cannot work, or would ship a
+ * credential, must not be built. `allowDevConfig` (--allow-dev-config) is the one exception, for
+ * a local configuration pointing at Azurite and the simulators: its problems are notes and the
+ * package then carries no configuration at all, so nothing of it can be deployed by mistake;
+ * under azd it is refused. A missing configuration is a note outside strict mode (a fresh
+ * checkout builds), an error in it (under azd, or --strict).
  */
-async function checkedConfigFiles(configFile, { loadConfig, env, strict, warn }) {
+async function checkedConfigFiles(configFile, { loadConfig, env, strict, allowDevConfig, warn }) {
   const name = path.relative(ROOT, configFile);
-  const fail = (message) => {
+  if (allowDevConfig && env.AZURE_ENV_NAME) throw new Error('--allow-dev-config is for local builds only; azd deploys what it builds');
+  if (!existsSync(configFile)) {
+    const message = `${name} not found, so ${DEPLOY_DIR} has no configuration; a deployed app needs one (docs/deploy.md, "1. Write the configuration")`;
     if (strict) throw new Error(message);
     warn(`note: ${message}`);
     return [];
-  };
-  if (!existsSync(configFile)) {
-    return fail(`${name} not found, so ${DEPLOY_DIR} has no configuration; a deployed app needs one (docs/deploy.md, "1. Write the configuration")`);
   }
+  const refuse = (message) => {
+    if (!allowDevConfig) throw new Error(message);
+    warn(`note: ${message}\nnote: allowed by --allow-dev-config: ${DEPLOY_DIR} gets no configuration and must not be deployed`);
+    return [];
+  };
   let config;
   try {
     config = await loadConfig(configFile);
   } catch (err) {
-    return fail(err instanceof Error ? err.message : String(err));
+    return refuse(err instanceof Error ? err.message : String(err));
   }
   const configDir = path.dirname(configFile);
   const report = checkDeployConfig(config, {
@@ -189,7 +199,7 @@ async function checkedConfigFiles(configFile, { loadConfig, env, strict, warn })
   });
   for (const warning of report.warnings) warn(`warning: ${warning}`);
   if (report.errors.length > 0) {
-    return fail(`${name} cannot be deployed:\n${report.errors.map((e) => `  ${e}`).join('\n')}`);
+    return refuse(`${name} cannot be deployed:\n${report.errors.map((e) => `  ${e}`).join('\n')}`);
   }
   return [path.basename(configFile), ...report.files];
 }
@@ -198,8 +208,8 @@ async function checkedConfigFiles(configFile, { loadConfig, env, strict, warn })
  * Writes the whole deploy directory; returns the bundle's metafile. `loadConfig` is Drover's
  * own loader (src/config/load.ts), so the package is checked against the real schema.
  */
-export async function buildDeployPackage({ outDir, configFile, loadConfig, env = process.env, strict = Boolean(env.AZURE_ENV_NAME), warn = (line) => console.warn(line) }) {
-  const configFiles = await checkedConfigFiles(configFile, { loadConfig, env, strict, warn });
+export async function buildDeployPackage({ outDir, configFile, loadConfig, env = process.env, strict = Boolean(env.AZURE_ENV_NAME), allowDevConfig = false, warn = (line) => console.warn(line) }) {
+  const configFiles = await checkedConfigFiles(configFile, { loadConfig, env, strict, allowDevConfig, warn });
   await rm(outDir, { recursive: true, force: true });
   await mkdir(outDir, { recursive: true });
   const metafile = await bundleFunctions(outDir);
@@ -233,6 +243,7 @@ async function main() {
       meta: { type: 'string' },
       config: { type: 'string', default: 'drover.config.yaml' },
       strict: { type: 'boolean', default: false },
+      'allow-dev-config': { type: 'boolean', default: false },
     },
   });
   const outDir = path.resolve(ROOT, values.out);
@@ -243,6 +254,7 @@ async function main() {
     configFile: path.resolve(ROOT, values.config),
     loadConfig: compiledConfigLoader,
     ...(values.strict ? { strict: true } : {}),
+    allowDevConfig: values['allow-dev-config'],
   });
   if (values.meta) await writeFile(path.resolve(ROOT, values.meta), JSON.stringify(metafile));
   const outputs = Object.entries(metafile.outputs).filter(([file]) => file.endsWith('.js'));

@@ -123,48 +123,66 @@ function configuredScaleSets(config) {
 
 /** Key-based credentials in a connection string: the account key, a SAS, a Service Bus key. */
 const KEYED_CONNECTION = /(^|;)\s*(AccountKey|SharedAccessSignature|SharedAccessKey)\s*=/i;
-/** Query parameters that carry a credential: a SAS signature, a bearer token, a function key. */
-const SIGNED_QUERY = new Set(['sig', 'token', 'code', 'access_token']);
+/**
+ * Query parameters that carry a credential: a SAS or S3/GCS signature, a bearer token, a
+ * function key, an API key (`sig`, `X-Amz-Signature`, `access_token`, `code`, `api_key`,
+ * `apikey`, `subscription-key`, …).
+ */
+const SIGNED_QUERY = /^(sig|code|auth|x-(amz|goog)-[a-z-]+)$|(^|[-_.])(signature|token|key|secret|password|passwd|pwd|credential)$|apikey|api-key|api_key/i;
+/** A configuration key whose value is itself a credential (`azure.devToken`, a future `password`). */
+const SECRET_KEY = /(token|secret|password|passwd|apikey|api[-_]key)$/i;
+/** `scheme://…` anywhere in a string. */
+const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+/gi;
 
 /**
- * Secrets in the configuration itself, by path: any key-based connection string anywhere, any
- * queue load source given a connection string at all (in Azure it reads with the identity, by
- * accountName), and signed URLs where Drover fetches (load.url, activator.probeUrl).
+ * Secrets in the configuration itself, by path, found by walking every value (so a field added
+ * later, such as another load source's URL, is covered without being listed): a key holding a
+ * credential, a key-based connection string, a URL with a user or password or a credential in
+ * its query string; and a queue load source given a connection string at all (in Azure it reads
+ * with the identity, by accountName).
  */
 function secretsInConfig(config) {
   const errors = [];
-  const walk = (value, at) => {
+  const walk = (value, at, key) => {
     if (typeof value === 'string') {
-      if (KEYED_CONNECTION.test(value)) errors.push(`${at}: holds a key-based connection string, which would ship with the package; use the identity (an accountName) instead`);
+      if (key !== undefined && SECRET_KEY.test(key) && value !== '') errors.push(`${at}: a credential would ship with the package; remove it (it is for a local simulator only)`);
+      else if (KEYED_CONNECTION.test(value)) errors.push(`${at}: holds a key-based connection string, which would ship with the package; use the identity (an accountName) instead`);
+      else errors.push(...signedUrls(at, value));
     } else if (Array.isArray(value)) {
-      value.forEach((v, i) => walk(v, `${at}[${i}]`));
+      value.forEach((v, i) => walk(v, `${at}[${i}]`, undefined));
     } else if (value && typeof value === 'object') {
-      for (const [key, v] of Object.entries(value)) walk(v, at ? `${at}.${key}` : key);
+      for (const [k, v] of Object.entries(value)) walk(v, at ? `${at}.${k}` : k, k);
     }
   };
-  walk(config, '');
+  walk(config, '', undefined);
   (config.targets ?? []).forEach((target, i) => {
     const load = target.load;
     if (load?.source === 'queue' && load.connection && !KEYED_CONNECTION.test(load.connection)) {
       errors.push(`targets[${i}].load.connection: in Azure a queue load source reads with the managed identity; give accountName instead`);
     }
-    if (load?.source === 'http') errors.push(...signedUrl(`targets[${i}].load.url`, load.url));
-    if (target.activator?.probeUrl) errors.push(...signedUrl(`targets[${i}].activator.probeUrl`, target.activator.probeUrl));
   });
   return errors;
 }
 
-function signedUrl(field, url) {
-  let params;
-  try {
-    params = [...new URL(url).searchParams.keys()];
-  } catch {
-    return [];
+/** The credentials the URLs in one string carry: a user or password, or query parameters named like a key. */
+function signedUrls(field, text) {
+  const errors = [];
+  for (const found of text.match(URL_IN_TEXT) ?? []) {
+    let url;
+    try {
+      url = new URL(found);
+    } catch {
+      continue;
+    }
+    if (url.username || url.password) {
+      errors.push(`${field}: the URL carries a ${url.password ? 'user and password' : 'user name'} (…@${url.host}), which would ship with the package and show in errors; use an endpoint that needs none`);
+    }
+    const signed = [...new Set([...url.searchParams.keys()].filter((p) => SIGNED_QUERY.test(p)))];
+    if (signed.length) {
+      errors.push(`${field}: its query string carries a credential (${signed.map((p) => `${p}=`).join(', ')}), which would ship with the package and show in errors; use an endpoint that needs none`);
+    }
   }
-  const signed = params.filter((p) => SIGNED_QUERY.has(p.toLowerCase()));
-  return signed.length
-    ? [`${field}: its query string carries a credential (${signed.map((p) => `${p}=`).join(', ')}), which would ship with the package and show in errors; use an endpoint that needs none`]
-    : [];
+  return errors;
 }
 
 /** Fields of a kubeconfig user that hold a credential; an `exec` plugin (kubelogin) holds none. */

@@ -2,7 +2,8 @@
  * The demo's story: what changed between two readings of the status view, one line per change
  * (capacity raised, VMs failed or deleted, machines adopted, backed off, safety switch tripped or
  * cleared, scaled, Active changed, woke from zero in N ms), then a one-line summary of each pool
- * and target that changed. Pure: two status views and `now` in, lines out.
+ * and target whose summary reads differently. Summaries use the very counts `drover status`
+ * shows. Pure: two status views and `now` in, lines out.
  */
 import type { Status } from '../src/status/status.js';
 import type { PoolStatus } from '../src/status/pool-status.js';
@@ -10,23 +11,27 @@ import type { TargetStatus } from '../src/status/target-status.js';
 import { shortId } from '../src/cli/render.js';
 import { formatDuration } from '../src/status/format.js';
 
-export function poolSummary(p: PoolStatus, now: number): string {
+/**
+ * A pool in the words of its status counts: `workers: capacity 6, 4 healthy, 1 broken,
+ * 1 creating, inventory 5`. Every count that is not 0 is named (healthy always), counts added
+ * to status later included; a back-off says until when, so the line only changes when the pool does.
+ */
+export function poolSummary(p: PoolStatus): string {
   if (p.cache === null) return `${p.name}: not read yet`;
-  const count = (state: string) => p.instances.filter((i) => i.state === state).length;
-  const parts = [`${count('Running')}/${p.scaleSet.capacity ?? '?'} running`];
-  if (count('Creating')) parts.push(`${count('Creating')} creating`);
-  if (count('Deleting')) parts.push(`${count('Deleting')} deleting`);
-  parts.push(`inventory ${p.machines.length}`);
-  if (p.backoffUntil) parts.push(`backed off ${formatDuration(Date.parse(p.backoffUntil) - now)} more`);
+  const counts = Object.entries(p.counts).filter(([k, v]) => typeof v === 'number' && (v > 0 || k === 'healthy'));
+  const parts = [`capacity ${p.scaleSet.capacity ?? 'unknown'}`, ...counts.map(([k, v]) => `${v} ${k}`), `inventory ${p.machines.length}`];
+  if (p.backoffUntil) parts.push(`creations backed off until ${p.backoffUntil.slice(11, 19)}Z`);
   if (p.safetySwitch) parts.push('SAFETY SWITCH tripped');
   return `${p.name}: ${parts.join(', ')}`;
 }
 
+/** A target's replicas each named: `web: ready 3, scale 3, desired 1, active`. */
 export function targetSummary(t: TargetStatus): string {
   if (t.requestedScale === null) return `${t.name}: not reconciled yet`;
   const state = t.active === 'True' ? 'active' : t.active === 'False' ? 'inactive' : 'activating';
-  const desired = t.desiredScale === null ? '' : t.desiredScale < 0 ? ', no load sample yet' : `, desired ${t.desiredScale}`;
-  return `${t.name}: ${t.actualScale ?? '?'}/${t.requestedScale ?? '?'} ready, ${state}${t.reason ? ` (${t.reason})` : ''}${desired}`;
+  const desired = t.desiredScale === null ? [] : [t.desiredScale < 0 ? 'desired unknown (no load sample yet)' : `desired ${t.desiredScale}`];
+  const parts = [`ready ${t.actualScale ?? 'unknown'}`, `scale ${t.requestedScale}`, ...desired, `${state}${t.reason ? ` (${t.reason})` : ''}`];
+  return `${t.name}: ${parts.join(', ')}`;
 }
 
 function poolChanges(before: PoolStatus | undefined, p: PoolStatus, now: number): string[] {
@@ -76,21 +81,24 @@ function targetChanges(before: TargetStatus | undefined, t: TargetStatus): strin
 
 /**
  * Lines for what changed from `before` to `after`: `name: what` per change, then the object's
- * summary. With no `before` (the first reading), the summaries alone.
+ * summary whenever it reads differently from the one before (also when no change line came
+ * with it, such as ready replicas catching up), so the last summary always says how things are.
+ * With no `before` (the first reading), the summaries alone.
  */
 export function storyLines(before: Status | undefined, after: Status, now: number): string[] {
   const out: string[] = [];
   for (const p of after.pools) {
     const prev = before?.pools.find((x) => x.name === p.name);
-    const changes = poolChanges(prev, p, now);
-    for (const c of changes) out.push(`${p.name}: ${c}`);
-    if (changes.length || !before) out.push(`  = ${poolSummary(p, now)}`);
+    told(out, p.name, poolChanges(prev, p, now), prev && poolSummary(prev), poolSummary(p), before === undefined);
   }
   for (const t of after.targets) {
     const prev = before?.targets.find((x) => x.name === t.name);
-    const changes = targetChanges(prev, t);
-    for (const c of changes) out.push(`${t.name}: ${c}`);
-    if (changes.length || !before) out.push(`  = ${targetSummary(t)}`);
+    told(out, t.name, targetChanges(prev, t), prev && targetSummary(prev), targetSummary(t), before === undefined);
   }
   return out;
+}
+
+function told(out: string[], name: string, changes: string[], was: string | undefined, is: string, first: boolean): void {
+  for (const c of changes) out.push(`${name}: ${c}`);
+  if (first || changes.length > 0 || was !== is) out.push(`  = ${is}`);
 }

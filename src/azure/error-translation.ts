@@ -30,7 +30,7 @@ export function translateArmError(error: unknown, context: ErrorContext, now: nu
   const { operation, resource } = context;
   const options = { cause: error };
   const throttle = throttleOf(error, now);
-  if (throttle.throttled) return new RateLimitedError('arm', operation, throttle.retryAfterMs, options);
+  if (throttle.throttled) return new RateLimitedError('arm', operation, throttle.askedMs ?? throttle.retryAfterMs, options);
   const { statusCode, code, message } = httpFieldsOf(error);
   switch (statusCode) {
     case 404:

@@ -9,12 +9,13 @@
  * | 429 with `Retry-After: <seconds>`      | yes       | seconds                  |
  * | 429 with `Retry-After: <HTTP date>`    | yes       | date − now (0 if past)   |
  * | 429 with anything else                 | yes       | 0                        |
+ *
+ * A retry after longer than 30 min is 30 min (capRetryAfter), with `askedMs` keeping what was asked.
  */
-import { RateLimitedError } from '../errors/rate-limited.js';
+import { capRetryAfter, RateLimitedError, type CappedRetryAfter } from '../errors/rate-limited.js';
 
-export interface Throttle {
+export interface Throttle extends CappedRetryAfter {
   throttled: boolean;
-  retryAfterMs: number;
 }
 
 /** The shape of `RestError` that matters here (kept structural: the SDK class is not ours). */
@@ -24,15 +25,17 @@ interface HttpErrorLike {
 }
 
 export function throttleOf(error: unknown, now: number): Throttle {
-  if (error instanceof RateLimitedError) return { throttled: true, retryAfterMs: error.retryAfterMs };
+  if (error instanceof RateLimitedError) {
+    return { throttled: true, retryAfterMs: error.retryAfterMs, ...(error.askedMs !== undefined ? { askedMs: error.askedMs } : {}) };
+  }
   if (typeof error !== 'object' || error === null) return { throttled: false, retryAfterMs: 0 };
   const httpError = error as HttpErrorLike;
   if (httpError.statusCode !== 429) return { throttled: false, retryAfterMs: 0 };
   const header = httpError.response?.headers?.get('retry-after');
-  return { throttled: true, retryAfterMs: parseRetryAfter(header, now) };
+  return { throttled: true, ...capRetryAfter(parseRetryAfter(header, now)) };
 }
 
-/** Milliseconds to wait from a Retry-After value; 0 when absent, past or unparseable. */
+/** Milliseconds to wait from a Retry-After value, as asked (uncapped); 0 when absent, past or unparseable. */
 export function parseRetryAfter(value: string | null | undefined, now: number): number {
   const text = value?.trim();
   if (!text) return 0;

@@ -18,6 +18,7 @@
  * Creating with error info is what later triggers a delete of the instance.
  */
 import type { VmExtensionRecord, VmRecord } from '../azure/scale-set-api.js';
+import { capText } from '../text/cap.js';
 import { tryProviderIdFromResourceId } from './ids.js';
 import type { CachedInstance, InstanceStatus } from './instance.js';
 import { UNKNOWN_STATUS } from './instance.js';
@@ -63,7 +64,8 @@ export function instanceStatusFromVm(
         errorInfo: {
           errorClass: 'Other',
           errorCode: 'VMExtensionProvisioningFailed',
-          errorMessage: `${vm.name}: [${cse.messages.join(' ')}]`,
+          // Capped: the extension writes what it likes, and the row must still fit a batch.
+          errorMessage: capText(`${vm.name}: [${cse.messages.join(' ')}]`),
         },
       };
     }

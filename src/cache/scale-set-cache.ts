@@ -35,6 +35,7 @@ import {
 import { slowdownFromRateLimit } from './refresh-slowdown.js';
 import { instanceFromRow, instanceToProps, type InstanceProps } from './rows.js';
 import { newGeneration } from '../state/generation.js';
+import { capText } from '../text/cap.js';
 
 const META = '~meta';
 
@@ -280,11 +281,11 @@ export class ScaleSetCache {
     } catch (err) {
       if (err instanceof RateLimitedError) {
         const lastRefresh = lastRefreshAfterThrottle(base, clock.now(), err.retryAfterMs, random);
-        next = { ...claimProps, lastRefresh, throttledUntil: clock.now() + err.retryAfterMs, lastError: errorMessage(err) };
+        next = { ...claimProps, lastRefresh, throttledUntil: clock.now() + err.retryAfterMs, lastError: capText(errorMessage(err)) };
         read = { ok: true, instances: stale };
         log.warn(`instance cache ${key}: ARM throttled the listing; serving ${stale.length} cached instance(s) until ${new Date(lastRefresh + base.periodMs).toISOString()}`);
       } else {
-        next = { ...claimProps, lastError: errorMessage(err) };
+        next = { ...claimProps, lastError: capText(errorMessage(err)) };
         read = { ok: false, error: err instanceof Error ? err : new Error(String(err)), stale };
         log.error(`instance cache ${key}: refresh failed: ${errorMessage(err)}`);
       }

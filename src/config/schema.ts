@@ -9,6 +9,7 @@ import { parseRate } from './rate.js';
 import { isLoopbackHost } from './loopback.js';
 // Replicas of a target and machines of a pool.
 import { MAX_REPLICAS } from '../limits.js';
+import { resourceOf, type KubernetesScaleTargetRef } from '../kubernetes/scale-target-ref.js';
 
 /** A string field parsed once by `parse`, whose error message becomes the field's problem. */
 const parsedString = <T>(expected: string, parse: (text: string) => T) =>
@@ -353,8 +354,9 @@ export const offlineConfigSchema = z
       if (ref.kind === 'VirtualMachineScaleSet') {
         claim(scaleSetKey(ref as { resourceGroup: string; name: string }), entry, path, `scale set ${ref.resourceGroup}/${ref.name}`);
       } else {
-        const kind = ref.kind ?? `${ref.plural}.${ref.group}`;
-        claim(`k8s/${kind}/${ref.namespace}/${ref.name}`, entry, path, `workload ${kind} ${ref.namespace}/${ref.name}`);
+        // A Deployment named by kind and by apps/v1 deployments is one object: key both the same.
+        const { group, plural, namespace, name } = resourceOf(ref as unknown as KubernetesScaleTargetRef);
+        claim(`k8s/${plural}.${group}/${namespace}/${name}`, entry, path, `workload ${ref.kind ?? `${plural}.${group}`} ${namespace}/${name}`);
       }
     });
   });

@@ -2,13 +2,12 @@ import type { InvocationContext } from '@azure/functions';
 import { invocationLog } from '../log.js';
 import { messageId } from './trigger.js';
 import { decodeMessage, reconcileMessageSchema } from '../queue/messages.js';
+import { busyRetryDelay } from '../queue/retry.js';
 import { markDelivered } from '../queue/sender.js';
 import { reconcileObject } from '../reconcile/object.js';
 import type { ObjectOutcome } from '../reconcile/types.js';
 import type { Runtime } from '../runtime/runtime.js';
 
-/** How soon a reconcile that found its object busy is tried again. */
-const BUSY_RETRY_MS = 5_000;
 
 /**
  * One reconcile message: a forced reconcile or a delayed re-enqueue. A malformed message is
@@ -28,7 +27,7 @@ export async function onReconcileMessage(rt: Runtime, message: unknown, context:
   const outcome = await reconcileObject(rt, { kind, name }, { reason, load }, { log, signal: rt.shutdown.signal });
   if (outcome.status === 'busy') {
     // The holder may have read its inputs before this request arrived: look again shortly.
-    await rt.queues.reconcile({ kind, name, reason, load }, Math.min(BUSY_RETRY_MS, Math.max(0, outcome.until - rt.clock.now())));
+    await rt.queues.reconcile({ kind, name, reason, load }, busyRetryDelay(rt.clock.now(), outcome.until));
   }
   // Cut short (the host is stopping): the message comes back and the reconcile is finished then.
   if (outcome.status === 'aborted') throw new Error(`reconcile of ${kind}/${name} aborted: ${outcome.reason}`);

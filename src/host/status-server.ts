@@ -2,6 +2,11 @@
  * The status page on the local host: `GET /api/status` on 127.0.0.1 (the same route as in
  * Azure, with no function key, as nothing but this machine can reach it), answered by the
  * `status` registration's handler, as the Functions host would. `/` leads to it.
+ *
+ * Loopback alone does not keep other sites out: a page the operator opens elsewhere can point
+ * a name of its own at 127.0.0.1 (DNS rebinding) and read the page through the browser. Such a
+ * request carries that name in `Host`, so only the loopback names are served (`localhost`,
+ * `127.0.0.1`, `[::1]`, with or without the port); anything else is answered 421.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -24,6 +29,9 @@ export type StatusHandler = (request: HttpRequest, context: InvocationContext) =
 
 export async function startStatusServer(options: { handler: StatusHandler; port?: number; log: Log }): Promise<StatusServer> {
   const server = createServer((req, res) => {
+    if (!isLoopbackHostHeader(req.headers.host, (server.address() as AddressInfo).port)) {
+      return text(res, 421, 'misdirected request: the status page answers only to localhost, 127.0.0.1 or [::1]\n');
+    }
     serve(req, res, options.handler, options.log).catch((err: unknown) => {
       options.log.error(`status page: ${errorMessage(err)}`);
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
@@ -80,6 +88,15 @@ async function serve(req: IncomingMessage, res: ServerResponse, handler: StatusH
   }
   res.writeHead(response.status ?? 200, Object.fromEntries(out));
   res.end(req.method === 'HEAD' ? undefined : body);
+}
+
+const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
+
+/** Whether a request's `Host` names this server by a loopback name (port, if given, its own). */
+export function isLoopbackHostHeader(host: string | undefined, port: number): boolean {
+  if (host === undefined) return false;
+  const value = host.trim().toLowerCase();
+  return LOOPBACK_NAMES.some((name) => value === name || value === `${name}:${port}`);
 }
 
 function text(res: ServerResponse, status: number, body: string): void {

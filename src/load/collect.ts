@@ -43,25 +43,44 @@ export async function collectLoad(
 ): Promise<CollectedLoad> {
   const config = source ?? IMPLICIT_SOURCE;
   const gauge = config.source === 'push';
-  const [stored, reading] = await Promise.all([ports.readSamples(), readSource(config, pushed, ports, options.signal).then(bounded)]);
+  const [stored, reading] = await Promise.all([ports.readSamples(), readSource(config, pushed, ports, options.signal)]);
   const samples = SampleWindow.from(stored);
-  let note: string;
-  let error: string | undefined;
-  if (reading === undefined) {
-    note = gauge ? 'no new push' : 'no reading';
-  } else if (reading.ok) {
-    samples.add(options.now, reading.value, gauge && pushed !== undefined);
-    note = `${pushed !== undefined ? 'pushed' : config.source} ${reading.value}${reading.clampedFrom !== undefined ? ` (clamped from ${reading.clampedFrom}: a load counts as at most ${MAX_LOAD})` : ''}`;
-  } else {
-    error = reading.error;
-    note = `${config.source}: ${reading.error}`;
-  }
-  samples.prune(options.now, options.keepMs);
+  const { note, error } = takeReading(samples, config, reading, pushed !== undefined, options.now, options.keepMs);
   if (options.persist) {
     const retained = samples.toArray();
     if (!sameSamples(stored, retained)) await ports.writeSamples(retained);
   }
   return { samples, gauge, targetPerReplica: config.targetPerReplica, note, ...(error ? { error } : {}) };
+}
+
+/**
+ * Adds one reading (or its failure), within the load ceiling, to the samples and prunes them to
+ * what the window may still read: the part of a reconcile's look at its load a replay shares.
+ */
+export function takeReading(
+  samples: SampleWindow,
+  source: LoadSourceConfig | undefined,
+  raw: LoadReading | undefined,
+  pushed: boolean,
+  now: number,
+  keepMs: number,
+): { note: string; error?: string } {
+  const config = source ?? IMPLICIT_SOURCE;
+  const gauge = config.source === 'push';
+  const reading = bounded(raw);
+  let note: string;
+  let error: string | undefined;
+  if (reading === undefined) {
+    note = gauge ? 'no new push' : 'no reading';
+  } else if (reading.ok) {
+    samples.add(now, reading.value, gauge && pushed);
+    note = `${pushed ? 'pushed' : config.source} ${reading.value}${reading.clampedFrom !== undefined ? ` (clamped from ${reading.clampedFrom}: a load counts as at most ${MAX_LOAD})` : ''}`;
+  } else {
+    error = reading.error;
+    note = `${config.source}: ${reading.error}`;
+  }
+  samples.prune(now, keepMs);
+  return error === undefined ? { note } : { note, error };
 }
 
 type BoundedReading = { ok: true; value: number; clampedFrom?: number } | { ok: false; error: string };

@@ -16,6 +16,7 @@ export function describeOutcome(plan: PoolPlan, outcome: PoolOutcome): Decision 
   // While backing off no slot is offered: "no more capacity" would blame the scale set, and the backoff line says why.
   if (!backedOff(plan)) parts.push(plan.decision.reason);
   if (outcome.adopted.length) parts.push(`adopted ${outcome.adopted.length} running VM(s)`);
+  if (outcome.recovered.length) parts.push(`${outcome.recovered.length} VM(s) marked failed are running and healthy again: marked Running`);
   const raise = outcome.raise;
   if (raise.kind === 'raised') {
     parts.push(`raised capacity ${raise.from} → ${raise.to}${raise.done ? '' : ' (ARM still working)'}, adopted ${raise.adopted.length} new VM(s)${raise.awaiting ? `, ${raise.awaiting} not listed yet` : ''}`);

@@ -52,6 +52,8 @@ export interface PoolOutcome {
   retired: string[];
   adopted: string[];
   statusesWritten: number;
+  /** Rows marked failed whose VMs were healthy again, marked Running. */
+  recovered: string[];
   markedFailed: string[];
   raise: RaiseOutcome;
   deleted: string[];
@@ -70,6 +72,7 @@ export async function executePlan(plan: PoolPlan, deps: PoolPassDeps): Promise<P
     retired: [],
     adopted: [],
     statusesWritten: 0,
+    recovered: [],
     markedFailed: [],
     raise: { kind: 'none' },
     deleted: [],
@@ -119,8 +122,13 @@ export async function executePlan(plan: PoolPlan, deps: PoolPassDeps): Promise<P
   }
   for (const u of plan.statusUpdates) {
     writes.push({
-      write: { op: 'replace', key: u.row.rowKey, etag: u.row.etag, props: { ...u.row.props, providerStatus: u.status, updatedAt: now } },
-      then: (r) => (r.ok ? outcome.statusesWritten++ : undefined),
+      // A VM healthy again leaves its failure behind: a later one backs creations off anew.
+      write: { op: 'replace', key: u.row.rowKey, etag: u.row.etag, props: { ...u.row.props, providerStatus: u.status, updatedAt: now, brokenAt: u.status === 'Running' ? undefined : u.row.props.brokenAt } },
+      then: (r) => {
+        if (!r.ok) return;
+        outcome.statusesWritten++;
+        if (u.row.props.providerStatus === 'ProvisioningFailedPermanent') outcome.recovered.push(u.row.rowKey);
+      },
     });
   }
   if (plan.safety.kind === 'clear' && plan.safetyEtag !== undefined) writes.push({ write: { op: 'delete', key: SAFETY_KEY, etag: plan.safetyEtag } });

@@ -21,7 +21,7 @@ import { backoffAfterFailure, isBackingOff, type BackoffState } from '../provisi
 import { decideProvisioning, type ProvisioningDecision } from '../provisioner/decide.js';
 import { inventoryMachine, isValidProviderId, type ProviderStatus } from '../provisioner/machine.js';
 import { retirements, type Retirement } from './churn.js';
-import { instancesToFastDelete } from './fast-delete.js';
+import { instancesToFastDelete, isBroken } from './fast-delete.js';
 import { toInventoryRow, type MachineProps, type SafetySwitchState } from './inventory.js';
 import { providerStatusOf, scaleSetMachines } from './machines.js';
 import type { PoolSnapshot } from './snapshot.js';
@@ -170,10 +170,15 @@ export function planPool(snapshot: PoolSnapshot, settings: PoolSettings, now: nu
   const statusUpdates: StatusUpdate[] = [];
   for (const row of kept) {
     const instance = byId.get(row.rowKey);
-    if (!instance || doomedIds.has(row.rowKey) || row.props.providerStatus === 'ProvisioningFailedPermanent') continue;
+    if (!instance || doomedIds.has(row.rowKey)) continue;
     const status = providerStatusOf(instance);
+    // A row marked failed stays so until its VM is healthy again (then it serves, and a later
+    // failure counts anew); while it is broken or on its way out the mark keeps it excused.
+    if (row.props.providerStatus === 'ProvisioningFailedPermanent' && (status !== 'Running' || isBroken(instance))) continue;
     if (status !== row.props.providerStatus) statusUpdates.push({ row, status });
   }
+  const recovered = statusUpdates.filter((u) => u.row.props.providerStatus === 'ProvisioningFailedPermanent').length;
+  if (recovered > 0) lines.push(`${recovered} VM(s) marked failed are running and healthy again: to be marked Running`);
 
   return {
     ...empty,

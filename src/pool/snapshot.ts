@@ -14,6 +14,7 @@ import type { ScaleSetApi, ScaleSetInfo } from '../azure/scale-set-api.js';
 import type { CachedInstance } from '../cache/instance.js';
 import type { CacheView, MetaProps, ScaleSetCache } from '../cache/scale-set-cache.js';
 import type { EntityTable } from '../state/entity-table.js';
+import { RateLimitedError } from '../errors/rate-limited.js';
 import { readInventory, type InventorySnapshot } from './inventory.js';
 import { readGeneration, stillWarm, warmRecordOf, type WarmRecord } from './generation.js';
 
@@ -85,10 +86,18 @@ export async function readPass(
   const { cache, machines, api } = sources;
   const [meta, generation] = await Promise.all([cache.readMeta(), readGeneration(machines, pool.name)]);
   let scaleSet = options.freshScaleSet ? undefined : storedScaleSet(meta?.props, options.now, meta?.props.slowdown ? options.slowedPeriodMs : options.scaleSetPeriodMs);
-  const stored = scaleSet !== undefined;
+  let stored = scaleSet !== undefined;
   if (!scaleSet) {
-    scaleSet = await api.getScaleSet(pool.scaleSet.resourceGroup, pool.scaleSet.name, { abortSignal: options.signal });
-    await cache.recordScaleSet(meta, scaleSet, options.now);
+    try {
+      scaleSet = await api.getScaleSet(pool.scaleSet.resourceGroup, pool.scaleSet.name, { abortSignal: options.signal });
+      await cache.recordScaleSet(meta, scaleSet, options.now);
+    } catch (err) {
+      // A 429 on the GET is served like one on the listing: from the stored read, however old
+      // (a write under its ETag is still guarded by If-Match). Without one, the pass fails.
+      scaleSet = err instanceof RateLimitedError ? storedScaleSet(meta?.props, options.now, Number.POSITIVE_INFINITY) : undefined;
+      if (!scaleSet) throw err;
+      stored = true;
+    }
   }
   const record = warmRecordOf(generation);
   const warm = {

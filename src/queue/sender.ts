@@ -44,7 +44,7 @@ export function createQueueSender(deps: {
   };
   const reconcileAt = async (message: Omit<ReconcileMessage, 'dueAt'>, at: number) => {
     const now = deps.clock.now();
-    const dueAt = Math.ceil((now + clampDelay(at - now)) / 1000) * 1000;
+    const dueAt = dueSecond(now, at);
     const key = `${message.kind}/${message.name}@${dueAt}`;
     // Pushed load must always arrive: only plain re-enqueues are collapsed.
     const collapse = deps.pending !== undefined && message.load === undefined;
@@ -65,6 +65,14 @@ export function createQueueSender(deps: {
       await send(deps.probeQueue, message, delayMs);
     },
   };
+}
+
+/**
+ * The due second of a reconcile wanted at `at`, sent at `now`: the whole second at or after the
+ * instant (within the queue's longest delay). Requests due in the same second collapse.
+ */
+export function dueSecond(now: number, at: number): number {
+  return Math.ceil((now + clampDelay(at - now)) / 1000) * 1000;
 }
 
 function clampDelay(ms: number): number {

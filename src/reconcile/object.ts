@@ -12,6 +12,7 @@ import type { Runtime } from '../runtime/runtime.js';
 import { reconcilePool } from './pool.js';
 import { SCALE_SET_TARGET_MAX_VMS, scopedRuntime } from './scope.js';
 import { reconcileTarget } from './target.js';
+import { targetPassDeps } from './target-deps.js';
 import { objectKey, type Decision, type ObjectOutcome, type ObjectRef, type ReconcileContext, type ReconcileRequest } from './types.js';
 
 /**
@@ -45,7 +46,7 @@ export async function reconcileObject(
     const work = async (lease: ReconcileContext['lease'], leaseSignal: AbortSignal) => {
       const scoped = scopedRuntime(rt, { signal: leaseSignal, maxVms: pool ? pool.instanceLimit : SCALE_SET_TARGET_MAX_VMS });
       const ctx = { ...request, rt: scoped, ref, lease, log, signal: leaseSignal };
-      const { observed, ...decided } = pool ? await reconcilePool(ctx, pool) : await reconcileTarget(ctx, target!);
+      const { observed, ...decided } = pool ? await reconcilePool(ctx, pool) : await reconcileTarget(await targetPassDeps(ctx, target!), target!, request);
       // Under a checked lease, so an older holder's row never lands after a newer one's; a
       // history that cannot be written costs the timeline a point, not the decision.
       if (observed && !request.dryRun) {

@@ -25,6 +25,14 @@ const MAX_LIMITER_WAIT_MS = 20_000;
 /** When VMs of a capacity raise are not listed yet, or ARM still works on a delete, look again this soon. */
 const RECHECK_MS = 15_000;
 /**
+ * A pool's own recheck of unfinished work (new VMs not listed yet, an operation ARM still runs)
+ * carries this reason and takes no reconcile-rate token: the pass that started the work took
+ * one, and with the default `1m,1` a recheck 15 s later would always be refused. It is bounded
+ * by the work it checks on: only a pass that left work unfinished sends one.
+ */
+export const RECHECK_PREFIX = 'recheck: ';
+export const isRecheck = (reason: string) => reason.startsWith(RECHECK_PREFIX);
+/**
  * How long a scale set read from ARM serves every pass (at most the cache's period): with a
  * pass a minute, one GET every other pass per scale set, against Compute's read budgets.
  */
@@ -55,6 +63,7 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
   // The pool's reconcile rate bounds the passes that read and plan: a warm pass, which finds
   // nothing changed in two point reads, takes no token.
   const gate = async () => {
+    if (isRecheck(ctx.reason)) return true;
     try {
       await rt.limiter(`${pool.name}/reconcile`, pool.reconcileRate).wait(signal, MAX_LIMITER_WAIT_MS);
       return true;
@@ -123,7 +132,7 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
     lease: { check: () => (ctx.lease.remainingMs() > LEASE_TTL_MS / 2 ? Promise.resolve() : ctx.lease.check()) },
     creations: { draw: (wanted) => creations.draw(wanted, signal, MAX_LIMITER_WAIT_MS) },
     requeue: async (reason) => {
-      await rt.queues.reconcile({ kind: 'pool', name: pool.name, reason }, RECHECK_MS);
+      await rt.queues.reconcile({ kind: 'pool', name: pool.name, reason: `${RECHECK_PREFIX}${reason}` }, RECHECK_MS);
     },
     now: () => rt.clock.now(),
   };

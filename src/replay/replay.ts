@@ -42,10 +42,12 @@ export async function replayTrace(config: DroverConfig, source: TraceSource, opt
         replay = new TargetReplay(target, options, row.at);
         replays.set(name, replay);
       }
-      replay.feed(row.at, row.load);
+      await replay.feed(row.at, row.load);
       end = row.at;
     }
   }
   if (end === undefined) throw new ReplayInputError(run.target ? `the trace has no rows for target "${run.target}"` : 'the trace has no rows');
-  return [...replays.values()].map((r) => r.finish(end));
+  const results: TargetReplayResult[] = [];
+  for (const replay of replays.values()) results.push(await replay.finish(end));
+  return results;
 }

@@ -9,14 +9,19 @@
  * Feed rows in time order with `feed`, then `finish` at the end of the trace.
  */
 import type { TargetConfig } from '../config/schema.js';
+import { takeReading } from '../load/collect.js';
 import { SampleWindow } from '../load/sample-window.js';
-import { decideStep, INITIAL_STATE, readinessWatch, type StepState } from './decide-step.js';
+import { busyRetryDelay } from '../queue/retry.js';
+import { dueSecond } from '../queue/sender.js';
+import { targetSettings } from '../scaler/decide/decide-target.js';
+import { applyRecordPatch, type TargetRecord } from '../scaler/decide/target-record.js';
+import { readinessWatch } from '../scaler/shell/readiness-watch.js';
+import { runScaleStep, type ScaleStepPorts } from '../scaler/shell/scale-step.js';
+import { targetPortKind } from '../scaler/shell/target-port.js';
+import { LEASE_TTL_MS } from '../state/leases.js';
 import type { ReplaySchedule } from './schedule.js';
 import { Timeline } from './timeline.js';
 import { Workload } from './workload.js';
-
-/** As the reconcile queue's handler: a reconcile that found its target busy is sent again this much later. */
-const BUSY_RETRY_MS = 5_000;
 
 export interface ReplayOptions {
   readyDelayMs: number;
@@ -59,7 +64,8 @@ export class TargetReplay {
   private readonly targetPerReplica: number;
   private readonly push: boolean;
   private readonly watch: { watchMs: number; pollMs: number };
-  private state: StepState = INITIAL_STATE;
+  /** The targets row, kept in memory. */
+  private row: TargetRecord | undefined;
   private nextTimer: number;
   private cursor: number;
   private load: number | undefined;
@@ -77,7 +83,7 @@ export class TargetReplay {
     this.workload = new Workload(initial, options.readyDelayMs);
     this.targetPerReplica = target.load?.targetPerReplica ?? 1;
     this.push = (target.load?.source ?? 'push') === 'push';
-    this.watch = readinessWatch(target);
+    this.watch = readinessWatch(targetPortKind(target.scaleTargetRef), target.activationWatch);
     this.nextTimer = options.schedule.next(start - 1);
     this.cursor = start;
     this.summary = { replicaMinutes: 0, peakReplicas: initial, wakesFromZero: 0, scaleWrites: 0, underProvisionedSeconds: 0, activationLatenciesMs: [], reconciles: 0, startedAt: start, endedAt: start };
@@ -85,17 +91,17 @@ export class TargetReplay {
   }
 
   /** The trace's next value for this target, at `at` (not before the previous one). */
-  feed(at: number, load: number): void {
-    this.runDue(at, false);
+  async feed(at: number, load: number): Promise<void> {
+    await this.runDue(at, false);
     this.advance(at);
     this.load = load;
     if (this.push && at < this.busyUntil) this.retryLater(at, load);
-    else if (this.push) this.reconcile(at, load);
+    else if (this.push) await this.reconcile(at, load);
     else this.record();
   }
 
-  finish(end: number): TargetReplayResult {
-    this.runDue(end, true);
+  async finish(end: number): Promise<TargetReplayResult> {
+    await this.runDue(end, true);
     this.advance(end);
     const s = this.summary;
     s.endedAt = end;
@@ -107,9 +113,10 @@ export class TargetReplay {
   /**
    * Runs the timer occurrences, re-enqueues and retried pushes due before `t` (or at it, when
    * inclusive). While a waking reconcile still holds the target, a queued reconcile finds it
-   * busy and is sent again BUSY_RETRY_MS later, and the timer's pass skips it.
+   * busy and is sent again as the queue's handler sends it (busyRetryDelay), and the timer's
+   * pass skips it.
    */
-  private runDue(t: number, inclusive: boolean): void {
+  private async runDue(t: number, inclusive: boolean): Promise<void> {
     for (;;) {
       const requeue = this.requeues[0] ?? Infinity;
       const retry = this.retries[0]?.at ?? Infinity;
@@ -119,49 +126,70 @@ export class TargetReplay {
       if (retry === next) {
         const { load } = this.retries.shift()!;
         if (next < this.busyUntil) this.retryLater(next, load);
-        else this.reconcile(next, load);
+        else await this.reconcile(next, load);
       } else if (requeue === next) {
         this.requeues.shift();
-        if (next < this.busyUntil) this.requeue(next, next + BUSY_RETRY_MS);
-        else this.reconcile(next, undefined);
+        if (next < this.busyUntil) this.requeue(next, next + this.busyRetryDelay(next));
+        else await this.reconcile(next, undefined);
       } else {
         // A timer occurrence and a re-enqueue in the same instant are two reconciles.
         this.nextTimer = this.options.schedule.next(next);
-        if (next >= this.busyUntil) this.reconcile(next, undefined);
+        if (next >= this.busyUntil) await this.reconcile(next, undefined);
       }
     }
   }
 
+  /** The holder's lease is renewed while it watches: it ends no sooner than a lease period from now. */
+  private busyRetryDelay(now: number): number {
+    return busyRetryDelay(now, now + LEASE_TTL_MS);
+  }
+
   private retryLater(now: number, load: number): void {
-    const at = Math.ceil((now + BUSY_RETRY_MS) / 1000) * 1000;
+    const at = dueSecond(now, now + this.busyRetryDelay(now));
     let i = this.retries.length;
     while (i > 0 && this.retries[i - 1]!.at > at) i--;
     this.retries.splice(i, 0, { at, load });
   }
 
-  private reconcile(now: number, pushed: number | undefined): void {
+  /** One reconcile through the production scale step, with the workload and the row in memory. */
+  private async reconcile(now: number, pushed: number | undefined): Promise<void> {
     this.summary.reconciles++;
     const w = this.workload;
-    const reading = pushed !== undefined ? { value: pushed, pushed: true } : !this.push && this.load !== undefined ? { value: this.load, pushed: false } : undefined;
-    const step = decideStep({
-      target: this.target,
-      state: this.state,
-      samples: this.samples,
-      reading,
-      observed: { specReplicas: w.scale, ready: w.readyAt(now) },
-      watch: (writtenAt, to) => this.watchAfterWake(writtenAt, to),
-      now,
-    });
-    this.state = step.state;
+    const target = this.target;
+    const reading = pushed !== undefined ? pushed : !this.push ? this.load : undefined;
+    const { note } = takeReading(this.samples, target.load, reading === undefined ? undefined : { ok: true, value: reading }, pushed !== undefined, now, target.scaleToZero.stableWindow);
+    const observed = { specReplicas: w.scale, ready: w.readyAt(now) };
+    const ports: ScaleStepPorts = {
+      target: { kind: targetPortKind(target.scaleTargetRef), write: (to) => Promise.resolve(void w.scaleTo(to, now)) },
+      // The activator is taken as present: the synchronous probe, when asked for, answers.
+      probeActivator: () => Promise.resolve({ ok: true }),
+      checkLease: () => Promise.resolve(),
+      beforeWrite: (patch) => Promise.resolve(void (this.row = applyRecordPatch(this.row, patch))),
+      watchReadiness: () => Promise.resolve(this.watchAfterWake(now, w.scale)),
+    };
+    const step = await runScaleStep(
+      {
+        record: this.row,
+        samples: this.samples,
+        holdLatest: this.push,
+        view: { kind: 'read', observed },
+        settings: targetSettings(target, this.targetPerReplica),
+        loadNote: note,
+        trigger: 'replay',
+        dryRun: false,
+        now,
+      },
+      ports,
+    );
+    this.row = applyRecordPatch(this.row, step.recordPatch(this.row));
     this.desired = step.desired.kind === 'known' ? step.desired.desired : undefined;
-    if (step.written) {
+    if (step.write.kind === 'written') {
       this.summary.scaleWrites++;
-      if (step.written.from === 0) this.summary.wakesFromZero++;
-      w.scaleTo(step.written.to, now);
-      this.summary.peakReplicas = Math.max(this.summary.peakReplicas, step.written.to);
+      if (step.write.from === 0) this.summary.wakesFromZero++;
+      this.summary.peakReplicas = Math.max(this.summary.peakReplicas, step.write.to);
     }
     if (step.wake.kind === 'woke') this.summary.activationLatenciesMs.push(step.wake.latencyMs);
-    for (const at of step.requeueAt) this.requeue(now, at);
+    for (const want of step.followUps) this.requeue(now, want.at);
     this.record();
   }
 
@@ -185,9 +213,12 @@ export class TargetReplay {
     return readyAt <= writtenAt + watchMs ? { ready: to, at: writtenAt + watchMs } : { ready: 0, at: writtenAt + watchMs };
   }
 
-  /** As the sender: due on the second at or after the instant wanted, collapsed per second. */
+  /**
+   * As the sender: due on the second at or after the instant wanted, collapsed per second. A
+   * message is never delivered in the instant it is sent.
+   */
   private requeue(now: number, at: number): void {
-    const due = Math.max(Math.ceil(Math.max(at, now) / 1000) * 1000, Math.ceil((now + 1) / 1000) * 1000);
+    const due = dueSecond(now, Math.max(at, now + 1));
     const q = this.requeues;
     let i = q.length;
     while (i > 0 && q[i - 1]! > due) i--;

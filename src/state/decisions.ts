@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type { EntityTable, Row } from './entity-table.js';
 import { redact } from '../redact.js';
+import { capText } from '../text/cap.js';
 
 export interface DecisionRecord {
   at: number;
@@ -41,7 +42,7 @@ export class DecisionLog {
    * Reason and error are redacted here, the one way into the table the status page reads.
    */
   async record(decision: DecisionRecord): Promise<boolean> {
-    const d = { ...decision, reason: redact(decision.reason), ...(decision.error !== undefined ? { error: redact(decision.error) } : {}) };
+    const d = { ...decision, reason: capText(redact(decision.reason)), ...(decision.error !== undefined ? { error: capText(redact(decision.error)) } : {}) };
     const fingerprint = `${d.decision}\u0000${d.reason}\u0000${d.error ?? ''}`;
     const repeatAfter = this.options.repeatAfterMs ?? 3_600_000;
     const last = await this.table.get<LastProps>(LAST_PARTITION, d.object);

@@ -9,6 +9,7 @@ import type { TokenCredential } from '@azure/core-auth';
 import type { PipelineRequest, SendRequest } from '@azure/core-rest-pipeline';
 import type { StorageConfig } from '../config/schema.js';
 import { storageError } from './errors.js';
+import { retryAfterCapPolicy } from './retry-after-cap.js';
 
 export type StorageLocation =
   | { kind: 'connection'; connectionString: string }
@@ -113,6 +114,8 @@ export function tableClientOptions(tryTimeoutMs = STORAGE_TRY_TIMEOUT_MS) {
         },
         position: 'perRetry' as const,
       },
+      // A throttled try waits at most as long as the retry delay, whatever Retry-After says.
+      { policy: retryAfterCapPolicy(1_000), position: 'perRetry' as const },
     ],
   };
 }

@@ -15,7 +15,7 @@ export interface InstanceStatusView extends InstanceStatus {
 export interface PoolStatus {
   name: string;
   scaleSet: { resourceGroup: string; name: string; orchestrationMode: string | null; capacity: number | null };
-  cache: { lastRefresh: string | null; nextRefresh: string | null; size: number; refreshes: number; lastError: string | null; slowdown: string | null } | null;
+  cache: { lastRefresh: string | null; nextRefresh: string | null; size: number; refreshes: number; lastError: string | null; slowdown: string | null; throttledUntil?: string } | null;
   instances: InstanceStatusView[];
   machines: { providerId: string; providerStatus: string | null; address: string | null; createdAt: string | null; updatedAt: string | null }[];
   safetySwitch: { providerOnly: string[]; inventoryOnly: string[]; since: string } | null;
@@ -43,6 +43,8 @@ export async function poolStatus(rt: Runtime, pool: PoolConfig): Promise<PoolSta
           refreshes: meta.refreshes ?? 0,
           lastError: meta.lastError ?? null,
           slowdown: meta.slowdown ?? null,
+          // At most 30 min ahead whatever ARM asked for; lastError then says what it asked.
+          ...(meta.throttledUntil !== undefined && meta.throttledUntil > rt.clock.now() ? { throttledUntil: iso(meta.throttledUntil)! } : {}),
         }
       : null,
     instances: cache.instances.map((i) => ({ id: i.id, state: i.state, powerState: i.powerState || null, errorInfo: i.errorInfo })),

@@ -28,6 +28,29 @@ describe('throttle detection (upstream TestIsAzureRequestsThrottled)', () => {
   });
 });
 
+describe('Retry-After is honoured for 30 min at most', () => {
+  const YEAR_S = 31_536_000;
+  it.each([
+    { name: 'a year in seconds', headers: { 'retry-after': String(YEAR_S) }, asked: YEAR_S * 1000 },
+    { name: 'an HTTP date in 9999', headers: { 'retry-after': 'Fri, 31 Dec 9999 23:59:59 GMT' }, asked: Date.UTC(9999, 11, 31, 23, 59, 59) - NOW },
+  ])('$name: 30 min, and what was asked is kept', ({ headers, asked }) => {
+    expect(throttleOf(restError(429, headers), NOW)).toEqual({ throttled: true, retryAfterMs: 30 * 60_000, askedMs: asked });
+  });
+
+  it('says so in the error that status shows', () => {
+    const error = new RateLimitedError('arm', 'listVms', YEAR_S * 1000);
+    expect(error.retryAfterMs).toBe(1_800_000);
+    expect(error.askedMs).toBe(YEAR_S * 1000);
+    expect(error.message).toBe('ARM throttled listVms; retry after 1800 s (it asked for 31536000 s; Drover waits at most 30 min)');
+    expect(throttleOf(error, NOW)).toEqual({ throttled: true, retryAfterMs: 1_800_000, askedMs: YEAR_S * 1000 });
+  });
+
+  it('keeps a wait of exactly 30 min, and reads NaN as none', () => {
+    expect(new RateLimitedError('kubernetes', 'web', 1_800_000)).toMatchObject({ retryAfterMs: 1_800_000, askedMs: undefined });
+    expect(new RateLimitedError('kubernetes', 'web', Number.NaN).retryAfterMs).toBe(0);
+  });
+});
+
 describe('Retry-After parsing', () => {
   it.each([
     { name: 'whole seconds', value: '120', want: 120_000 },

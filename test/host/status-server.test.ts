@@ -1,4 +1,6 @@
-import { expect, it } from 'vitest';
+import http from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { startStatusServer } from '../../src/host/status-server.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { startLocalHost } from '../../src/host/local-host.js';
 import { silentLog } from '../../src/log.js';
@@ -28,4 +30,35 @@ it('the local host serves the status page on 127.0.0.1: HTML to a browser, JSON 
     await world.close();
   }
   await expect(fetch(host.statusUrl!)).rejects.toThrow();
+});
+
+describe('the status server and the Host header (DNS rebinding)', () => {
+  const get = (url: string, host: string | undefined) =>
+    new Promise<number>((resolve, reject) => {
+      const target = new URL(url);
+      const headers: Record<string, string> = host === undefined ? {} : { host };
+      const req = http.request({ host: target.hostname, port: target.port, path: target.pathname, headers, setHost: host !== undefined }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+
+  it('answers loopback names only, with its own port or none; any other name gets 421', async () => {
+    const server = await startStatusServer({ handler: () => Promise.resolve({ status: 200, body: 'ok' }), port: 0, log: silentLog });
+    try {
+      const port = new URL(server.url).port;
+      for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`, `[::1]:${port}`, 'localhost', '127.0.0.1']) {
+        expect(await get(server.url, host), host).toBe(200);
+      }
+      for (const host of [`evil.example:${port}`, 'evil.example', `127.0.0.1.evil.example:${port}`, `localhost:${Number(port) + 1}`, `localhost.:${port}`, `0.0.0.0:${port}`]) {
+        expect(await get(server.url, host), host).toBe(421);
+      }
+      // Node itself refuses an HTTP/1.1 request without Host.
+      expect(await get(server.url, undefined)).toBe(400);
+    } finally {
+      await server.close();
+    }
+  });
 });

@@ -213,7 +213,34 @@ const secretRows: Row[] = [
       ],
     },
     contents: { 'aks.kubeconfig': kubeconfig('    exec: { command: kubelogin }\n') },
-    wantErrors: [/^targets\[0\]\.load\.url: its query string carries a credential \(sig=\)/, /^targets\[0\]\.activator\.probeUrl: its query string carries a credential \(code=\)/],
+    wantErrors: [/^targets\[0\]\.activator\.probeUrl: its query string carries a credential \(code=\)/, /^targets\[0\]\.load\.url: its query string carries a credential \(sig=\)/],
+    wantFiles: ['aks.kubeconfig'],
+  },
+  {
+    name: 'azure.devToken is refused with its path, besides the dev credential it goes with',
+    config: { azure: { subscriptionId: '00000000-0000-0000-0000-000000000000', credential: 'dev', devToken: KEY, resourceManagerEndpoint: 'https://127.0.0.1:8443' } },
+    wantErrors: [/^azure\.devToken: a credential would ship with the package/, /^azure\.credential: "dev"/],
+  },
+  {
+    name: 'a load URL with user:pass@ and api_key=, a probe URL with apikey= and X-Amz-Signature= are each refused with their paths',
+    config: {
+      kubernetes: aks,
+      targets: [
+        azureTarget({ source: 'http', url: `https://ops:${KEY}@metrics.example/load`, targetPerReplica: 5 }, { probeUrl: `https://web.example/probe?apikey=${KEY}` }),
+        {
+          ...azureTarget({ source: 'http', url: `https://metrics.example/load?api_key=${KEY}`, targetPerReplica: 5 }, { probeUrl: `https://bucket.example/p?X-Amz-Signature=${KEY}&X-Amz-Credential=${KEY}` }),
+          name: 'api',
+          scaleTargetRef: { kind: 'Deployment', name: 'api' },
+        },
+      ],
+    },
+    contents: { 'aks.kubeconfig': kubeconfig('    exec: { command: kubelogin }\n') },
+    wantErrors: [
+      /^targets\[0\]\.activator\.probeUrl: its query string carries a credential \(apikey=\)/,
+      /^targets\[0\]\.load\.url: the URL carries a user and password \(…@metrics\.example\)/,
+      /^targets\[1\]\.activator\.probeUrl: its query string carries a credential \(X-Amz-Signature=, X-Amz-Credential=\)/,
+      /^targets\[1\]\.load\.url: its query string carries a credential \(api_key=\)/,
+    ],
     wantFiles: ['aks.kubeconfig'],
   },
   {

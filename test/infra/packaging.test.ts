@@ -182,6 +182,29 @@ describe('building with a configuration', () => {
     expect(existsSync(outDir)).toBe(false);
   });
 
+  it('stops any build, azd or not, on a configuration carrying secrets, naming each path', async () => {
+    const configFile = await writeSource(path.join(tmp, 'secrets'), {
+      azure: { subscriptionId: '00000000-0000-0000-0000-000000000000', credential: 'dev', devToken: 'dev-token-value', resourceManagerEndpoint: 'https://127.0.0.1:8443' },
+      targets: [{ name: 'web', scaleTargetRef: { kind: 'VirtualMachineScaleSet', resourceGroup: 'rg', name: 'web' }, minScale: 1, load: { source: 'http', url: 'https://ops:pw@metrics.example/load?api_key=k', targetPerReplica: 5 } }],
+    });
+    const outDir = path.join(tmp, 'secrets-deploy');
+    const message = await buildDeployPackage({ outDir, configFile, loadConfig, env: {}, warn: () => undefined }).then(() => 'built', (e: unknown) => String((e as Error).message));
+    expect(message).toMatch(/cannot be deployed:\n {2}azure\.devToken: .*\n {2}targets\[0\]\.load\.url: the URL carries a user and password.*\n {2}targets\[0\]\.load\.url: its query string carries a credential \(api_key=\)/);
+    expect(message).not.toMatch(/dev-token-value|ops:pw|=k\b/);
+    expect(existsSync(outDir)).toBe(false);
+  });
+
+  it('--allow-dev-config builds a local configuration with notes, into a package that carries none; never under azd', async () => {
+    const configFile = await writeSource(path.join(tmp, 'dev'), { storage: { connection: 'UseDevelopmentStorage=true' } });
+    await expect(buildDeployPackage({ outDir: path.join(tmp, 'dev-azd'), configFile, loadConfig, env: { AZURE_ENV_NAME: 'dev' }, allowDevConfig: true })).rejects.toThrow(/--allow-dev-config is for local builds only/);
+    const outDir = path.join(tmp, 'dev-deploy');
+    const notes: string[] = [];
+    await buildDeployPackage({ outDir, configFile, loadConfig, env: {}, allowDevConfig: true, warn: (line) => notes.push(line) });
+    expect(notes.join('\n')).toMatch(/storage\.connection: [\s\S]*allowed by --allow-dev-config: dist\/deploy gets no configuration/);
+    expect(existsSync(path.join(outDir, 'app', 'main.js'))).toBe(true);
+    expect(existsSync(path.join(outDir, 'drover.config.yaml'))).toBe(false);
+  });
+
   it('stops a strict build without a configuration', async () => {
     const outDir = path.join(tmp, 'none-deploy');
     await expect(

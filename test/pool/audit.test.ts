@@ -106,3 +106,73 @@ describe('bug 3: a forced relist honours Retry-After', () => {
     expect(world.sim.counts.listVms).toBe(lists + 2);
   });
 });
+
+describe("bug 4: the pool's recheck of unfinished work is not refused by its reconcile rate", () => {
+  it('with the default 1m,1, the 15 s recheck after a delete ARM still runs goes through; a forced pass does not', async () => {
+    const slow = await armWorld({ deleteDelayMs: 60_000 });
+    try {
+      const scaleSet = slow.sim.addScaleSet({ resourceGroup: RG, name: 'b4', vms: [{}, { provisioningState: 'Failed', powerState: 'PowerState/stopped' }] });
+      const real = await slow.runtime({ pools: [{ ...pool('b4', { maxCount: 2, enableFastDeleteOnFailedProvisioning: true }), reconcileRate: '1m,1' }] });
+      // The real sender sends; the test also keeps what was sent (a delayed message is not visible yet).
+      const sent: { reason: string }[] = [];
+      const rt: Runtime = { ...real, queues: { ...real.queues, reconcile: async (m, delay) => (sent.push(m), real.queues.reconcile(m, delay)) } };
+      // The first pass adopts, fast-deletes the broken VM and, ARM still deleting it, asks for a recheck.
+      await pass(rt, 'b4');
+      expect(slow.sim.counts.deleteInstances).toBe(1);
+      expect(sent).toHaveLength(1);
+      scaleSet.addVm();
+      expect(decisionOf(await pass(rt, 'b4', 'forced'))?.decision).toBe('rate limited');
+      const recheck = await pass(rt, 'b4', sent[0]!.reason);
+      expect(recheck.status).toBe('done');
+      expect(decisionOf(recheck)?.decision).not.toBe('rate limited');
+    } finally {
+      await slow.sim.close();
+      rmSync(slow.dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+});
+
+describe('bug 5: a 429 on the scale set GET serves the stored read', () => {
+  it('the pass goes on from the scale set read stored on the cache, as a 429 on the listing does', async () => {
+    // A world of its own: the throttle rule must not outlive the test.
+    const own = await armWorld();
+    try {
+      const scaleSet = own.sim.addScaleSet({ resourceGroup: RG, name: 'b5', capacity: 2 });
+      const clock = movable();
+      const rt = await own.runtime({ pools: [pool('b5', { maxCount: 3 })] }, { clock });
+      await pass(rt, 'b5');
+      await new Promise((r) => setTimeout(r, 120));
+      await pass(rt, 'b5');
+      expect(scaleSet.capacity).toBe(3);
+      // The stored read is older than its period: the pass asks ARM, which refuses every GET.
+      clock.advance(10 * MIN);
+      own.sim.throttleNext(100, { retryAfter: 60, operations: ['getScaleSet'] });
+      scaleSet.addVm();
+      const throttled = await pass(rt, 'b5');
+      expect(throttled.status).toBe('done');
+      expect(own.sim.counts.throttled).toBeGreaterThan(0);
+    } finally {
+      await own.sim.close();
+      rmSync(own.dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('bug 6: a row marked failed recovers', () => {
+  it('a VM marked ProvisioningFailedPermanent that is running and healthy again is marked Running', async () => {
+    const scaleSet = world.sim.addScaleSet({ resourceGroup: RG, name: 'b6', vms: [{}, { provisioningState: 'Failed', powerState: 'PowerState/stopped' }] });
+    const rt = await world.runtime({ pools: [pool('b6', { maxCount: 2, enableFastDeleteOnFailedProvisioning: true })] });
+    // The delete is refused: the VM stays, its row marked failed.
+    world.sim.failNext(1, { status: 409, code: 'OperationNotAllowed', operations: ['deleteInstances'] });
+    await pass(rt, 'b6');
+    const statusOf = async () => (await readInventory(rt.table('machines'), 'b6')).rows.find((r) => r.rowKey.endsWith('/virtualMachines/1'))?.props;
+    expect((await statusOf())?.providerStatus).toBe('ProvisioningFailedPermanent');
+    scaleSet.updateVm('1', { provisioningState: 'Succeeded', powerState: 'PowerState/running' });
+    const recovered = await pass(rt, 'b6');
+    expect(recovered.status).toBe('done');
+    expect(decisionOf(recovered)?.reason).toMatch(/healthy again/);
+    expect(await statusOf()).toMatchObject({ providerStatus: 'Running' });
+    expect((await statusOf())?.brokenAt).toBeUndefined();
+    expect(world.sim.counts.deleteInstances).toBeGreaterThan(0);
+  });
+});

@@ -63,6 +63,12 @@ describe('one scale set, one owner', () => {
     { name: 'a pool and a scale set target', doc: { azure, pools: [pool()], targets: [vmssTarget('web', 'Rg', 'vmss')] }, path: 'targets[0].scaleTargetRef', both: ['targets[0] ("web")', 'pools[0] ("workers")'] },
     { name: 'two scale set targets', doc: { azure, targets: [vmssTarget('a', 'rg', 'x'), vmssTarget('b', 'RG', 'x')] }, path: 'targets[1].scaleTargetRef', both: ['targets[1] ("b")', 'targets[0] ("a")'] },
     { name: 'two targets on one workload', doc: { kubernetes: { kubeconfig: '/dev/null' }, targets: [deployment('a', 'web'), deployment('b', 'web')] }, path: 'targets[1].scaleTargetRef', both: ['targets[1] ("b")', 'targets[0] ("a")'] },
+    {
+      name: 'two targets on one Deployment, one naming it by kind and one by group/version/plural',
+      doc: { kubernetes: { kubeconfig: '/dev/null' }, targets: [deployment('a', 'web'), { ...deployment('b', 'web'), scaleTargetRef: { group: 'apps', version: 'v1', plural: 'deployments', name: 'web' } }] },
+      path: 'targets[1].scaleTargetRef',
+      both: ['targets[1] ("b")', 'targets[0] ("a")'],
+    },
   ])('refuses $name with exit code 2, naming both entries', async ({ doc, path, both }) => {
     const { code, stderr } = await cli(['--config', writeConfig(doc), 'status']);
     expect(code).toBe(2);

@@ -40,25 +40,26 @@ describe('the demo story', () => {
       name: 'a capacity raise and the VMs it brought, adopted',
       after: pool({
         scaleSet: { resourceGroup: 'rg', name: 'vmss', orchestrationMode: 'Uniform', capacity: 4 },
+        counts: { healthy: 2, broken: 0, creating: 2, stopped: 0, deleting: 0, unmanaged: 0, missing: 0 },
         instances: [0, 1, 2, 3].map((n) => ({ id: vm(n), state: n < 2 ? ('Running' as const) : ('Creating' as const), powerState: null, errorInfo: null })),
         machines: [0, 1, 2, 3].map((n) => ({ providerId: vm(n), providerStatus: 'Running', address: null, createdAt: null, updatedAt: null })),
       }),
-      want: ['workers: capacity raised 2 → 4', 'workers: adopted rg/vmss/2, rg/vmss/3 into the inventory', '  = workers: 2/4 running, 2 creating, inventory 4'],
+      want: ['workers: capacity raised 2 → 4', 'workers: adopted rg/vmss/2, rg/vmss/3 into the inventory', '  = workers: capacity 4, 2 healthy, 2 creating, inventory 4'],
     },
     {
       name: 'a back-off after failed provisioning, with what is left of it',
       after: pool({ backoffUntil: new Date(NOW + 252_000).toISOString() }),
-      want: ['workers: backed off: no new capacity for 4m12s', '  = workers: 2/2 running, inventory 2, backed off 4m12s more'],
+      want: ['workers: backed off: no new capacity for 4m12s', '  = workers: capacity 2, 2 healthy, inventory 2, creations backed off until 12:04:12Z'],
     },
     {
       name: 'the safety switch with the ids on each side',
       after: pool({ safetySwitch: { providerOnly: [vm(1)], inventoryOnly: [vm(7)], since: new Date(NOW).toISOString() } }),
-      want: ['workers: SAFETY SWITCH tripped: rg/vmss/1 in the scale set only, rg/vmss/7 in the inventory only', '  = workers: 2/2 running, inventory 2, SAFETY SWITCH tripped'],
+      want: ['workers: SAFETY SWITCH tripped: rg/vmss/1 in the scale set only, rg/vmss/7 in the inventory only', '  = workers: capacity 2, 2 healthy, inventory 2, SAFETY SWITCH tripped'],
     },
     {
       name: 'a VM that went away',
-      after: pool({ instances: [pool().instances[0]!] }),
-      want: ['workers: deleted rg/vmss/1', '  = workers: 1/2 running, inventory 2'],
+      after: pool({ instances: [pool().instances[0]!], counts: { healthy: 1, broken: 0, creating: 0, stopped: 0, deleting: 0, unmanaged: 0, missing: 1 } }),
+      want: ['workers: deleted rg/vmss/1', '  = workers: capacity 2, 1 healthy, 1 missing, inventory 2'],
     },
   ])('pool: $name', ({ after, want }) => {
     expect(storyLines(status(pool(), target()), status(after, target()), NOW)).toEqual(want);
@@ -66,23 +67,53 @@ describe('the demo story', () => {
 
   it('a cleared safety switch is told too', () => {
     const tripped = pool({ safetySwitch: { providerOnly: [vm(1)], inventoryOnly: [], since: new Date(NOW).toISOString() } });
-    expect(storyLines(status(tripped, target()), status(pool(), target()), NOW)).toEqual(['workers: safety switch cleared', '  = workers: 2/2 running, inventory 2']);
+    expect(storyLines(status(tripped, target()), status(pool(), target()), NOW)).toEqual(['workers: safety switch cleared', '  = workers: capacity 2, 2 healthy, inventory 2']);
   });
 
   it.each([
-    { name: 'scaled up, replicas not ready yet', before: target(), after: target({ requestedScale: 3, desiredScale: 3 }), want: ['web: scaled 1 → 3', '  = web: 1/3 ready, active, desired 3'] },
-    { name: 'the replicas caught up', before: target({ requestedScale: 3, desiredScale: 3 }), after: target({ requestedScale: 3, desiredScale: 3, actualScale: 3 }), want: ['web: all 3 replica(s) ready', '  = web: 3/3 ready, active, desired 3'] },
+    { name: 'scaled up, replicas not ready yet', before: target(), after: target({ requestedScale: 3, desiredScale: 3 }), want: ['web: scaled 1 → 3', '  = web: ready 1, scale 3, desired 3, active'] },
+    { name: 'the replicas caught up', before: target({ requestedScale: 3, desiredScale: 3 }), after: target({ requestedScale: 3, desiredScale: 3, actualScale: 3 }), want: ['web: all 3 replica(s) ready', '  = web: ready 3, scale 3, desired 3, active'] },
     {
       name: 'woke from zero',
       before: target({ active: 'False', reason: 'NoTraffic', requestedScale: 0, actualScale: 0, desiredScale: 0 }),
       after: target({ lastActivation: { at: new Date(NOW).toISOString(), latencyMs: 3017 } }),
-      want: ['web: scaled 0 → 1', 'web: active', 'web: all 1 replica(s) ready', 'web: woke from zero in 3017 ms', '  = web: 1/1 ready, active, desired 1'],
+      want: ['web: scaled 0 → 1', 'web: active', 'web: all 1 replica(s) ready', 'web: woke from zero in 3017 ms', '  = web: ready 1, scale 1, desired 1, active'],
     },
   ])('target: $name', ({ before, after, want }) => {
     expect(storyLines(status(pool(), before), status(pool(), after), NOW)).toEqual(want);
   });
 
+  it('right after a VM failed, the summary counts it broken as status does, not creating', () => {
+    const oom = { errorClass: 'OutOfResources' as const, errorCode: 'provisioning-state-failed', errorMessage: 'out of capacity' };
+    const before = pool({ counts: { healthy: 2, broken: 0, creating: 1, stopped: 0, deleting: 0, unmanaged: 0, missing: 0 } });
+    const after = pool({
+      instances: [...pool().instances, { id: vm(4), state: 'Creating', powerState: 'PowerState/stopped', errorInfo: oom }],
+      counts: { healthy: 2, broken: 1, creating: 0, stopped: 0, deleting: 0, unmanaged: 0, missing: 0 },
+    });
+    before.instances.push({ id: vm(4), state: 'Creating', powerState: null, errorInfo: null });
+    expect(storyLines(status(before, target()), status(after, target()), NOW)).toEqual([
+      'workers: rg/vmss/4 failed: OutOfResources (provisioning-state-failed)',
+      '  = workers: capacity 2, 2 healthy, 1 broken, inventory 2',
+    ]);
+  });
+
+  it('tells the summary again when it changed without a change line, so the last one says how things are', () => {
+    const scaledDown = target({ requestedScale: 0, desiredScale: 0, actualScale: 1, active: 'False', reason: 'NoTraffic' });
+    expect(storyLines(status(pool(), target()), status(pool(), scaledDown), NOW)).toEqual([
+      'web: scaled 1 → 0',
+      'web: inactive (NoTraffic)',
+      '  = web: ready 1, scale 0, desired 0, inactive (NoTraffic)',
+    ]);
+    // The last replica goes: no change line of its own, but the summary follows.
+    expect(storyLines(status(pool(), scaledDown), status(pool(), { ...scaledDown, actualScale: 0 }), NOW)).toEqual(['  = web: ready 0, scale 0, desired 0, inactive (NoTraffic)']);
+  });
+
+  it('names every figure of a summary: no "3/1" to read as three of one', () => {
+    expect(storyLines(undefined, status(pool(), target({ actualScale: 3, requestedScale: 3, desiredScale: 1 })), NOW).at(-1)).toBe('  = web: ready 3, scale 3, desired 1, active');
+    expect(storyLines(undefined, status(pool(), target({ desiredScale: -1 })), NOW).at(-1)).toBe('  = web: ready 1, scale 1, desired unknown (no load sample yet), active');
+  });
+
   it('the first reading is the summaries alone', () => {
-    expect(storyLines(undefined, status(pool(), target()), NOW)).toEqual(['  = workers: 2/2 running, inventory 2', '  = web: 1/1 ready, active, desired 1']);
+    expect(storyLines(undefined, status(pool(), target()), NOW)).toEqual(['  = workers: capacity 2, 2 healthy, inventory 2', '  = web: ready 1, scale 1, desired 1, active']);
   });
 });

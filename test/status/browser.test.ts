@@ -1,32 +1,167 @@
 /**
  * The status page in a real browser: Debian's Chromium, driven by playwright-core, loads the
- * page from a local host on which a short version of the demo's story plays against the
- * simulators (the pool raises its capacity, load arrives for the target, then a VM vanishes
- * from ARM's list while the capacity still counts it, which trips the safety switch). A screenshot is left in test-results/.
+ * page while a short version of the demo's story plays against Azurite and the simulators.
+ * First on an injected clock, pass by pass: a scripted minute in which a VM fails and is
+ * deleted and the target goes 1 → 3 → 1 → 0; the test reads the plotted points and the event
+ * marks from the page and looks at it 390 px wide. Then on a local host in real time, a VM
+ * vanishes from ARM's list while the capacity still counts it, which trips the safety switch.
+ * Screenshots are left in test-results/.
  *
  * Without Chromium (at CHROMIUM_PATH or /usr/bin/chromium) the test reports itself skipped,
  * with the reason, so that `npm test` passes on a fresh machine; under CI=true it fails.
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { expect, it } from 'vitest';
+import { expect, it, type TestContext } from 'vitest';
 import { chromium, type Page } from 'playwright-core';
+import { ManualClock } from '../../src/clock.js';
+import { registrations } from '../../src/handlers/registrations.js';
 import { startLocalHost } from '../../src/host/local-host.js';
+import { startStatusServer } from '../../src/host/status-server.js';
 import { silentLog } from '../../src/log.js';
+import { reconcileObject } from '../../src/reconcile/object.js';
 import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
 import { buildStatus } from '../../src/status/status.js';
 import type { ScaleSetApi } from '../../src/azure/scale-set-api.js';
+import { startActivatorSim } from '../../sim/activator/server.js';
 import { startWorld } from '../support/world.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOT = path.resolve('test-results', 'status-page.png');
+const MINUTE_SCREENSHOT = path.resolve('test-results', 'status-page-minute.png');
+const NARROW_SCREENSHOT = path.resolve('test-results', 'status-page-390px.png');
 
-it('draws the pool and target timelines with data points and shows a tripped safety switch', async (ctx) => {
+function needChromium(ctx: TestContext): void {
   if (!existsSync(CHROMIUM)) {
     const reason = `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
     if (process.env.CI === 'true') throw new Error(`${reason}: the browser test cannot be skipped under CI`);
     ctx.skip(true, reason);
   }
+}
+
+type Plotted = { data: (number | null)[][]; series: string[]; events: { at: number; text: string; kind: string }[] };
+
+/** Each value a series takes on the page's chart, with the time (ms) it starts: the plotted steps (from its first point on). */
+function steps(chart: Plotted, series: string): [number, number | null][] {
+  const column = chart.data[chart.series.indexOf(series) + 1]!;
+  const out: [number, number | null][] = [];
+  chart.data[0]!.forEach((x, i) => {
+    if (out.length === 0 ? column[i] !== null : out.at(-1)![1] !== column[i]) out.push([Math.round(x! * 1000), column[i]!]);
+  });
+  return out;
+}
+
+it('draws a scripted minute with each change at its own time, marks its events, and fits 390 px', async (ctx) => {
+  needChromium(ctx);
+  const world = await startWorld();
+  const activator = await startActivatorSim();
+  const scaleSet = world.arm.sim.addScaleSet({ resourceGroup: 'rg', name: 'vmss-workers', capacity: 2 });
+  scaleSet.failNextCreations(1);
+  const webRef = { kind: 'Deployment' as const, namespace: 'default', name: 'web' };
+  world.kube.add(webRef, { replicas: 1, readyReplicas: 1 });
+  const configFile = world.configFile({
+    pools: [
+      {
+        name: 'workers',
+        scaleSet: { resourceGroup: 'rg', name: 'vmss-workers' },
+        maxCount: 4,
+        chunkSize: 2,
+        reconcileRate: '0s,1',
+        creationRate: '0s,2',
+        instanceCache: { ttl: '0s' },
+        enableFastDeleteOnFailedProvisioning: true,
+      },
+    ],
+    targets: [
+      {
+        name: 'web',
+        scaleTargetRef: webRef,
+        minScale: 0,
+        maxScale: 10,
+        scaleToZero: { enabled: true, stableWindow: '20s', gracePeriod: '10s' },
+        activator: { probeUrl: activator.probeUrl, probePeriod: '1s', probeTimeout: '30s' },
+        load: { source: 'push', targetPerReplica: 10 },
+      },
+    ],
+  });
+  const t0 = Math.floor(Date.now() / 60_000) * 60_000;
+  const clock = new ManualClock(t0);
+  const rt = await createRuntime({ configFile, clock });
+  await rt.storage.ensure();
+  const http = registrations.find((r) => r.trigger === 'http')!;
+  const server = await startStatusServer({ handler: (request, context) => http.handler(rt, request, context), port: 0, log: silentLog });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+  try {
+    // The minute, pass by pass at its second: the simulators' own delays (50 ms) pass in real time between them.
+    const pool = () => reconcileObject(rt, { kind: 'pool', name: 'workers' }, { reason: 'timer' }, { log: silentLog });
+    const web = (load?: number) => reconcileObject(rt, { kind: 'target', name: 'web' }, { reason: 'timer', ...(load === undefined ? {} : { load }) }, { log: silentLog });
+    const script: [number, () => Promise<unknown>][] = [
+      [0, pool], [1, () => web()], [5, () => web(25)], [10, pool], [12, () => web()], [20, pool], [30, () => web(0)],
+      [35, () => web()], [42, () => web()], [47, () => web()], [52, () => web()], [57, () => web()],
+    ];
+    const scaled: number[] = [];
+    for (const [second, pass] of script) {
+      clock.set(t0 + second * 1000);
+      const outcome = (await pass()) as Awaited<ReturnType<typeof reconcileObject>>;
+      if (outcome.status === 'done' && /^scaled /.test(outcome.decision.decision)) scaled.push(second * 1000);
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    clock.set(t0 + 59_000);
+
+    const page = await browser.newPage({ viewport: { width: 1200, height: 1600 } });
+    await open(page, server.url);
+    const charts = await page.evaluate<Record<string, Plotted>>('window.droverCharts');
+    const target = charts['chart-target_2fweb']!;
+    const workers = charts['chart-pool_2fworkers']!;
+    // web: 1 → 3 → 1 → 0, each step starting at the second of the pass that made it.
+    const scale = steps(target, 'scale');
+    expect(scale.map(([, v]) => v)).toEqual([1, 3, 1, 0]);
+    expect(scale.slice(1).map(([at]) => at - t0)).toEqual(scaled);
+    // The load as pushed, at its own seconds: 25 at 5 s, 0 at 30 s.
+    expect(steps(target, 'load').map(([at, v]) => [at - t0, v])).toEqual([[5_000, 25], [30_000, 0]]);
+    // workers: the raise at 0 s; the failed VM counted broken and deleted by the pass at 10 s.
+    const at = (series: string) => steps(workers, series).map(([ms, v]) => [ms - t0, v]);
+    // The failed VM is deleted by the pass that first lists it (fast delete): a mark, then one VM deleting.
+    expect({ capacity: at('capacity'), deleting: at('deleting'), healthy: at('healthy'), inventory: at('inventory') }).toEqual({
+      capacity: [[0, 4], [20_000, 3]],
+      deleting: [[0, 0], [10_000, 1], [20_000, 0]],
+      healthy: [[0, 2], [10_000, 3]],
+      inventory: [[0, 4], [20_000, 3]],
+    });
+    const marks = workers.events.map((e) => [Math.round(e.at * 1000) - t0, e.kind]);
+    expect(marks).toEqual(expect.arrayContaining([[0, 'adopted'], [10_000, 'failed'], [10_000, 'deleted']]));
+    expect(await page.locator('.object[data-object="pool/workers"] li.event-deleted').count()).toBe(1);
+    // The legends show the values now without a hover.
+    const legend = await page.locator('.object[data-object="target/web"] .u-legend').innerText();
+    expect(legend).not.toContain('--');
+    expect(legend).toMatch(/scale:?\s*0(?![\d.])/);
+    expect(legend).toMatch(/load:?\s*0(?![\d.])/);
+    mkdirSync(path.dirname(MINUTE_SCREENSHOT), { recursive: true });
+    await page.screenshot({ path: MINUTE_SCREENSHOT, fullPage: true });
+
+    // 390 px wide: the page, its charts and its tables reflow; nothing runs off the screen.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await open(page, server.url);
+    const overflow = await page.evaluate<string[]>(`(() => {
+      const wide = [];
+      const check = (el, name) => { if (el.scrollWidth > el.clientWidth + 1) wide.push(name + ': ' + el.scrollWidth + ' > ' + el.clientWidth); };
+      check(document.documentElement, 'document');
+      document.querySelectorAll('.chart, .timeline, .decisions, .decisions table, .object').forEach((el, i) => check(el, el.className + '#' + i));
+      for (const c of document.querySelectorAll('.chart canvas')) if (c.getBoundingClientRect().right > window.innerWidth) wide.push('canvas');
+      return wide;
+    })()`);
+    expect(overflow).toEqual([]);
+    await page.screenshot({ path: NARROW_SCREENSHOT, fullPage: true });
+  } finally {
+    await browser.close();
+    await server.close();
+    await activator.close();
+    await world.close();
+  }
+}, 90_000);
+
+it('draws the pool and target timelines with data points and shows a tripped safety switch', async (ctx) => {
+  needChromium(ctx);
   const world = await startWorld();
   const scaleSet = world.arm.sim.addScaleSet({ resourceGroup: 'rg', name: 'vmss-workers', capacity: 2 });
   world.kube.add({ kind: 'Deployment', namespace: 'default', name: 'web' }, { replicas: 1, readyReplicas: 1 });

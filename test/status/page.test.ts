@@ -180,7 +180,7 @@ describe('timelines', () => {
       [null, 25, 25, 25, 0, 0, 0],
     ]);
     expect(chart.series.map((x) => x.latest)).toEqual([0, 0, 0, 0]);
-    expect(chart.events).toEqual([{ at: s(18), text: 'inactive', kind: 'active' }]);
+    expect(chart.events).toEqual([{ at: s(18), text: 'inactive', kind: 'active', label: 'inactive' }]);
     expect(chart.axes).toEqual({ x: 'time (UTC)', count: 'replicas', load: 'load' });
   });
 

@@ -4,14 +4,17 @@
  *
  *   first sight     → adopt it as it runs (no scale is decided): active once its ready
  *                     replicas reach max(minScale, 1), inactive at zero, activating in between
- *   otherwise       → desired scale from the samples (windows, rate limits, panic)
- *                     → planScale (bounds, scale to zero; asks for a synchronous probe)
+ *   otherwise       → the scaling-policy pipeline (src/scaler/plan/pipeline.ts): the desired
+ *                     scale from the samples, windows and rates, bounds, scale to zero (which
+ *                     asks for a synchronous probe)
  *
  * Like planScale it answers `{ kind: 'probe' }` when the synchronous activator probe is needed;
  * the caller probes and calls again with `probe` set.
  */
-import type { TargetConfig } from '../../config/schema.js';
-import { decideDesiredScale, type DeciderSettings, type DesiredInput, type DesiredScale } from '../../load/decider.js';
+import type { DesiredInput, DesiredScale } from '../../load/decider.js';
+import type { Observation, TargetSettings } from './target-settings.js';
+import type { BoundRule } from '../plan/bound-rules.js';
+import { runPipeline } from '../plan/pipeline.js';
 import { effectiveMinScale, type ScaleBounds } from './bounds.js';
 import {
   ADOPTED_ACTIVATING,
@@ -22,48 +25,13 @@ import {
   markInactive,
   type TargetConditions,
 } from './conditions.js';
-import { planScale, type Desired } from './plan-scale.js';
-import { type ScalePlan, type ScaleToZeroSettings, type SyncProbeResult } from './scale-to-zero.js';
-import { conditionsOf, panicOf, type TargetRecord } from './target-record.js';
+import type { Desired } from './plan-scale.js';
+import type { ScalePlan, SyncProbeResult } from './scale-to-zero.js';
+import { conditionsOf, type TargetRecord, type TargetRecordPatch } from './target-record.js';
 
-/** After adopting a target, the next reconcile decides on it this soon. */
-export const ADOPTION_REQUEUE_MS = 1_000;
+export { ADOPTION_REQUEUE_MS } from '../plan/pipeline.js';
 
-export interface TargetSettings {
-  bounds: ScaleBounds;
-  scaleToZero: ScaleToZeroSettings;
-  desired: DeciderSettings;
-}
-
-/** A target's settings as the decisions take them. */
-/** `targetPerReplica` comes from the load source (1 for a target without one). */
-export function targetSettings(target: TargetConfig, targetPerReplica: number): TargetSettings {
-  const stableWindowMs = target.scaleToZero.stableWindow;
-  return {
-    bounds: { minScale: target.minScale, maxScale: target.maxScale },
-    scaleToZero: {
-      enableScaleToZero: target.scaleToZero.enabled,
-      stableWindowMs,
-      gracePeriodMs: target.scaleToZero.gracePeriod,
-      activationTimeoutMs: target.activationTimeout,
-    },
-    desired: {
-      targetPerReplica,
-      stableWindowMs,
-      maxScaleUpRate: target.maxScaleUpRate,
-      maxScaleDownRate: target.maxScaleDownRate,
-      panic: { enabled: target.panic.enabled, windowMs: target.panic.window ?? stableWindowMs / 10, thresholdPercent: target.panic.threshold },
-    },
-  };
-}
-
-/** The target as seen now (or, when it could not be read, as last stored). */
-export interface Observation {
-  /** Its own scale: spec replicas or capacity (a workload without one runs 1). */
-  scale: number;
-  /** Ready replicas, running instances. */
-  ready: number;
-}
+export { targetSettings, type Observation, type TargetSettings } from './target-settings.js';
 
 export interface TargetDecisionInput {
   record: TargetRecord | undefined;
@@ -86,37 +54,32 @@ export interface TargetDecided {
   /** This reconcile adopted the target (first sight): nothing is written to it. */
   adopted: boolean;
   plan: ScalePlan;
+  /** The rule that last changed the replicas the load asked for. */
+  boundBy?: BoundRule;
+  /** Record fields the pipeline's stages keep between reconciles. */
+  changes: TargetRecordPatch;
 }
 
 export type TargetDecision = { kind: 'probe' } | TargetDecided;
 
 export function decideTarget(input: TargetDecisionInput): TargetDecision {
   const { record, observation, settings, now } = input;
-  const desired = decideDesiredScale({
+  const adopted = record?.activeStatus === undefined;
+  const conditions = adopted ? adopt(observation, settings.bounds, now) : conditionsOf(record);
+  const result = runPipeline({
+    record,
+    conditions,
+    adopted,
+    observation,
     samples: input.samples,
     holdLatest: input.holdLatest,
-    readyReplicas: observation.ready,
-    panic: settings.desired.panic.enabled ? panicOf(record) : undefined,
-    settings: settings.desired,
-    now,
-  });
-  if (record?.activeStatus === undefined) {
-    const conditions = adopt(observation, settings.bounds, now);
-    return { kind: 'decided', desired, conditions, adopted: true, plan: adoptionPlan() };
-  }
-  const conditions = conditionsOf(record);
-  const step = planScale({
-    desired: desiredOf(desired),
-    bounds: settings.bounds,
-    conditions,
-    settings: settings.scaleToZero,
-    activatorSeenSince: record.activatorSeenSince ?? null,
+    settings,
     ...(input.probe ? { probe: input.probe } : {}),
-    currentScale: observation.scale,
     now,
   });
-  if (step.kind === 'probe') return step;
-  return { kind: 'decided', desired, conditions, adopted: false, plan: step.plan };
+  if (result.kind === 'probe') return result;
+  const { desired, plan, boundBy, changes } = result;
+  return { kind: 'decided', desired, conditions, adopted, plan, ...(boundBy ? { boundBy } : {}), changes };
 }
 
 export function desiredOf(desired: DesiredScale): Desired {
@@ -131,8 +94,4 @@ export function adopt(observation: Observation, bounds: ScaleBounds, now: number
   if (observation.ready >= Math.max(effectiveMinScale(bounds), 1)) return markActive({}, now, ADOPTED_ACTIVE);
   if (observation.scale === 0 && observation.ready === 0) return markInactive({}, now, ADOPTED_AT_ZERO);
   return markActivating({}, now, ADOPTED_ACTIVATING);
-}
-
-function adoptionPlan(): ScalePlan {
-  return { kind: 'hold', reason: 'adopted', requeueAfterMs: [ADOPTION_REQUEUE_MS], offerAsyncProbe: false };
 }

@@ -8,12 +8,13 @@
  */
 import type { Decision } from '../../decision.js';
 import type { DesiredScale } from '../../load/decider.js';
+import type { BoundRule } from '../plan/bound-rules.js';
 import type { WakeOutcome } from './activation.js';
 import type { TargetConditions } from './conditions.js';
 import { nextGridPoint } from './requeue.js';
 import type { ScalePlan, ScaleReason } from './scale-to-zero.js';
 
-/** What became of a plan's scale: the shell's write, as plain data. */
+/** What became of a plan's scale: nothing to write, or the executor's write. */
 export type WriteResult =
   | { kind: 'none' }
   | { kind: 'unchanged'; current: number }
@@ -21,9 +22,17 @@ export type WriteResult =
   | { kind: 'deferred'; from: number; to: number; retryAt: number }
   | { kind: 'written'; from: number; to: number; note?: string; capacityWrites?: string }
   | { kind: 'failed'; from: number; to: number; error: string; transient: boolean; capacityWrites?: string }
-  | { kind: 'missing'; error: unknown }
-  /** The target could not be read: the plan was made from its stored record, nothing written. */
-  | { kind: 'unread'; error: string; transient: boolean };
+  | { kind: 'missing'; error: unknown };
+
+/** The target could not be read: the plan was made from its stored record, nothing written. */
+export interface TargetUnread {
+  kind: 'unread';
+  error: string;
+  transient: boolean;
+}
+
+/** What a reconcile made of the target's scale: a write result, or no read to write on. */
+export type ScaleOutcome = WriteResult | TargetUnread;
 
 /** The seed's re-enqueue period. */
 const REENQUEUE_MS = 1_000;
@@ -60,7 +69,7 @@ export interface FollowUpInput {
   /** Conditions the plan was made on, and after this reconcile. */
   before: TargetConditions;
   after: TargetConditions;
-  write: WriteResult;
+  write: ScaleOutcome;
   kind: 'kubernetes' | 'scaleSet';
   activationTimeoutMs: number;
   /** Ready replicas now, the target's own scale after this reconcile, and when it was last written. */
@@ -110,16 +119,24 @@ export interface DescribeInput {
   desired: DesiredScale;
   /** What this reconcile learnt of the load, for the decision log ("pushed 25", "http 3"). */
   load: { note: string };
-  write: WriteResult;
+  write: ScaleOutcome;
   wake: WakeOutcome;
+  /** The rule that last changed the replicas the load asked for. */
+  boundBy?: BoundRule;
   dryRun: boolean;
   probe: { ok: boolean; error?: string } | undefined;
   /** Why the reconcile ran: "timer", "forced", a re-enqueue's reason. */
   trigger: string;
 }
 
-export function describeTargetDecision({ plan, desired, load, write, wake, dryRun, probe, trigger }: DescribeInput): Decision {
+/** What a plan rests on: its reason, the desired scale, and the rule that bound it. */
+export function explainPlan({ plan, desired, boundBy }: { plan: ScalePlan; desired: DesiredScale; boundBy?: BoundRule | undefined }): string[] {
+  return [REASONS[plan.reason], describeDesired(desired), ...(boundBy ? [`bound by ${boundBy}`] : [])];
+}
+
+export function describeTargetDecision({ plan, desired, load, write, wake, dryRun, probe, trigger, boundBy }: DescribeInput): Decision {
   const parts = [REASONS[plan.reason], `load: ${load.note}`, describeDesired(desired)];
+  if (boundBy) parts.push(`bound by ${boundBy}`);
   if (probe) parts.push(probe.ok ? 'activator answered' : `activator: ${probe.error ?? 'no answer'}`);
   if (write.kind === 'written' && write.note) parts.push(write.note);
   if (write.kind === 'deferred') parts.push(`4 capacity writes in the last minute: ${write.from} → ${write.to} waits until ${new Date(write.retryAt).toISOString()}`);
@@ -144,7 +161,7 @@ export function describeTargetDecision({ plan, desired, load, write, wake, dryRu
   }
 }
 
-function steadyVerb(plan: ScalePlan, write: WriteResult, dryRun: boolean): string {
+function steadyVerb(plan: ScalePlan, write: ScaleOutcome, dryRun: boolean): string {
   const would = dryRun ? 'would be ' : '';
   if (plan.reason === 'stable-window-elapsed') return `${would}marked inactive`;
   if (plan.reason === 'adopted') return `${would}adopted`;

@@ -45,15 +45,23 @@ export interface ScaleInput {
 }
 
 export function planScale(input: ScaleInput): ScaleStep {
-  if (input.desired.kind === 'unknown') return planWithoutSample(input);
-  const desired = applyBounds(input.bounds, input.desired.scale);
+  const { desired: wanted, bounds, ...rest } = input;
+  return planScaleWithin(bounds, wanted.kind === 'known' ? applyBounds(bounds, wanted.scale) : undefined, rest);
+}
+
+/**
+ * planScale with the desired scale already within `bounds` (the pipeline's bounds stage puts
+ * it there); undefined when no sample is in the window.
+ */
+export function planScaleWithin(bounds: ScaleBounds, desired: number | undefined, input: Omit<ScaleInput, 'desired' | 'bounds'>): ScaleStep {
+  if (desired === undefined) return planWithoutSample({ ...input, bounds });
   if (desired === 0 && input.currentScale === 0 && isInactive(input.conditions) && input.settings.enableScaleToZero) {
     return report(0, 'already-at-zero');
   }
   return decideScaleToZero({ ...input, desired });
 }
 
-function planWithoutSample(input: ScaleInput): ScaleStep {
+function planWithoutSample(input: Omit<ScaleInput, 'desired'>): ScaleStep {
   const floor = Math.max(effectiveMinScale(input.bounds), input.settings.enableScaleToZero ? 0 : 1);
   if (floor > input.currentScale) return apply(floor, 'raised-to-lower-bound');
   if (!isActivating(input.conditions)) return hold('metrics-not-collected');

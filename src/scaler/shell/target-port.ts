@@ -55,6 +55,11 @@ export function isTargetMissing(error: unknown): boolean {
   return error instanceof TargetNotFoundError || error instanceof ArmNotFoundError;
 }
 
+/** What kind of port a target's scaleTargetRef names. */
+export function targetPortKind(ref: TargetConfig['scaleTargetRef']): TargetPort['kind'] {
+  return 'kind' in ref && ref.kind === 'VirtualMachineScaleSet' ? 'scaleSet' : 'kubernetes';
+}
+
 export async function targetPortFor(rt: Runtime, target: TargetConfig, log: Log): Promise<TargetPort> {
   const ref = target.scaleTargetRef;
   if ('kind' in ref && ref.kind === 'VirtualMachineScaleSet') {

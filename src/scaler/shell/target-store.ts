@@ -11,6 +11,7 @@
 import { redact } from '../../redact.js';
 import { sameProps, type EntityTable } from '../../state/entity-table.js';
 import { applyRecordPatch, type TargetRecord, type TargetRecordPatch } from '../decide/target-record.js';
+import { capText } from '../../text/cap.js';
 
 const ROW = 'status';
 
@@ -69,7 +70,32 @@ export async function writeTargetRecord(
   return result.changed ? revision : expected;
 }
 
-/** The status page shows lastError as is: a load or probe URL's token must not get there. */
+/**
+ * The status page shows lastError as is: a load or probe URL's token must not get there, and an
+ * API server's 200 KiB error must not make the row too large to write.
+ */
 function redacted(record: TargetRecord): TargetRecord {
-  return record.lastError === undefined ? record : { ...record, lastError: redact(record.lastError) };
+  return record.lastError === undefined ? record : { ...record, lastError: capText(redact(record.lastError)) };
+}
+
+/**
+ * A target's row as one reconcile holds it: read once, then every write fenced on the revision
+ * read (or on the one its own previous write left).
+ */
+export class FencedTargetRow {
+  private revision = 0;
+  constructor(
+    private readonly table: EntityTable,
+    readonly target: string,
+  ) {}
+
+  async read(): Promise<TargetRecord | undefined> {
+    const record = await readTargetRecord(this.table, this.target);
+    this.revision = record?.revision ?? 0;
+    return record;
+  }
+
+  async write(patch: (current: TargetRecord | undefined) => TargetRecordPatch): Promise<void> {
+    this.revision = await writeTargetRecord(this.table, this.target, this.revision, patch);
+  }
 }

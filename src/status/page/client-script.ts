@@ -39,7 +39,7 @@ export const CLIENT_SCRIPT = String.raw`(function () {
         var y = u.bbox.top + (i % 3) * 12 * devicePixelRatio;
         ctx.beginPath(); ctx.moveTo(x - 5 * devicePixelRatio, y); ctx.lineTo(x + 5 * devicePixelRatio, y); ctx.lineTo(x, y + 8 * devicePixelRatio); ctx.fill();
         ctx.font = (10 * devicePixelRatio) + 'px system-ui, sans-serif';
-        ctx.fillText(e.kind, x + 6 * devicePixelRatio, y + 8 * devicePixelRatio);
+        ctx.fillText(e.label, x + 6 * devicePixelRatio, y + 8 * devicePixelRatio);
       });
       ctx.restore();
     } } };
@@ -62,11 +62,12 @@ export const CLIENT_SCRIPT = String.raw`(function () {
       series: [{ label: 'time', value: function (u, v, si, idx) { return idx == null ? (last === null ? '' : clock(last) + ' (now)') : clock(v); } }].concat(c.series.map(function (s) {
         return {
           label: s.label, stroke: rgba(s.color, s.alpha), width: s.width, dash: s.dash, scale: s.scale, paths: stepped,
+          fill: s.scale === 'load' ? rgba(s.color, 0.1) : undefined,
           points: { show: true, size: Math.max(4, s.width + 2), fill: rgba(s.color, s.alpha) },
           value: function (u, v, si, idx) { return number(idx == null ? s.latest : v); },
         };
       })),
-      axes: [{ label: c.axes.x, labelSize: 20 }, { scale: 'count', label: c.axes.count, labelSize: 20 }].concat(hasLoad ? [{ scale: 'load', side: 1, label: c.axes.load, labelSize: 20, grid: { show: false } }] : []),
+      axes: [{ label: c.axes.x, labelSize: 20, values: function (u, splits) { return splits.map(function (v) { return v == null ? '' : clock(v); }); } }, { scale: 'count', label: c.axes.count, labelSize: 20 }].concat(hasLoad ? [{ scale: 'load', side: 1, label: c.axes.load, labelSize: 20, grid: { show: false } }] : []),
       plugins: [eventMarks(c.events)],
     };
     var u = new uPlot(opts, c.data, el);

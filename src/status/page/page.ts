@@ -120,7 +120,8 @@ ol.events time { color: #666; font-variant-numeric: tabular-nums; }
 .u-legend .u-series { padding: 0 6px; }
 header { flex-wrap: wrap; }
 .summary .figure { max-width: 100%; }
-td, th, p, li, summary { overflow-wrap: anywhere; }
+td, th, p, li, summary { overflow-wrap: break-word; }
+.decisions td:first-child { white-space: nowrap; }
 @media (max-width: 640px) {
   body { padding: 0 8px 32px; }
   .object { padding: 6px 8px; }

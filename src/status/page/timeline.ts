@@ -31,6 +31,8 @@ export interface ChartEvent {
   at: number;
   text: string;
   kind: 'failed' | 'deleted' | 'adopted' | 'safety' | 'wake' | 'active' | 'other';
+  /** What the mark on the chart says: its kind, or the whole text when that is short. */
+  label: string;
 }
 
 export interface ChartSpec {
@@ -113,7 +115,7 @@ function chart(object: string, title: string, axes: ChartSpec['axes'], styles: R
     axes: loads.length > 0 || axes.load === undefined ? axes : { x: axes.x, count: axes.count },
     series,
     data: [times.map((t) => t / 1000), ...columns],
-    events: rows.filter((r) => r.at >= from).flatMap((r) => r.events.map((text) => ({ at: r.at / 1000, text, kind: eventKind(text) }))),
+    events: rows.filter((r) => r.at >= from).flatMap((r) => r.events.map((text) => event(r.at, text))),
     historyPoints: rows.length,
   };
 }
@@ -146,6 +148,11 @@ function holdForward(times: readonly number[], points: readonly { at: number; v:
     out.push(seen ? held : undefined);
   }
   return out;
+}
+
+function event(at: number, text: string): ChartEvent {
+  const kind = eventKind(text);
+  return { at: at / 1000, text, kind, label: text.length <= 24 ? text : kind };
 }
 
 function eventKind(text: string): ChartEvent['kind'] {

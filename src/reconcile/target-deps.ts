@@ -1,0 +1,78 @@
+/**
+ * What one target reconcile uses, built once per reconcile from the runtime (the composition
+ * root for a job is reconcile/object.ts): its row, its samples, its scale port, the activator
+ * probes, the reconcile queue, the lease and the clock. The reconcile itself never sees the
+ * Runtime.
+ */
+import type { QueueClient } from '@azure/storage-queue';
+import type { Clock } from '../clock.js';
+import type { TargetConfig } from '../config/schema.js';
+import { errorMessage, type Log } from '../log.js';
+import { queueClientFor, type QueueSourceConfig } from '../load/queue-source.js';
+import { readSamples, writeSamples } from '../load/sample-store.js';
+import type { Sample } from '../load/samples.js';
+import { recordActivationLatency } from '../metrics/activation-latency.js';
+import { recordAndFlush } from '../metrics/export.js';
+import { probeActivator } from '../probe/activator-probe.js';
+import { offerProbe } from '../probe/async-probe.js';
+import type { ReconcileMessage } from '../queue/messages.js';
+import type { ProbeResult } from '../scaler/plan/plan-target.js';
+import { targetPortFor, type TargetPort } from '../scaler/shell/target-port.js';
+import { FencedTargetRow } from '../scaler/shell/target-store.js';
+import type { EntityTable } from '../state/entity-table.js';
+import type { ReconcileContext } from './types.js';
+
+export interface TargetPassDeps {
+  row: Pick<FencedTargetRow, 'read' | 'write'>;
+  samples: { read(): Promise<Sample[]>; write(samples: readonly Sample[], now: number): Promise<void> };
+  port: TargetPort;
+  queueClient(source: QueueSourceConfig): QueueClient;
+  /** One synchronous activator probe. */
+  probe(): Promise<ProbeResult>;
+  /** Offers the asynchronous probe; false when one is already in flight. */
+  offerProbe(): Promise<boolean>;
+  /** One delayed reconcile of this target at `at` (the queue layer collapses repeats). */
+  reconcileAt(message: Omit<ReconcileMessage, 'dueAt' | 'kind' | 'name'>, at: number): Promise<unknown>;
+  /** Records the activation latency metric of a wake. */
+  recordWake(latencyMs: number): Promise<void>;
+  lease: ReconcileContext['lease'];
+  clock: Clock;
+  log: Log;
+  signal: AbortSignal;
+}
+
+export async function targetPassDeps(ctx: ReconcileContext, target: TargetConfig): Promise<TargetPassDeps> {
+  const { rt, log, signal } = ctx;
+  const port = await targetPortFor(rt, target, log);
+  return {
+    row: new FencedTargetRow(rt.table('targets'), target.name),
+    samples: sampleRow(rt.table('samples'), target.name),
+    port,
+    queueClient: (source) => queueClientFor(source, () => rt.azureCredential()),
+    probe: () => probeActivator(target.activator?.probeUrl, { signal }),
+    offerProbe: () => offerProbe(rt.stores.probe, target),
+    reconcileAt: (message, at) => rt.queues.reconcileAt({ ...message, kind: 'target', name: target.name }, at),
+    recordWake: (latencyMs) =>
+      recordAndFlush(rt.env, log, (provider) => recordActivationLatency({ target: target.name, kind: port.kind, latencyMs }, provider)).catch((error: unknown) =>
+        log.warn(`target ${target.name}: could not record the activation latency metric: ${errorMessage(error)}`),
+      ),
+    lease: ctx.lease,
+    clock: rt.clock,
+    log,
+    signal,
+  };
+}
+
+/** The target's samples row: written only over the ETag it was read with. */
+function sampleRow(table: EntityTable, target: string): TargetPassDeps['samples'] {
+  let etag: string | undefined;
+  return {
+    async read() {
+      const stored = await readSamples(table, target);
+      etag = stored.etag;
+      return stored.samples;
+    },
+    write: (samples, now) => writeSamples(table, target, samples, now, etag),
+  };
+}
+

@@ -1,0 +1,43 @@
+/**
+ * A target's settings as the decisions take them, and what a reconcile observed of it.
+ */
+import type { TargetConfig } from '../../config/schema.js';
+import type { DeciderSettings } from '../../load/decider.js';
+import type { ScaleBounds } from './bounds.js';
+import type { ScaleToZeroSettings } from './scale-to-zero.js';
+
+export interface TargetSettings {
+  bounds: ScaleBounds;
+  scaleToZero: ScaleToZeroSettings;
+  desired: DeciderSettings;
+}
+
+/** `targetPerReplica` comes from the load source (1 for a target without one). */
+export function targetSettings(target: TargetConfig, targetPerReplica: number): TargetSettings {
+  const stableWindowMs = target.scaleToZero.stableWindow;
+  return {
+    bounds: { minScale: target.minScale, maxScale: target.maxScale },
+    scaleToZero: {
+      enableScaleToZero: target.scaleToZero.enabled,
+      stableWindowMs,
+      gracePeriodMs: target.scaleToZero.gracePeriod,
+      activationTimeoutMs: target.activationTimeout,
+    },
+    desired: {
+      targetPerReplica,
+      stableWindowMs,
+      maxScaleUpRate: target.maxScaleUpRate,
+      maxScaleDownRate: target.maxScaleDownRate,
+      panic: { enabled: target.panic.enabled, windowMs: target.panic.window ?? stableWindowMs / 10, thresholdPercent: target.panic.threshold },
+    },
+  };
+}
+
+/** The target as seen now (or, when it could not be read, as last stored). */
+export interface Observation {
+  /** Its own scale: spec replicas or capacity (a workload without one runs 1). */
+  scale: number;
+  /** Ready replicas, running instances. */
+  ready: number;
+}
+

@@ -1,0 +1,41 @@
+/**
+ * What bound a decision: the rule of the pipeline that last changed the replicas the load asked
+ * for, named as HPA's and KEDA's users know them. Shown in status, on the page, in the decision
+ * log and in the replay's timeline. Undefined when the load's answer stood unchanged.
+ */
+export const BOUND_RULES = [
+  /** maxScaleUpRate (Knative) or a `behavior.scaleUp` policy held a rise back. */
+  'ScaleUpLimit',
+  /** maxScaleDownRate (Knative) or a `behavior.scaleDown` policy held a fall back. */
+  'ScaleDownLimit',
+  /** A `behavior` stabilization window kept a higher (down) or lower (up) recommendation. */
+  'ScaleDownStabilized',
+  'ScaleUpStabilized',
+  /** Panic mode kept the highest scale asked for during the panic. */
+  'Panicking',
+  /** A failing source blocked a scale-down (HPA: any signal broken, no scale-down). */
+  'SourceFailing',
+  /** Fallback replicas apply: every source failed past its threshold. */
+  'FallbackActive',
+  /** Knative's scaleDownDelay kept the highest scale of the delay window. */
+  'ScaleDownDelayed',
+  /** Knative's initialScale or activationScale raised the first scale. */
+  'InitialScale',
+  'ActivationScale',
+  /** minScale, maxScale. */
+  'TooFewReplicas',
+  'TooManyReplicas',
+  /** An open schedule window raised the floor or lowered the ceiling. */
+  'ScheduledFloor',
+  'ScheduledCeiling',
+  /** No load sample: nothing lowered. */
+  'NoEvidence',
+  /** Going to zero waits: the stable window, the activator, the grace period. */
+  'ScaleToZeroPending',
+  /** A queue-driven target waits out its cooldown before going to zero. */
+  'CooldownPending',
+  /** Paused by `drover pause` or `paused: true`. */
+  'Paused',
+] as const;
+
+export type BoundRule = (typeof BOUND_RULES)[number];

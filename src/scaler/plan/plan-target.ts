@@ -1,0 +1,101 @@
+/**
+ * A target's plan for one reconcile, pure: from its snapshot (the target as read or as last
+ * stored, its record, its load samples, the synchronous probe's answer once asked for) and its
+ * settings, at `now`, the scale plan, what the executor is to write, and the lines that explain
+ * it. The reconcile, the scaler tables and `drover replay` all plan through here.
+ *
+ *   decideTarget (adoption, or the pipeline of src/scaler/plan/pipeline.ts)
+ *   → the write: none | unchanged | would (dry run) | deferred (a scale set's write budget)
+ *     | unread (planned from the stored record) | write (with what to save before it)
+ *
+ * Like decideTarget it answers `{ kind: 'probe' }` when the synchronous activator probe is
+ * needed; the executor probes and plans again with `probe` set in the snapshot.
+ */
+import type { DesiredInput } from '../../load/decider.js';
+import { startsWake } from '../decide/activation.js';
+import { checkWriteBudget, decodeWrites, encodeWrites, recordWrite } from '../decide/capacity-budget.js';
+import { decideTarget, type TargetDecided, type TargetSettings } from '../decide/decide-target.js';
+import { explainPlan } from '../decide/follow-ups.js';
+import { decidePatch, DEFAULT_REPLICAS } from '../decide/plan-scale.js';
+import type { SyncProbeResult } from '../decide/scale-to-zero.js';
+import type { TargetRecord, TargetRecordPatch } from '../decide/target-record.js';
+import type { ObservedTarget } from '../shell/target-port.js';
+
+export type ProbeResult = SyncProbeResult & { error?: string };
+
+/** What the reconcile could see of the target: a fresh read, or its stored record when the read failed. */
+export type TargetView =
+  | { kind: 'read'; observed: ObservedTarget }
+  /** `transient`: whether the failed read may pass by itself (`isTransient`). */
+  | { kind: 'stored'; observed: ObservedTarget; error: string; transient: boolean };
+
+export interface TargetSnapshot {
+  kind: 'kubernetes' | 'scaleSet';
+  record: TargetRecord | undefined;
+  view: TargetView;
+  /** The target's load samples: a `SampleWindow`, an array, or anything with its `average`. */
+  samples: DesiredInput['samples'];
+  /** The source is a gauge (push): an empty window reads as its last value. */
+  holdLatest: boolean;
+  /** The synchronous probe's answer, once a first plan asked for it. */
+  probe?: ProbeResult;
+  dryRun: boolean;
+}
+
+/** What the executor is to do with the target's scale. */
+export type WriteIntent =
+  /** The plan applies no scale (it holds, or reports one without writing it). */
+  | { kind: 'none' }
+  | { kind: 'unchanged'; current: number }
+  | { kind: 'would'; from: number; to: number }
+  | { kind: 'deferred'; from: number; to: number; retryAt: number }
+  /** The target could not be read: the plan was made from its stored record, nothing is written. */
+  | { kind: 'unread'; error: string; transient: boolean }
+  /** Write `to`; `save` must reach the row first (the write budget, the start of a wake). */
+  | { kind: 'write'; from: number; to: number; wakes: boolean; capacityWrites?: string; save?: TargetRecordPatch };
+
+export interface TargetPlan {
+  kind: 'plan';
+  decided: TargetDecided;
+  write: WriteIntent;
+  /** What the plan rests on, for a dry run, the decision log and the replay. */
+  lines: string[];
+}
+
+export function planTarget(snapshot: TargetSnapshot, settings: TargetSettings, now: number): { kind: 'probe' } | TargetPlan {
+  const { record, view } = snapshot;
+  const observation = { scale: view.observed.specReplicas ?? DEFAULT_REPLICAS, ready: view.observed.ready };
+  const decided = decideTarget({
+    record,
+    samples: snapshot.samples,
+    holdLatest: snapshot.holdLatest,
+    observation,
+    settings,
+    ...(snapshot.probe ? { probe: snapshot.probe } : {}),
+    now,
+  });
+  if (decided.kind === 'probe') return decided;
+  return { kind: 'plan', decided, write: writeIntent(snapshot, decided, now), lines: explainPlan(decided) };
+}
+
+function writeIntent(snapshot: TargetSnapshot, decided: TargetDecided, now: number): WriteIntent {
+  const { view, record } = snapshot;
+  if (view.kind === 'stored') return { kind: 'unread', error: view.error, transient: view.transient };
+  const plan = decided.plan;
+  if (plan.kind !== 'apply') return { kind: 'none' };
+  const patch = decidePatch(plan.scale, view.observed.specReplicas);
+  if (!patch.patch) return { kind: 'unchanged', current: patch.current };
+  const { from, to } = patch;
+  if (snapshot.dryRun) return { kind: 'would', from, to };
+  let capacityWrites: string | undefined;
+  if (snapshot.kind === 'scaleSet') {
+    const writes = decodeWrites(record?.capacityWrites);
+    const budget = checkWriteBudget(writes, now);
+    if (!budget.ok) return { kind: 'deferred', from, to, retryAt: budget.retryAt };
+    // Every attempt counts: ARM counts a refused update against the scale set too.
+    capacityWrites = encodeWrites(recordWrite(writes, now));
+  }
+  const wakes = startsWake(record?.wakeRequestedAt, from, to);
+  const save: TargetRecordPatch = { ...(capacityWrites ? { capacityWrites } : {}), ...(wakes ? { wakeRequestedAt: now } : {}) };
+  return { kind: 'write', from, to, wakes, ...(capacityWrites ? { capacityWrites } : {}), ...(Object.keys(save).length ? { save } : {}) };
+}
