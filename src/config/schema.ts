@@ -4,7 +4,7 @@
  * parsed, so nothing downstream re-parses strings.
  */
 import { z } from 'zod';
-import { parseDuration } from './duration.js';
+import { DURATION_FORM, parseDuration } from './duration.js';
 import { parseRate } from './rate.js';
 import { isLoopbackHost } from './loopback.js';
 // Replicas of a target and machines of a pool.
@@ -37,7 +37,7 @@ const boundedMs = (text: string, ms: number, positive: boolean) => {
 };
 
 const duration = (fallback: string, { positive = false } = {}) =>
-  parsedString('expected a duration such as "90s", "5m" or "1h30m"', (text) => boundedMs(text, parseDuration(text), positive)).prefault(fallback);
+  parsedString(`expected ${DURATION_FORM}`, (text) => boundedMs(text, parseDuration(text), positive)).prefault(fallback);
 
 const rate = (fallback: string) =>
   parsedString('expected a rate "INTERVAL,BURST" such as "5s,1"', (text) => {
