@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 /**
  * The Kubernetes Role and RoleBinding Drover's identity needs in each namespace it scales, from
- * the targets of a configuration: get on the Deployments and StatefulSets it reads, get and
- * patch on their scale subresource, and get and patch on the /scale of each other resource a
- * target names (Azure RBAC cannot name those, so they always need this Role). Namespaced only:
+ * the targets of a configuration: get on the Deployments and StatefulSets it reads, patch on
+ * their scale subresource (Drover reads those workloads as objects, never their /scale), and
+ * get and patch on the /scale of each other resource a target names (Azure RBAC cannot name those, so they always need this Role). Namespaced only:
  * no ClusterRole, no list, watch, create or delete, no other kind. Rules follow
  * src/kubernetes/operations.ts, which test/infra/least-privilege.test.ts holds this to.
  *
@@ -42,18 +42,23 @@ export function kubernetesRbac(config, { principalId, only = 'all' }) {
     const group = workload ? 'apps' : ref.group;
     const groups = byNamespace.get(namespace) ?? new Map();
     byNamespace.set(namespace, groups);
-    const entry = groups.get(group) ?? { objects: new Set(), scales: new Set() };
+    const entry = groups.get(group) ?? { objects: new Set(), scales: new Set(), readScales: new Set() };
     groups.set(group, entry);
     if (workload) entry.objects.add(workload);
+    else entry.readScales.add(`${ref.plural}/scale`);
     entry.scales.add(`${workload ?? ref.plural}/scale`);
   }
   const docs = [];
   for (const [namespace, groups] of [...byNamespace].sort(([a], [b]) => a.localeCompare(b))) {
     const rules = [];
-    for (const [group, { objects, scales }] of [...groups].sort(([a], [b]) => a.localeCompare(b))) {
-      // Drover reads a Deployment or StatefulSet itself (spec.replicas survives 0) and writes only its scale.
+    for (const [group, { objects, scales, readScales }] of [...groups].sort(([a], [b]) => a.localeCompare(b))) {
+      // Drover reads a Deployment or StatefulSet itself (spec.replicas survives 0) and only writes
+      // its scale; any other resource it reads and writes through /scale alone.
       if (objects.size) rules.push({ apiGroups: [group], resources: [...objects].sort(), verbs: ['get'] });
-      rules.push({ apiGroups: [group], resources: [...scales].sort(), verbs: ['get', 'patch'] });
+      const both = [...scales].filter((r) => readScales.has(r)).sort();
+      const patchOnly = [...scales].filter((r) => !readScales.has(r)).sort();
+      if (patchOnly.length) rules.push({ apiGroups: [group], resources: patchOnly, verbs: ['patch'] });
+      if (both.length) rules.push({ apiGroups: [group], resources: both, verbs: ['get', 'patch'] });
     }
     const metadata = { name: ROLE_NAME, namespace, labels: { 'app.kubernetes.io/managed-by': 'drover' } };
     docs.push({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata, rules });

@@ -9,11 +9,15 @@
  *      namespaced Role of scripts/kubernetes-rbac.mjs, written to dist/kubernetes-rbac.yaml and
  *      applied with kubectl only when DROVER_APPLY_KUBERNETES_RBAC=true (it needs the
  *      operator's own cluster rights); otherwise the command to run is printed.
+ *   3. For each `queue` load source given an accountName: Storage Queue Data Reader on that one
+ *      queue (the account is found by name; it may be in any resource group), which is all its
+ *      approximate message count needs.
  * Role assignments need Owner or User Access Administrator, as `azd provision` itself does.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { URL } from 'node:url';
 import process from 'node:process';
 import { linkedScopes } from '../linked-resources.mjs';
 import { kubernetesRbac, readTargets, toYaml } from '../kubernetes-rbac.mjs';
@@ -43,10 +47,12 @@ for (const { resourceGroup, name } of scaleSetsOf()) {
   for (const { id, from } of unknown) say(`warning: ${resourceGroup}/${name} references ${id} at ${from}, a type with no linked action known; if scale-out is refused, grant it by hand`);
 }
 
+const configFile = path.resolve('drover.config.yaml');
+
 // 2. AKS.
 const cluster = env.DROVER_AKS_CLUSTER_ID;
 if (cluster) {
-  const config = readTargets(path.resolve('drover.config.yaml'));
+  const config = readTargets(configFile);
   const azureRbac = az(['aks', 'show', '--ids', cluster, '--query', 'aadProfile.enableAzureRbac']) === true;
   if (azureRbac) {
     const namespaces = new Set(
@@ -65,4 +71,18 @@ if (cluster) {
       say(`the namespaced Role Drover needs is in ${file}; apply it with your own cluster rights: kubectl apply -f ${file}`);
     }
   }
+}
+
+// 3. Queue load sources read with the identity.
+const QUEUE_READER = JSON.parse(readFileSync(new URL('../../infra/roles.json', import.meta.url), 'utf8')).storageQueueDataReader.id;
+const queueSources = existsSync(configFile)
+  ? (readTargets(configFile).targets ?? []).map((t) => t.load).filter((l) => l?.source === 'queue' && typeof l.accountName === 'string' && typeof l.queueName === 'string')
+  : [];
+for (const { accountName, queueName } of queueSources) {
+  const ids = az(['resource', 'list', '--name', accountName, '--resource-type', 'Microsoft.Storage/storageAccounts', '--query', '[].id']) ?? [];
+  if (ids.length !== 1) {
+    say(`warning: storage account ${accountName} (a queue load source) ${ids.length ? 'is ambiguous' : 'was not found'} in this subscription; grant Storage Queue Data Reader on its queue ${queueName} by hand`);
+    continue;
+  }
+  assign(QUEUE_READER, `${ids[0]}/queueServices/default/queues/${queueName}`, `queue load source ${accountName}/${queueName}`);
 }

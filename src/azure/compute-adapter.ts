@@ -107,7 +107,11 @@ function agentTrusting(extraCa: string): Agent {
 /** The budget seen on the responses of one call. */
 interface BudgetSeen {
   latest: RateLimitRemaining | null;
+  /** ARM's error body of a failed response (capped): the SDK's pager drops it from its error. */
+  errorBody?: string;
 }
+
+const MAX_ERROR_BODY_CHARS = 8_192;
 
 /**
  * The call a response belongs to: the client (and its pipeline) is shared by concurrent calls,
@@ -170,6 +174,7 @@ class ComputeScaleSetApi implements ScaleSetApi {
     // An endpoint could answer empty pages with a nextLink for ever: no more pages than VMs allowed.
     const maxPages = maxVms + 1;
     const seen: BudgetSeen = { latest: null };
+    let count = 0;
     try {
       // Every page's response passes the budget recorder inside this scope, and only this listing's.
       await budgetScope.run(seen, async () => {
@@ -178,7 +183,6 @@ class ComputeScaleSetApi implements ScaleSetApi {
           mode === 'Uniform'
             ? this.client.virtualMachineScaleSetVMs.list(resourceGroup, name, { expand: 'instanceView', abortSignal: options.abortSignal }).byPage()
             : this.client.virtualMachines.list(resourceGroup, { filter, expand: 'instanceView', abortSignal: options.abortSignal }).byPage();
-        let count = 0;
         for await (const page of pages) {
           if (options.abortSignal?.aborted) throw new AbortedError(reasonOf(options.abortSignal).message);
           if (++count > maxPages) throw new Error(`more than ${maxPages} pages, stopped (at most ${maxVms} VMs are listed)`);
@@ -187,7 +191,7 @@ class ComputeScaleSetApi implements ScaleSetApi {
         }
       });
     } catch (error) {
-      throw translateArmError(error, context, this.clock.now());
+      throw translateArmError(error, { ...context, afterFirstPage: count > 0, errorBody: seen.errorBody }, this.clock.now());
     }
     return { vms, rateLimit: seen.latest };
   }
@@ -265,6 +269,7 @@ class ComputeScaleSetApi implements ScaleSetApi {
       sendRequest: async (request, next) => {
         const response = await next(request);
         const seen = budgetScope.getStore();
+        if (seen && response.status >= 400 && typeof response.bodyAsText === 'string') seen.errorBody = response.bodyAsText.slice(0, MAX_ERROR_BODY_CHARS);
         const budget = seen ? rateLimitFromHeaders(response.headers, this.clock.now()) : null;
         if (seen && budget) seen.latest = budget;
         return response;

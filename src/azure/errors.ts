@@ -5,16 +5,19 @@
  */
 export { RateLimitedError } from '../errors/rate-limited.js';
 
-/** 404: the scale set (or its resource group) does not exist. */
+/** 404: the scale set (or its resource group) does not exist. ARM's own code and message are kept. */
 export class ArmNotFoundError extends Error {
   override name = 'ArmNotFoundError';
   constructor(
     readonly operation: string,
     readonly resource: string,
-    options?: ErrorOptions,
+    options?: ErrorOptions & { code?: string; armMessage?: string },
   ) {
-    super(`${operation}: ${resource} not found`, options);
+    const detail = options?.code ? ` (${options.code}${options.armMessage ? `: ${options.armMessage}` : ''})` : '';
+    super(`${operation}: ${resource} not found${detail}`, options);
+    this.code = options?.code;
   }
+  readonly code: string | undefined;
 }
 
 /** 412: the If-Match ETag is stale; someone else changed the resource. Re-read and decide again. */

@@ -14,7 +14,8 @@ export function scaleSetInfoOf(vmss: VirtualMachineScaleSet): ScaleSetInfo {
     name: vmss.name ?? '',
     location: vmss.location ?? undefined,
     orchestrationMode: vmss.orchestrationMode ?? undefined,
-    capacity: typeof vmss.sku?.capacity === 'number' ? vmss.sku.capacity : undefined,
+    // A capacity that is no whole number ≥ 0 is unknown (then no new VM is offered), not a number to plan with.
+    capacity: typeof vmss.sku?.capacity === 'number' && Number.isSafeInteger(vmss.sku.capacity) && vmss.sku.capacity >= 0 ? vmss.sku.capacity : undefined,
     etag: vmss.etag ?? undefined,
     provisioningState: vmss.provisioningState ?? undefined,
   };

@@ -67,11 +67,6 @@ export function lastRefreshAfterThrottle(
   return deferred(splayed, meta.periodMs, now, retryAfterMs);
 }
 
-/** `lastRefresh` that makes the cache expired from `now` on. */
-export function lastRefreshAfterInvalidate(meta: RefreshMeta, now: number): number {
-  return now - meta.periodMs;
-}
-
 function deferred(lastRefresh: number, periodMs: number, now: number, delayMs: number): number {
   if (delayMs <= 0) return lastRefresh;
   const next = lastRefresh + periodMs;

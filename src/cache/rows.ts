@@ -1,4 +1,7 @@
-/** How a cached instance is stored as a table row (Table Storage has no nested values). */
+/**
+ * How a cached instance was stored in the old one-row-per-VM format: read once when a partition
+ * of that format is migrated (cache-store.ts); nothing writes it any more.
+ */
 import type { CachedInstance, InstanceState } from './instance.js';
 
 export type InstanceProps = {
@@ -15,22 +18,6 @@ export type InstanceProps = {
   protectFromScaleIn?: boolean;
   protectFromScaleSetActions?: boolean;
 };
-
-export function instanceToProps(i: CachedInstance): InstanceProps {
-  return {
-    name: i.name,
-    state: i.state ?? '',
-    powerState: i.powerState,
-    errorClass: i.errorInfo?.errorClass,
-    errorCode: i.errorInfo?.errorCode,
-    errorMessage: i.errorInfo?.errorMessage,
-    provisioningState: i.provisioningState,
-    zone: i.zone,
-    timeCreated: i.timeCreated,
-    protectFromScaleIn: i.protectFromScaleIn,
-    protectFromScaleSetActions: i.protectFromScaleSetActions,
-  };
-}
 
 export function instanceFromRow(row: { rowKey: string; props: InstanceProps }): CachedInstance {
   const p = row.props;

@@ -1,43 +1,31 @@
 /**
  * The instance cache of one scale set, kept in the `instances` table so every Functions
- * instance shares it: one row per VM and a meta row with the refresh bookkeeping. Across
- * invocations a scale set is listed at most once per period: an invocation that finds the
- * cache expired must first win a claim on the meta row (an ETag-guarded write); the others
- * answer from what is stored. A 429 keeps the stored instances and pushes the next refresh
- * out to Retry-After; ARM's remaining budgets slow refreshes down before it refuses.
+ * instance shares it: its VMs packed into a few rows and a meta row with the refresh
+ * bookkeeping (cache-store.ts). Across invocations a scale set is listed at most once per
+ * period: whether a call serves, lists or serves stale is the pure `planRefresh`; to list, an
+ * invocation must first win a claim on the meta row (an ETag-guarded write); the others answer
+ * from what is stored. A 429 keeps the stored instances and pushes the next refresh out to
+ * Retry-After; ARM's remaining budgets slow refreshes down before it refuses. A dry run runs
+ * the same plan and executor over a store that writes nothing.
  */
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { errorMessage, type Log } from '../log.js';
-import type { EntityTable, Row } from '../state/entity-table.js';
+import { backoff, type EntityTable, type Row } from '../state/entity-table.js';
 import type { ScaleSetApi, ScaleSetInfo } from '../azure/scale-set-api.js';
 import { RateLimitedError } from '../errors/rate-limited.js';
+import { ContentionError } from '../state/errors.js';
 import { buildInstances } from './build-instances.js';
-import type { CachedInstance, InstanceState, InstanceStatus } from './instance.js';
+import type { CachedInstance, InstanceStatus } from './instance.js';
 import type { StatusFlags } from './instance-status.js';
 import { listingModeFor } from './orchestration.js';
-import {
-  lookupCacheSize,
-  lookupInstance,
-  lookupInstancesByState,
-  withInstancesStatus,
-  type CacheRead,
-  type InstanceLookup,
-} from './queries.js';
-import {
-  isExpired,
-  lastRefreshAfterInvalidate,
-  lastRefreshAfterSuccess,
-  lastRefreshAfterThrottle,
-  mathRandomInt,
-  type RandomInt,
-} from './refresh-policy.js';
+import { withInstancesStatus, type CacheRead } from './queries.js';
+import { isExpired, lastRefreshAfterSuccess, lastRefreshAfterThrottle, mathRandomInt, type RandomInt } from './refresh-policy.js';
+import { planRefresh } from './refresh-plan.js';
 import { slowdownFromRateLimit } from './refresh-slowdown.js';
-import { instanceFromRow, instanceToProps, type InstanceProps } from './rows.js';
+import { readOnlyCacheStore, tableCacheStore, type CacheStore, type StoredCache } from './cache-store.js';
 import { newGeneration } from '../state/generation.js';
 import { capText } from '../text/cap.js';
-
-const META = '~meta';
 
 /** How long a claim to refresh holds before another invocation may take over a crashed one. */
 export const REFRESH_CLAIM_MS = 60_000;
@@ -65,6 +53,9 @@ export type MetaProps = {
    * ARM's capacity, so they count towards it (else every pass would see drift and list again).
    */
   unparseable?: number;
+  /** How many pack rows hold the instances, and the id every one of them carries (cache-store.ts); absent in the old format. */
+  packs?: number;
+  packId?: number;
 };
 
 export interface ScaleSetCacheOptions {
@@ -85,6 +76,8 @@ export interface ScaleSetCacheDeps {
   /** Who claims refreshes (lease holder id). */
   holder: string;
   random?: RandomInt;
+  /** Where the cache is stored; the table's partition `options.key` unless given (a dry run's writes nothing). */
+  store?: CacheStore;
 }
 
 export interface CacheView {
@@ -99,33 +92,41 @@ export interface CacheView {
 }
 
 export class ScaleSetCache {
+  private readonly store: CacheStore;
+
   constructor(
     private readonly deps: ScaleSetCacheDeps,
     readonly options: ScaleSetCacheOptions,
-  ) {}
+  ) {
+    this.store = deps.store ?? tableCacheStore(deps.table, options.key);
+  }
 
   /**
-   * Refreshes if expired (or if `scaleSet` shows a capacity the cache does not hold), then
-   * answers. Never throws for ARM failures: a failed refresh comes back as `read.ok: false`
-   * with the stale list, as the seed's accessors do. `reread`: `scaleSet` is a stored read, good
-   * for noticing drift but not for a listing, which reads the scale set again.
+   * Refreshes if the plan says so (expired, or `scaleSet` shows a capacity the cache does not
+   * hold), then answers. Never throws for ARM failures: a failed refresh comes back as
+   * `read.ok: false` with the stale list, as the seed's accessors do. `reread`: `scaleSet` is a
+   * stored read, good for noticing drift but not for a listing, which reads the scale set again.
    */
   async validate(scaleSet?: ScaleSetInfo, options: { reread?: boolean } = {}): Promise<CacheView> {
-    const { meta, rows } = await this.load();
-    const instances = rows.map(instanceFromRow);
-    const now = this.deps.clock.now();
-    // ARM lowers the capacity as soon as a delete is accepted, so VMs being deleted do not count.
-    const present = instances.filter((i) => i.state !== 'Deleting').length + (meta.props.unparseable ?? 0);
-    const capacityDrift = scaleSet?.capacity !== undefined && scaleSet.capacity !== present && !this.throttled(meta.props, now);
-    if (!isExpired(this.refreshMeta(meta.props), now) && !capacityDrift) {
-      return { read: { ok: true, instances }, meta: meta.props, listed: false, previous: instances };
-    }
-    return this.refresh(meta, rows, instances, options.reread ? undefined : scaleSet);
+    return this.run(await this.store.load(), scaleSet, { reread: options.reread ?? false, force: false });
+  }
+
+  /** `validate` that writes nothing (a dry run): the same plan and executor over a store that writes nothing. */
+  async peek(scaleSet: ScaleSetInfo): Promise<CacheView> {
+    return new ScaleSetCache({ ...this.deps, store: readOnlyCacheStore(this.store) }, this.options).validate(scaleSet);
+  }
+
+  /**
+   * Lists now, whatever the period says (the seed's forced update); still one lister at a time,
+   * and never under ARM's Retry-After: while throttled it answers what is stored.
+   */
+  async forceUpdate(scaleSet?: ScaleSetInfo): Promise<CacheView> {
+    return this.run(await this.store.load(), scaleSet, { reread: false, force: true });
   }
 
   /** The meta row alone (one point read): what a warm pass checks before reading anything else. */
   async readMeta(): Promise<Row<MetaProps> | undefined> {
-    return this.deps.table.get<MetaProps>(this.options.key, META);
+    return this.store.readMeta();
   }
 
   /** Whether the cache as `meta` describes it is fresh now (no listing due). */
@@ -135,118 +136,98 @@ export class ScaleSetCache {
 
   /**
    * Stores a scale set read on the meta row for the other passes (best effort: under the ETag
-   * it was read with; a writer in between wins). Not a write to the rows: the generation stays.
+   * it was read with; a writer in between wins). Not a write to the instances: the generation stays.
    */
   async recordScaleSet(meta: Row<MetaProps> | undefined, scaleSet: ScaleSetInfo, readAt: number): Promise<void> {
     if (!meta) return; // Never listed: the first listing records it.
-    await this.deps.table.replaceIf(meta, { ...meta.props, scaleSet: JSON.stringify(scaleSet), scaleSetReadAt: readAt });
+    await this.store.writeMeta(meta, { ...meta.props, scaleSet: JSON.stringify(scaleSet), scaleSetReadAt: readAt });
   }
 
   /** Drops the stored scale set read (after Drover wrote the scale set: its capacity and ETag moved on). */
   async forgetScaleSet(): Promise<void> {
-    await this.deps.table.update<MetaProps>(this.options.key, META, (row) => (row ? { ...row.props, scaleSet: undefined, scaleSetReadAt: undefined } : undefined));
+    await this.store.updateMeta((row) => (row ? { ...row.props, scaleSet: undefined, scaleSetReadAt: undefined } : undefined));
   }
 
   /**
-   * `validate` that writes nothing (a dry run): a due refresh lists ARM into memory only, as a
-   * throwaway cache would, and the stored rows stay as they are.
+   * Marks instances (Drover deleted or created them) before ARM shows it; the marks stay until
+   * the next refresh. They go on the list as stored (a failed refresh left it stale: the marks go
+   * on the stale list), written back under the meta row's ETag, and read and marked again when
+   * another writer came in between. Nothing stored yet: nothing to mark.
    */
-  async peek(scaleSet: ScaleSetInfo): Promise<CacheView> {
-    const { meta, rows } = await this.load();
-    const previous = rows.map(instanceFromRow);
-    const present = previous.filter((i) => i.state !== 'Deleting').length;
-    const drift = scaleSet.capacity !== undefined && scaleSet.capacity !== present;
-    if (!isExpired(this.refreshMeta(meta.props), this.deps.clock.now()) && !drift) {
-      return { read: { ok: true, instances: previous }, meta: meta.props, listed: false, previous };
-    }
-    const { resourceGroup, name, flags } = this.options;
-    try {
-      const mode = listingModeFor(name, scaleSet.orchestrationMode, flags.enableVmssFlexNodes);
-      if (!mode.ok) throw mode.error;
-      const built = buildInstances((await this.deps.api.listVms(resourceGroup, name, mode.mode)).vms, previous, flags);
-      return { read: { ok: true, instances: built.instances }, meta: meta.props, listed: true, previous };
-    } catch (err) {
-      return { read: { ok: false, error: err instanceof Error ? err : new Error(String(err)), stale: previous }, meta: meta.props, listed: true, previous };
-    }
-  }
-
-  /**
-   * Lists now, whatever the period says (the seed's forced update); still one lister at a time,
-   * and never under ARM's Retry-After: while throttled it answers what is stored.
-   */
-  async forceUpdate(scaleSet?: ScaleSetInfo): Promise<CacheView> {
-    const { meta, rows } = await this.load();
-    const instances = rows.map(instanceFromRow);
-    if (this.throttled(meta.props, this.deps.clock.now())) return { read: { ok: true, instances }, meta: meta.props, listed: false, previous: instances };
-    return this.refresh(meta, rows, instances, scaleSet);
-  }
-
-  /** Makes the next validate list again. */
-  async invalidate(): Promise<void> {
-    await this.deps.table.update<MetaProps>(this.options.key, META, (row) => {
-      const props = row?.props ?? this.initialMeta();
-      return { ...props, lastRefresh: lastRefreshAfterInvalidate(this.refreshMeta(props), this.deps.clock.now()), generation: newGeneration() };
-    });
-    this.deps.log.info(`instance cache ${this.options.key}: invalidated`);
-  }
-
-  async getInstanceByProviderId(providerId: string): Promise<InstanceLookup> {
-    return lookupInstance((await this.validate()).read, providerId);
-  }
-
-  async getInstancesByState(state: InstanceState) {
-    return lookupInstancesByState((await this.validate()).read, state);
-  }
-
-  async size() {
-    return lookupCacheSize((await this.validate()).read);
-  }
-
-  /**
-   * Marks an instance (Drover deleted or created it) before ARM shows it; the mark stays
-   * until the next refresh. Refresh errors are not surfaced: the mark goes on the stale row.
-   */
-  async setInstanceStatus(providerId: string, status: InstanceStatus): Promise<void> {
-    await this.setInstancesStatus([providerId], status);
-  }
-
-  /** `setInstanceStatus` for several instances: one validation, one batched write. */
   async setInstancesStatus(providerIds: readonly string[], status: InstanceStatus): Promise<void> {
-    const view = await this.validate();
-    const instances = withInstancesStatus(view.read.ok ? view.read.instances : view.read.stale, providerIds, status);
-    // The generation first: a crash between the two still makes the next warm pass read the rows.
-    await this.deps.table.update<MetaProps>(this.options.key, META, (row) => ({ ...(row?.props ?? this.initialMeta()), generation: newGeneration() }));
-    const { rows } = await this.load();
-    const marked = new Set(providerIds);
-    await this.deps.table.writeChanged(
-      this.options.key,
-      instances.filter((i) => marked.has(i.id)).map((i) => ({ rowKey: i.id, props: instanceToProps(i) })),
-      rows,
-    );
+    let stored = await this.store.load();
+    for (let attempt = 1; stored.meta; attempt++) {
+      const marked = withInstancesStatus(stored.instances, providerIds, status);
+      // A new generation: the next warm pass reads the instances again.
+      if (await this.store.writeInstances(stored.meta, { ...stored.meta.props, generation: newGeneration() }, marked, stored)) return;
+      if (attempt >= MARK_ATTEMPTS) throw new ContentionError(`instance cache ${this.options.key}`, attempt);
+      await backoff(attempt);
+      stored = await this.store.load();
+    }
   }
 
-  private async refresh(meta: Row<MetaProps>, rows: Row<InstanceProps>[], stale: CachedInstance[], known?: ScaleSetInfo): Promise<CacheView> {
-    const { table, api, clock, log, holder } = this.deps;
-    const { key, resourceGroup, name, flags } = this.options;
-    const now = clock.now();
-    if (meta.props.claimedBy && (meta.props.claimUntil ?? 0) > now) {
-      // Someone (maybe another invocation in this very process) is listing: use what is stored.
-      return { read: { ok: true, instances: stale }, meta: meta.props, listed: false, previous: stale };
-    }
-    const token = `${holder}:${randomUUID().slice(0, 8)}`;
-    // The claim changes the generation: a lister that crashes after writing rows leaves it changed.
-    const claimProps: MetaProps = { ...meta.props, claimedBy: token, claimUntil: now + REFRESH_CLAIM_MS, generation: newGeneration() };
-    const claimed = meta.etag ? await table.replaceIf(meta, claimProps) : await table.create(key, META, claimProps);
-    if (!claimed) {
-      // Another invocation won the claim and is listing: use what is stored.
-      return { read: { ok: true, instances: stale }, meta: meta.props, listed: false, previous: stale };
-    }
+  /** Plans and executes one call. */
+  private async run(stored: StoredCache, scaleSet: ScaleSetInfo | undefined, how: { reread: boolean; force: boolean }): Promise<CacheView> {
+    const now = this.deps.clock.now();
+    const plan = planRefresh(stored.meta?.props, stored.instances, scaleSet, now, { ...this.initialMeta(), force: how.force });
+    if (plan.kind !== 'list') return this.served(stored);
+    return this.refresh(stored, how.reread ? undefined : scaleSet);
+  }
 
+  private served(stored: StoredCache): CacheView {
+    return { read: { ok: true, instances: stored.instances }, meta: stored.meta?.props ?? this.initialMeta(), listed: false, previous: stored.instances };
+  }
+
+  private async refresh(stored: StoredCache, known?: ScaleSetInfo): Promise<CacheView> {
+    const { clock, holder } = this.deps;
+    const now = clock.now();
+    const token = `${holder}:${randomUUID().slice(0, 8)}`;
+    const props = stored.meta?.props ?? this.initialMeta();
+    // The claim changes the generation: a lister that crashes while listing leaves it changed.
+    const claimProps: MetaProps = { ...props, claimedBy: token, claimUntil: now + REFRESH_CLAIM_MS, generation: newGeneration() };
+    const claimed = await this.store.writeMeta(stored.meta, claimProps);
+    // Another invocation won the claim and is listing: use what is stored.
+    if (!claimed) return this.served(stored);
+
+    const listing = await this.list(claimProps, stored.instances, known);
+    const next: MetaProps = { ...listing.next, claimedBy: undefined, claimUntil: undefined };
+    const written = listing.instances
+      ? await this.writeListing(claimed, next, listing.instances, stored, token)
+      : await this.store.writeMeta(claimed, next);
+    if (!written && !listing.instances) {
+      // Someone wrote the meta row while we listed: give up the claim so the next call can list.
+      await this.store.updateMeta((row) => (row?.props.claimedBy === token ? { ...row.props, lastError: next.lastError, claimedBy: undefined, claimUntil: undefined } : undefined));
+    }
+    return { read: listing.read, meta: written?.props ?? next, listed: true, previous: stored.instances, ...(listing.scaleSet ? { scaleSet: listing.scaleSet } : {}) };
+  }
+
+  /**
+   * Writes a listing under the claim. Another write of the meta row in between (a scale set
+   * read recorded, a mark) moved its ETag on: read the partition again and, while the claim is
+   * still ours, write the listing over it.
+   */
+  private async writeListing(claimed: Row<MetaProps>, next: MetaProps, instances: readonly CachedInstance[], stored: StoredCache, token: string): Promise<Row<MetaProps> | undefined> {
+    let meta = claimed;
+    let current = stored;
+    for (let attempt = 1; attempt <= MARK_ATTEMPTS; attempt++) {
+      const written = await this.store.writeInstances(meta, next, instances, current);
+      if (written) return written;
+      current = await this.store.load();
+      if (!current.meta || current.meta.props.claimedBy !== token) {
+        this.deps.log.info(`instance cache ${this.options.key}: the claim was taken over while listing; this listing is not stored`);
+        return undefined;
+      }
+      meta = current.meta;
+    }
+    return undefined;
+  }
+
+  /** Lists ARM under a claim: the instances (none when the listing failed), what the meta row says next, and the answer. */
+  private async list(claimProps: MetaProps, stale: CachedInstance[], known?: ScaleSetInfo): Promise<{ instances?: CachedInstance[]; next: MetaProps; read: CacheRead; scaleSet?: ScaleSetInfo }> {
+    const { api, clock, log } = this.deps;
+    const { key, resourceGroup, name, flags } = this.options;
     const random = this.deps.random ?? mathRandomInt;
     const base = this.refreshMeta(claimProps);
-    let next: MetaProps;
-    let read: CacheRead;
-    let listedWith: ScaleSetInfo | undefined;
     try {
       const readAt = clock.now();
       const scaleSet = known ?? (await api.getScaleSet(resourceGroup, name));
@@ -259,51 +240,33 @@ export class ScaleSetCache {
         const shown = unparseable.slice(0, 3).map((s) => `${s.name} (${s.id.slice(0, 120)})`).join(', ');
         log.warn(`instance cache ${key}: ${unparseable.length} VM(s) with a resource id that cannot be parsed, counted as present but not cached: ${shown}${unparseable.length > 3 ? ', …' : ''}`);
       }
-      await table.writeChanged(key, built.instances.map((i) => ({ rowKey: i.id, props: instanceToProps(i) })), rows, { deleteMissing: true });
       const slowdown = slowdownFromRateLimit(rateLimit, clock.now());
-      next = {
-        ...base,
+      log.info(`instance cache ${key}: listed ${built.instances.length} VM(s)${slowdown.reason ? `; slowing down: ${slowdown.reason}` : ''}`);
+      const next: MetaProps = {
+        ...claimProps,
         ...this.initialMeta(),
         lastRefresh: lastRefreshAfterSuccess(base, clock.now(), random, slowdown),
         orchestrationMode: scaleSet.orchestrationMode,
         capacity: scaleSet.capacity,
         lastError: undefined,
+        throttledUntil: undefined,
         slowdown: slowdown.reason ?? undefined,
-        refreshes: (meta.props.refreshes ?? 0) + 1,
+        refreshes: (claimProps.refreshes ?? 0) + 1,
         generation: newGeneration(),
         scaleSet: JSON.stringify(scaleSet),
         scaleSetReadAt: readAt,
         unparseable: unparseable.length || undefined,
       };
-      read = { ok: true, instances: built.instances };
-      listedWith = scaleSet;
-      log.info(`instance cache ${key}: listed ${built.instances.length} VM(s)${slowdown.reason ? `; slowing down: ${slowdown.reason}` : ''}`);
+      return { instances: built.instances, next, read: { ok: true, instances: built.instances }, scaleSet };
     } catch (err) {
       if (err instanceof RateLimitedError) {
         const lastRefresh = lastRefreshAfterThrottle(base, clock.now(), err.retryAfterMs, random);
-        next = { ...claimProps, lastRefresh, throttledUntil: clock.now() + err.retryAfterMs, lastError: capText(errorMessage(err)) };
-        read = { ok: true, instances: stale };
         log.warn(`instance cache ${key}: ARM throttled the listing; serving ${stale.length} cached instance(s) until ${new Date(lastRefresh + base.periodMs).toISOString()}`);
-      } else {
-        next = { ...claimProps, lastError: capText(errorMessage(err)) };
-        read = { ok: false, error: err instanceof Error ? err : new Error(String(err)), stale };
-        log.error(`instance cache ${key}: refresh failed: ${errorMessage(err)}`);
+        return { next: { ...claimProps, lastRefresh, throttledUntil: clock.now() + err.retryAfterMs, lastError: capText(errorMessage(err)) }, read: { ok: true, instances: stale } };
       }
+      log.error(`instance cache ${key}: refresh failed: ${errorMessage(err)}`);
+      return { next: { ...claimProps, lastError: capText(errorMessage(err)) }, read: { ok: false, error: err instanceof Error ? err : new Error(String(err)), stale } };
     }
-    next = { ...next, claimedBy: undefined, claimUntil: undefined };
-    if (!(await table.replaceIf(claimed, next))) {
-      // Someone wrote the meta row while we listed (an invalidate): keep their refresh time,
-      // which asks for a newer listing than ours, but give up the claim so they can list.
-      await table.update<MetaProps>(key, META, (row) =>
-        row?.props.claimedBy === token ? { ...next, lastRefresh: row.props.lastRefresh, claimedBy: undefined, claimUntil: undefined } : undefined,
-      );
-      log.info(`instance cache ${key}: invalidated while listing; the next call lists again`);
-    }
-    return { read, meta: next, listed: true, previous: stale, scaleSet: listedWith };
-  }
-
-  private throttled(meta: MetaProps, now: number): boolean {
-    return (meta.throttledUntil ?? 0) > now;
   }
 
   private refreshMeta(props: MetaProps) {
@@ -314,25 +277,15 @@ export class ScaleSetCache {
   private initialMeta(): { periodMs: number; jitterSec: number } {
     return { periodMs: this.options.periodMs, jitterSec: Math.floor(this.options.jitterMs / 1000) };
   }
-
-  private async load(): Promise<{ meta: Row<MetaProps>; rows: Row<InstanceProps>[] }> {
-    const { meta, rows } = await loadPartition(this.deps.table, this.options.key);
-    return { meta: meta ?? { partitionKey: this.options.key, rowKey: META, etag: '', props: this.initialMeta() }, rows };
-  }
 }
 
-async function loadPartition(table: EntityTable, key: string): Promise<{ meta: Row<MetaProps> | undefined; rows: Row<InstanceProps>[] }> {
-  const all = await table.list<MetaProps & InstanceProps>(key);
-  return {
-    meta: all.find((r) => r.rowKey === META) as Row<MetaProps> | undefined,
-    rows: all.filter((r) => r.rowKey !== META) as Row<InstanceProps>[],
-  };
-}
+/** How often a write of the packed instances is tried again after another writer came in between. */
+const MARK_ATTEMPTS = 12;
 
-/** The stored cache of a scale set, without refreshing it (for `drover status`). */
+/** The stored cache of a scale set, without refreshing it (for `drover status`): one query of its partition. */
 export async function peekCache(table: EntityTable, key: string): Promise<{ meta: MetaProps | undefined; instances: CachedInstance[] }> {
-  const { meta, rows } = await loadPartition(table, key);
-  return { meta: meta?.props, instances: rows.map(instanceFromRow) };
+  const { meta, instances } = await tableCacheStore(table, key).load();
+  return { meta: meta?.props, instances };
 }
 
 /** A scale set's partition in the `instances` table. */

@@ -118,6 +118,17 @@ const scaleSetRef = z
   .object({ resourceGroup: nonEmpty, name: nonEmpty })
   .strict();
 
+/** The jitter when none is set: a tenth of the ttl, so a fleet's caches listed together do not all expire in one pass. */
+export const DEFAULT_JITTER_FRACTION = 0.1;
+const instanceCache = z
+  .object({
+    ttl: duration('5m'),
+    jitter: parsedString('expected a duration such as "90s", "5m" or "1h30m"', (text) => boundedMs(text, parseDuration(text), false)).optional(),
+  })
+  .strict()
+  .transform((c) => ({ ttl: c.ttl, jitter: c.jitter ?? Math.floor(c.ttl * DEFAULT_JITTER_FRACTION) }))
+  .prefault({});
+
 const pool = z
   .object({
     name: objectName,
@@ -128,10 +139,7 @@ const pool = z
     creationRate: rate('5s,1'),
     /** Also caps how many VMs a listing reads (pages stop there). */
     instanceLimit: count(1, MAX_REPLICAS).default(1000),
-    instanceCache: z
-      .object({ ttl: duration('5m'), jitter: duration('0s') })
-      .strict()
-      .prefault({}),
+    instanceCache,
     enableFastDeleteOnFailedProvisioning: z.boolean({ error: 'expected true or false' }).default(false),
     enableDetailedCSEMessage: z.boolean({ error: 'expected true or false' }).default(false),
     enableVmssFlexNodes: z.boolean({ error: 'expected true or false' }).default(false),
@@ -183,6 +191,17 @@ const targetPerReplica = z
   .positive({ error: 'expected a number > 0' })
   .max(1e12, { error: 'expected a number ≤ 1e12' });
 
+/**
+ * How often an http or queue source is sampled and its target decided (HPA's sync period); the
+ * reconcile queue is polled every 2 s (host.json), so a shorter period gains nothing.
+ */
+export const MIN_POLL_INTERVAL_MS = 2_000;
+/** Absent: DEFAULT_POLL_INTERVAL_MS (15 s), applied where the target's settings are made. */
+export const DEFAULT_POLL_INTERVAL_MS = 15_000;
+const pollInterval = parsedString('expected a duration such as "2s", "15s" or "1m"', (text) => boundedMs(text, parseDuration(text), true))
+  .refine((ms) => ms >= MIN_POLL_INTERVAL_MS, { error: 'expected a duration of at least 2s (the reconcile queue is polled every 2 s)' })
+  .optional();
+
 const loadSource = z.discriminatedUnion(
   'source',
   [
@@ -194,6 +213,7 @@ const loadSource = z.discriminatedUnion(
         jsonPath: nonEmpty.optional(),
         timeout: duration('2s', { positive: true }),
         targetPerReplica,
+        pollInterval,
       })
       .strict(),
     z
@@ -203,6 +223,7 @@ const loadSource = z.discriminatedUnion(
         connection: nonEmpty.optional(),
         accountName: nonEmpty.optional(),
         targetPerReplica,
+        pollInterval,
       })
       .strict(),
     z

@@ -7,6 +7,7 @@
  * headroom below the scale set's instance limit is free capacity without an id (slots).
  */
 import type { CachedInstance } from '../cache/instance.js';
+import { clampReplicas } from '../limits.js';
 import { INVALID_PROVIDER_ID, type Machine, type ProviderStatus } from '../provisioner/machine.js';
 
 export const IN_FLIGHT_PREFIX = 'in-flight:';
@@ -25,7 +26,8 @@ export interface ScaleSetView {
 export function inFlightCount(view: Pick<ScaleSetView, 'capacity' | 'instances'>): number {
   if (view.capacity === undefined) return 0;
   const present = view.instances.filter((i) => i.state !== 'Deleting').length;
-  return Math.max(0, view.capacity - present);
+  // A capacity ARM reports is read within 0..MAX_REPLICAS (here and for the slots): each in-flight VM or slot is a machine in memory.
+  return Math.max(0, clampReplicas(view.capacity) - present);
 }
 
 export function scaleSetMachines(view: ScaleSetView): Machine[] {
@@ -38,7 +40,7 @@ export function scaleSetMachines(view: ScaleSetView): Machine[] {
     machines.push({ id: `${IN_FLIGHT_PREFIX}${n}`, addr: '', availability: 'KnownUsed', failed: true });
   }
   if (!view.noSlots && view.capacity !== undefined) {
-    const slots = Math.min(view.maxSlots, Math.max(0, view.instanceLimit - view.capacity));
+    const slots = Math.min(view.maxSlots, Math.max(0, view.instanceLimit - clampReplicas(view.capacity)));
     for (let n = 0; n < slots; n++) machines.push({ id: INVALID_PROVIDER_ID, addr: '', availability: 'KnownUnused', failed: false });
   }
   return machines;

@@ -4,8 +4,23 @@
  * of the trace (counted from the epoch, so printed times read as offsets from 1970-01-01);
  * one trace uses one kind. Rows come out in time order or not at all: a line that does not
  * parse, or a time earlier than the line before, is a TraceError naming the line and field.
+ *
+ * A replay steps a virtual clock through the whole trace, so a trace is bounded before it can
+ * run for ever: at most MAX_TRACE_BYTES (1 GiB) of file, lines of at most MAX_TRACE_LINE_BYTES
+ * (64 KiB, refused as soon as a line grows past it, which also ends a sparse file of zeros at
+ * once), times no later than 9999-12-31T23:59:59Z (253,402,300,799 s) and a span of at most
+ * MAX_TRACE_SPAN_MS (366 days) from the first row to the last. Each bound is a TraceError that
+ * names it (exit 2).
  */
 import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { clampLoad } from '../load/load-number.js';
+
+export const MAX_TRACE_BYTES = 1024 ** 3;
+export const MAX_TRACE_LINE_BYTES = 64 * 1024;
+export const MAX_TRACE_SPAN_MS = 366 * 86_400_000;
+/** The latest time an ISO time of the format can write; seconds from the start stop there too. */
+export const MAX_TRACE_TIME_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
 export interface TraceRow {
   /** Epoch ms. */
@@ -24,7 +39,7 @@ export class TraceError extends Error {
     readonly field: string,
     problem: string,
   ) {
-    super(`trace line ${line}: ${field}: ${problem}`);
+    super(line > 0 ? `trace line ${line}: ${field}: ${problem}` : `trace ${field}: ${problem}`);
   }
 }
 
@@ -39,6 +54,7 @@ export class TraceParser {
   private columns: { time: number; load: number; target: number } | undefined;
   private kind: TimeKind | undefined;
   private last = -Infinity;
+  private first: number | undefined;
 
   constructor(private format?: 'csv' | 'jsonl') {}
 
@@ -63,8 +79,17 @@ export class TraceParser {
     if (this.kind !== undefined && time.kind !== this.kind) throw new TraceError(lineNo, 'time', `${time.kind === 'iso' ? 'an ISO time' : 'seconds from the start'} in a trace whose times are ${this.kind === 'iso' ? 'ISO times' : 'seconds from the start'}`);
     this.kind = time.kind;
     if (time.at < this.last) throw new TraceError(lineNo, 'time', `goes backwards (${String(fields.time)} is before the line above)`);
+    this.first ??= time.at;
+    if (time.at - this.first > MAX_TRACE_SPAN_MS) {
+      throw new TraceError(lineNo, 'time', `the trace would span more than ${MAX_TRACE_SPAN_MS / 86_400_000} days (from ${new Date(this.first).toISOString()} to ${new Date(time.at).toISOString()}); replay a part of it`);
+    }
     this.last = time.at;
     return { at: time.at, target: parseTarget(fields.target, lineNo), load: parseLoad(fields.load, lineNo), line: lineNo };
+  }
+
+  /** The 1-based number of the line the next call reads. */
+  get nextLine(): number {
+    return this.lineNo + 1;
   }
 
   /** At the end of the trace: a CSV file must have had its header. */
@@ -76,24 +101,37 @@ export class TraceParser {
 /**
  * A trace file, streamed in batches of rows (one per chunk read: a row at a time would spend
  * more on promises than on parsing); `.jsonl`/`.ndjson` are JSON lines, `.csv` CSV, anything
- * else by its first line.
+ * else by its first line. Only each new chunk is split, and an unfinished line is kept to at
+ * most MAX_TRACE_LINE_BYTES, so reading stays linear in the file's size whatever its lines.
  */
 export async function* readTraceFile(file: string): AsyncGenerator<TraceRow[]> {
+  const { size } = await stat(file);
+  if (size > MAX_TRACE_BYTES) throw new TraceError(0, 'file', `${size.toLocaleString('en-US')} bytes; a trace may have at most ${MAX_TRACE_BYTES.toLocaleString('en-US')} (1 GiB): replay a part of it`);
   const parser = new TraceParser(/\.(jsonl|ndjson)$/i.test(file) ? 'jsonl' : /\.csv$/i.test(file) ? 'csv' : undefined);
   let rest = '';
   for await (const chunk of createReadStream(file, { encoding: 'utf8', highWaterMark: 1 << 16 })) {
-    const lines = (rest + (chunk as string)).split('\n');
+    const lines = (chunk as string).split('\n');
+    lines[0] = rest + lines[0]!;
     rest = lines.pop()!;
     const rows: TraceRow[] = [];
     for (const line of lines) {
+      checkLineLength(line, parser.nextLine);
       const row = parser.line(line);
       if (row) rows.push(row);
     }
+    checkLineLength(rest, parser.nextLine);
     yield rows;
   }
   const row = parser.line(rest);
   if (row) yield [row];
   parser.end();
+}
+
+/** UTF-16 units bound the UTF-8 bytes from below, so a line is measured only when it might be over. */
+function checkLineLength(line: string, lineNo: number): void {
+  if (line.length > MAX_TRACE_LINE_BYTES || (line.length * 3 > MAX_TRACE_LINE_BYTES && Buffer.byteLength(line) > MAX_TRACE_LINE_BYTES)) {
+    throw new TraceError(lineNo, 'line', `longer than ${MAX_TRACE_LINE_BYTES / 1024} KiB; a trace line holds one time, target and load`);
+  }
 }
 
 function csvHeader(text: string, line: number): { time: number; load: number; target: number } {
@@ -117,19 +155,31 @@ function jsonFields(text: string, line: number): { time: unknown; target: unknow
 }
 
 function parseTime(value: unknown, line: number): { at: number; kind: TimeKind } {
-  if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return { at: Math.round(value * 1000), kind: 'seconds' };
-  if (typeof value === 'string') {
-    if (NUMBER.test(value) && Number(value) >= 0) return { at: Math.round(Number(value) * 1000), kind: 'seconds' };
+  const seconds = typeof value === 'number' ? value : typeof value === 'string' && NUMBER.test(value) ? Number(value) : undefined;
+  if (seconds !== undefined && Number.isFinite(seconds) && seconds >= 0) return { at: withinTimeBound(Math.round(seconds * 1000), value, line), kind: 'seconds' };
+  if (typeof value === 'string' && seconds === undefined) {
     const at = ISO.test(value) ? Date.parse(value) : NaN;
-    if (Number.isFinite(at)) return { at, kind: 'iso' };
+    if (Number.isFinite(at)) return { at: withinTimeBound(at, value, line), kind: 'iso' };
   }
-  throw new TraceError(line, 'time', `expected an ISO 8601 time or seconds ≥ 0 from the start, got ${JSON.stringify(value ?? '')}`);
+  throw new TraceError(line, 'time', `expected an ISO 8601 time or seconds ≥ 0 from the start, got ${clip(value)}`);
+}
+
+function withinTimeBound(at: number, value: unknown, line: number): number {
+  if (at > MAX_TRACE_TIME_MS) throw new TraceError(line, 'time', `${clip(value)} is later than the latest time a trace may hold (${Math.floor(MAX_TRACE_TIME_MS / 1000).toLocaleString('en-US')} s, 9999-12-31T23:59:59Z)`);
+  return at;
+}
+
+/** A value for an error message, cut short: a line may be 64 KiB. */
+function clip(value: unknown): string {
+  const text = JSON.stringify(value ?? '');
+  return text.length > 80 ? `${text.slice(0, 80)}…` : text;
 }
 
 function parseLoad(value: unknown, line: number): number {
   const n = typeof value === 'number' ? value : typeof value === 'string' && NUMBER.test(value) ? Number(value) : NaN;
-  if (!Number.isFinite(n) || n < 0) throw new TraceError(line, 'load', `expected a number ≥ 0, got ${JSON.stringify(value ?? '')}`);
-  return n;
+  if (!Number.isFinite(n) || n < 0) throw new TraceError(line, 'load', `expected a number ≥ 0, got ${clip(value)}`);
+  // As a reconcile keeps a reading: a load past the ceiling counts as the ceiling.
+  return clampLoad(n)!.value;
 }
 
 function parseTarget(value: unknown, line: number): string | undefined {

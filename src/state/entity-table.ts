@@ -231,7 +231,7 @@ export function sameProps(a: Props, b: Props): boolean {
 }
 
 /** Spreads retries of contending writers so they stop colliding in lockstep. */
-function backoff(attempt: number): Promise<void> {
+export function backoff(attempt: number): Promise<void> {
   const ms = Math.min(200, 5 * 2 ** attempt) * Math.random();
   return new Promise((resolve) => setTimeout(resolve, ms));
 }

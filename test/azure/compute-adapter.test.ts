@@ -114,6 +114,21 @@ describe('list VMs', () => {
     expect(h.sim.counts).toMatchObject({ listVms: 1, listVmsPages: 3 });
   });
 
+  it('a 404 on a later page is a failed request, not a missing scale set; ARM keeps its say', async () => {
+    h.sim.addScaleSet({ resourceGroup: rg, name: 'paged', capacity: 7 });
+    h.sim.failNext(1, { status: 404, code: 'NotFound', message: 'The skip token is no longer valid.', operations: ['listVms'], laterPagesOnly: true });
+    const error = await failure(api.listVms(rg, 'paged', 'Uniform'));
+    expect(error).toBeInstanceOf(ArmRequestError);
+    expect(error).not.toBeInstanceOf(ArmNotFoundError);
+    expect((error as ArmRequestError).statusCode).toBe(404);
+    expect((error as Error).message).toMatch(/later page.*NotFound.*skip token is no longer valid/);
+    // A 404 on the first page is the scale set missing, with ARM's code and message in the error.
+    const missing = await failure(api.listVms(rg, 'nowhere', 'Uniform'));
+    expect(missing).toBeInstanceOf(ArmNotFoundError);
+    expect((missing as ArmNotFoundError).code).toBe('ResourceNotFound');
+    expect((missing as Error).message).toMatch(/not found \(ResourceNotFound: .*nowhere/);
+  });
+
   it('Flexible: only the VMs of this scale set, named by VM name, with instance views', async () => {
     const flex = h.sim.addScaleSet({ resourceGroup: rg, name: 'flex', orchestrationMode: 'Flexible', capacity: 4 });
     h.sim.addScaleSet({ resourceGroup: rg, name: 'other', orchestrationMode: 'Flexible', capacity: 2 });

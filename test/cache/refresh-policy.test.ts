@@ -3,7 +3,6 @@ import type { RandomInt, RefreshMeta } from '../../src/cache/refresh-policy.js';
 import {
   drawSplayMs,
   isExpired,
-  lastRefreshAfterInvalidate,
   lastRefreshAfterSuccess,
   lastRefreshAfterThrottle,
   nextRefreshAt,
@@ -46,19 +45,6 @@ describe('expiry', () => {
   it('reports when the cache expires', () => {
     expect(nextRefreshAt(meta())).toBe(NOW - S + 5 * MIN);
     expect(nextRefreshAt(meta({ lastRefresh: null }))).toBeNull();
-  });
-});
-
-describe('invalidate', () => {
-  it('sets last refresh to now − period, which is expired at once', () => {
-    const m = meta();
-    const last = lastRefreshAfterInvalidate(m, NOW);
-    expect(last).toBe(NOW - 5 * MIN);
-    expect(isExpired({ ...m, lastRefresh: last }, NOW)).toBe(true);
-  });
-
-  it('with period 0 sets last refresh to now (no longer "never")', () => {
-    expect(lastRefreshAfterInvalidate(meta({ periodMs: 0, lastRefresh: null }), NOW)).toBe(NOW);
   });
 });
 

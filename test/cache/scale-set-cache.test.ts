@@ -5,8 +5,11 @@ import { EntityTable } from '../../src/state/entity-table.js';
 import { createComputeScaleSetApi } from '../../src/azure/compute-adapter.js';
 import { ScaleSetCache, peekCache } from '../../src/cache/scale-set-cache.js';
 import type { ScaleSetApi } from '../../src/azure/scale-set-api.js';
+import { lookupCacheSize, lookupInstance, lookupInstancesByState } from '../../src/cache/queries.js';
+import type { InstanceState } from '../../src/cache/instance.js';
 import { armWorld, type ArmWorld } from '../support/arm.js';
-import { freshStorage, sameStorage } from '../support/storage.js';
+import { countRequests, freshStorage, sameStorage } from '../support/storage.js';
+import { providerIdFromResourceId } from '../../src/cache/ids.js';
 import type { Storage } from '../../src/state/storage.js';
 
 let world: ArmWorld;
@@ -20,6 +23,10 @@ afterAll(async () => {
 });
 
 const PERIOD = 300_000;
+// The seed's accessors, over what a validation answers.
+const sizeOf = async (c: ScaleSetCache) => lookupCacheSize((await c.validate()).read);
+const inState = async (c: ScaleSetCache, state: InstanceState) => lookupInstancesByState((await c.validate()).read, state);
+const byId = async (c: ScaleSetCache, id: string) => lookupInstance((await c.validate()).read, id);
 let counter = 0;
 
 async function setup(opts: { vms?: number; mode?: 'Uniform' | 'Flexible'; flex?: boolean; jitterMs?: number } = {}) {
@@ -47,84 +54,75 @@ describe('the Table-backed instance cache against the ARM simulator', () => {
   it('answers from a fresh cache with no list call, and lists again strictly after the period', async () => {
     const { cache, clock, lists } = await setup();
     const before = lists();
-    expect((await cache.size()).size).toBe(3);
+    expect((await sizeOf(cache)).size).toBe(3);
     expect(lists()).toBe(before + 1);
-    expect((await cache.size()).size).toBe(3);
+    expect((await sizeOf(cache)).size).toBe(3);
     clock.advance(PERIOD - 1);
-    await cache.getInstancesByState('Running');
+    await inState(cache, 'Running');
     expect(lists()).toBe(before + 1);
     clock.advance(1); // last + period == now: expired
-    await cache.size();
+    await sizeOf(cache);
     expect(lists()).toBe(before + 2);
-  });
-
-  it('lists on the next call after invalidate', async () => {
-    const { cache, lists } = await setup();
-    await cache.size();
-    const before = lists();
-    await cache.invalidate();
-    await cache.size();
-    expect(lists()).toBe(before + 1);
   });
 
   it('gives the seed’s error values when listing fails, and keeps the timestamp so the next call lists again', async () => {
     const { cache, clock, lists } = await setup();
-    await cache.size();
+    await sizeOf(cache);
     clock.advance(PERIOD);
     const failing: ScaleSetApi = { getScaleSet: () => Promise.reject(new Error('ARM down')), listVms: () => Promise.reject(new Error('ARM down')), setCapacity: () => Promise.reject(new Error('x')), deleteInstances: () => Promise.reject(new Error('x')) };
     const broken = new ScaleSetCache({ table: new EntityTable(storage.table('instances')), api: failing, clock, log: silentLog, holder: 'me' }, cache.options);
     const { meta: before } = await peekCache(new EntityTable(storage.table('instances')), cache.options.key);
-    const size = await broken.size();
+    const size = await sizeOf(broken);
     expect(size.size).toBe(-1);
     expect(size.error?.message).toBe('ARM down');
-    expect(await broken.getInstancesByState('Running')).toEqual({ instances: [], error: expect.any(Error) });
-    expect((await broken.getInstanceByProviderId('x')).kind).toBe('failed');
+    expect(await inState(broken, 'Running')).toEqual({ instances: [], error: expect.any(Error) });
+    expect((await byId(broken, 'x')).kind).toBe('failed');
     const { meta: after } = await peekCache(new EntityTable(storage.table('instances')), cache.options.key);
     expect(after?.lastRefresh).toBe(before?.lastRefresh);
     const listsBefore = lists();
-    await cache.size();
+    await sizeOf(cache);
     expect(lists()).toBe(listsBefore + 1);
   });
 
   it('keeps a proactively set status until the next refresh', async () => {
     const { cache, clock } = await setup();
-    const [first] = (await cache.getInstancesByState('Running')).instances;
-    await cache.setInstanceStatus(first!.id, { state: 'Deleting', errorInfo: null });
-    expect((await cache.getInstanceByProviderId(first!.id))).toMatchObject({ kind: 'found', instance: { state: 'Deleting' } });
+    const [first] = (await inState(cache, 'Running')).instances;
+    await cache.setInstancesStatus([first!.id], { state: 'Deleting', errorInfo: null });
+    expect((await byId(cache, first!.id))).toMatchObject({ kind: 'found', instance: { state: 'Deleting' } });
     clock.advance(PERIOD);
-    expect((await cache.getInstanceByProviderId(first!.id))).toMatchObject({ kind: 'found', instance: { state: 'Running' } });
+    expect((await byId(cache, first!.id))).toMatchObject({ kind: 'found', instance: { state: 'Running' } });
   });
 
   it('lists once when eight clients validate an expired cache at the same time', async () => {
     const { cacheFor, lists, clock } = await setup();
-    await cacheFor().size();
+    await sizeOf(cacheFor());
     clock.advance(PERIOD);
     const before = lists();
     const caches = Array.from({ length: 8 }, (_, i) => cacheFor(sameStorage(storage), undefined, `instance-${i}`));
-    const sizes = await Promise.all(caches.map((c) => c.size()));
+    const sizes = await Promise.all(caches.map((c) => sizeOf(c)));
     expect(lists() - before).toBe(1);
     expect(sizes.every((s) => s.size === 3)).toBe(true);
   });
 
   it('serves cached instances through a 429 and waits for Retry-After before listing again', async () => {
     const { cache, clock, lists } = await setup();
-    await cache.size();
+    await sizeOf(cache);
     clock.advance(PERIOD);
     world.sim.throttleNext(1, { retryAfter: 600, operations: ['listVms'] });
-    const size = await cache.size();
+    const size = await sizeOf(cache);
     expect(size).toEqual({ size: 3, error: null });
     const before = lists();
     clock.advance(PERIOD); // past the period, but not past Retry-After (10 min)
-    await cache.size();
+    await sizeOf(cache);
     expect(lists()).toBe(before);
     clock.advance(300_001);
-    await cache.size();
+    await sizeOf(cache);
     expect(lists()).toBe(before + 1);
   });
 
   it('refreshes when the scale set’s capacity differs from what it holds', async () => {
     const { cache, scaleSet, api, name, lists } = await setup();
-    await cache.size();
+    await sizeOf(cache);
     scaleSet.addVm();
     const info = await api.getScaleSet('RG-Cache', name);
     const before = lists();
@@ -135,17 +133,17 @@ describe('the Table-backed instance cache against the ARM simulator', () => {
 
   it('refuses a Flexible scale set unless enableVmssFlexNodes is on, and lists it with instance view when on', async () => {
     const off = await setup({ mode: 'Flexible' });
-    const refused = await off.cache.size();
+    const refused = await sizeOf(off.cache);
     expect(refused.error?.message).toBe(`vmss - "${off.name}" with Flexible orchestration detected but 'enableVmssFlexNodes' feature flag is turned off`);
     const on = await setup({ mode: 'Flexible', flex: true });
-    expect((await on.cache.size()).size).toBe(3);
+    expect((await sizeOf(on.cache)).size).toBe(3);
     const view = await on.cache.validate();
     expect(view.read.ok && view.read.instances.every((i) => i.id.includes('/resourcegroups/rg-cache/') || i.id.includes('/resourceGroups/rg-cache/'))).toBe(true);
   });
 
   it('lets no one list while a listing is under way, not even another invocation of the same process', async () => {
     const { api, cacheFor, clock, lists } = await setup();
-    await cacheFor().size();
+    await sizeOf(cacheFor());
     clock.advance(PERIOD);
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
@@ -159,9 +157,9 @@ describe('the Table-backed instance cache against the ARM simulator', () => {
       deleteInstances: (...a) => api.deleteInstances(...a),
     };
     const before = lists();
-    const first = cacheFor(storage, slow, 'same-process').size();
+    const first = sizeOf(cacheFor(storage, slow, 'same-process'));
     await new Promise((r) => setTimeout(r, 300)); // the first holds the claim and waits in listVms
-    const late = await cacheFor(storage, api, 'same-process').size();
+    const late = await sizeOf(cacheFor(storage, api, 'same-process'));
     expect(late.size).toBe(3);
     release();
     await first;
@@ -170,10 +168,10 @@ describe('the Table-backed instance cache against the ARM simulator', () => {
 
   it('does not chase a capacity change while ARM throttles it', async () => {
     const { cache, clock, scaleSet, api, name, lists } = await setup();
-    await cache.size();
+    await sizeOf(cache);
     clock.advance(PERIOD);
     world.sim.throttleNext(1, { retryAfter: 600, operations: ['listVms'] });
-    await cache.size();
+    await sizeOf(cache);
     scaleSet.addVm();
     const info = await api.getScaleSet('RG-Cache', name);
     const before = lists();
@@ -183,7 +181,7 @@ describe('the Table-backed instance cache against the ARM simulator', () => {
 
   it('does not list again for VMs that are being deleted (ARM lowered the capacity already)', async () => {
     const { cache, api, name, lists } = await setup();
-    const [victim] = (await cache.getInstancesByState('Running')).instances;
+    const [victim] = (await inState(cache, 'Running')).instances;
     await cache.setInstancesStatus([victim!.id], { state: 'Deleting', errorInfo: null });
     const info = { ...(await api.getScaleSet('RG-Cache', name)), capacity: 2 };
     const before = lists();
@@ -226,5 +224,61 @@ describe('a VM whose resource id cannot be parsed (issue 13)', () => {
     }
     expect(lists()).toBe(before + 1);
     expect(warnings).toEqual([expect.stringMatching(/1 VM\(s\) with a resource id that cannot be parsed, counted as present/)]);
+  });
+});
+
+describe('the cache stored packed', () => {
+  it('stores 250 VMs as the meta row and one pack row, read back in one query', async () => {
+    const { cache } = await setup({ vms: 250 });
+    const table = new EntityTable(storage.table('instances'));
+    const queries = countRequests(table);
+    const listed = await cache.validate();
+    expect(listed.read.ok && listed.read.instances).toHaveLength(250);
+    expect((await table.list(cache.options.key)).map((r) => r.rowKey)).toEqual(['~meta', '~pack-000']);
+    queries.length = 0;
+    const { instances } = await peekCache(table, cache.options.key);
+    expect(instances).toEqual(listed.read.ok ? listed.read.instances : []);
+    expect(queries).toEqual(['GET']);
+  });
+
+  it('reads a cache of the old one-row-per-VM format once, lists, packs it and deletes the old rows', async () => {
+    const { cache, scaleSet, lists } = await setup({ vms: 2 });
+    const table = new EntityTable(storage.table('instances'));
+    const [a, b] = scaleSet.vms().map((v) => providerIdFromResourceId(v.id));
+    await table.create(cache.options.key, '~meta', { lastRefresh: Date.now(), periodMs: PERIOD, jitterSec: 0, generation: 1 });
+    await table.create(cache.options.key, a!, { name: 'a', state: 'Deleting', powerState: 'PowerState/running' });
+    await table.create(cache.options.key, b!, { name: 'b', state: 'Running', powerState: 'PowerState/running' });
+    const gone = 'azure:///subscriptions/s/resourceGroups/rg-cache/providers/Microsoft.Compute/virtualMachineScaleSets/x/virtualMachines/9';
+    await table.create(cache.options.key, gone, { name: 'gone', state: 'Deleting', powerState: 'PowerState/running' });
+    const before = lists();
+    const view = await cache.validate();
+    expect(lists()).toBe(before + 1);
+    // What the old rows said is what this listing went on (a VM seen Deleting that ARM no longer lists).
+    expect(view.previous.map((i) => [i.id, i.state]).sort()).toEqual([[a, 'Deleting'], [b, 'Running'], [gone, 'Deleting']].sort());
+    expect((await table.list(cache.options.key)).map((r) => r.rowKey)).toEqual(['~meta', '~pack-000']);
+    expect((await peekCache(table, cache.options.key)).instances.map((i) => i.id).sort()).toEqual([a, b].sort());
+  });
+
+  it('writes nothing in a dry run (peek): the same plan lists ARM into memory only', async () => {
+    const { cache, clock, scaleSet, api, name, lists } = await setup({ vms: 3 });
+    await cache.validate();
+    const table = new EntityTable(storage.table('instances'));
+    const rowsBefore = await table.list(cache.options.key);
+    scaleSet.addVm();
+    clock.advance(PERIOD);
+    const before = lists();
+    const view = await cache.peek(await api.getScaleSet('RG-Cache', name));
+    expect(lists()).toBe(before + 1);
+    expect(view.read.ok && view.read.instances).toHaveLength(4);
+    expect(await table.list(cache.options.key)).toEqual(rowsBefore);
+  });
+
+  it('loses no mark when eight invocations mark different VMs at once (the pack is written under the meta row ETag)', async () => {
+    const { cacheFor } = await setup({ vms: 8 });
+    const listed = await cacheFor().validate();
+    const ids = listed.read.ok ? listed.read.instances.map((i) => i.id) : [];
+    await Promise.all(ids.map((id, i) => cacheFor(sameStorage(storage), undefined, `instance-${i}`).setInstancesStatus([id], { state: 'Deleting', errorInfo: null })));
+    const { instances } = await peekCache(new EntityTable(storage.table('instances')), cacheFor().options.key);
+    expect(instances.map((i) => i.state)).toEqual(ids.map(() => 'Deleting'));
   });
 });

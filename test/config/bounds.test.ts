@@ -19,6 +19,7 @@ async function refusedAt(file: string, where: string, message: RegExp) {
 const outOfBounds: { name: string; doc: unknown; path: string; message: RegExp }[] = [
   { name: 'a load timeout of 600h', doc: { kubernetes: k8s, targets: [target({ load: httpLoad({ timeout: '600h' }) })] }, path: 'targets[0].load.timeout', message: /at most 24h/ },
   { name: 'a load timeout of 0', doc: { kubernetes: k8s, targets: [target({ load: httpLoad({ timeout: '0s' }) })] }, path: 'targets[0].load.timeout', message: /> 0/ },
+  { name: 'a load pollInterval of 1s', doc: { kubernetes: k8s, targets: [target({ load: httpLoad({ pollInterval: '1s' }) })] }, path: 'targets[0].load.pollInterval', message: /at least 2s/ },
   { name: 'a TTL of 100,000,000h', doc: { azure, pools: [pool({ instanceCache: { ttl: '100000000h' } })] }, path: 'pools[0].instanceCache.ttl', message: /at most 24h/ },
   { name: 'a jitter longer than the TTL', doc: { azure, pools: [pool({ instanceCache: { ttl: '1m', jitter: '2m' } })] }, path: 'pools[0].instanceCache.jitter', message: /no longer than instanceCache\.ttl/ },
   { name: 'a stable window of 25h', doc: { kubernetes: k8s, targets: [target({ scaleToZero: { stableWindow: '25h' } })] }, path: 'targets[0].scaleToZero.stableWindow', message: /at most 24h/ },

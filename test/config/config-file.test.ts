@@ -64,7 +64,8 @@ describe('configuration errors', () => {
       chunkSize: 20,
       reconcileRate: { intervalMs: 60_000, burst: 1 },
       creationRate: { intervalMs: 5_000, burst: 1 },
-      instanceCache: { ttl: 300_000, jitter: 0 },
+      // The jitter defaults to a tenth of the ttl.
+      instanceCache: { ttl: 300_000, jitter: 30_000 },
       enableVmssFlexNodes: false,
     });
     expect(cfg.targets[0]).toMatchObject({

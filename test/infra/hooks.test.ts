@@ -60,6 +60,7 @@ if (args[0] === 'vmss' && args[1] === 'show' && !model) {
   process.exit(3);
 } else if (args[0] === 'vmss' && args[1] === 'show') process.stdout.write(JSON.stringify(model));
 else if (args[0] === 'aks' && args[1] === 'show') process.stdout.write(${JSON.stringify(String(options.azureRbac))});
+else if (args[0] === 'resource' && args[1] === 'list') process.stdout.write(JSON.stringify(at('--name') === 'stjobs' ? [${JSON.stringify(`${SUB}/resourceGroups/rg-jobs/providers/Microsoft.Storage/storageAccounts/stjobs`)}] : []));
 else if (args[0] === 'role' && args.includes(${JSON.stringify(`${SUB}/resourceGroups/rg-id/providers/Microsoft.ManagedIdentity/userAssignedIdentities/app`)})) {
   process.stderr.write('(RoleAssignmentExists) The role assignment already exists.');
   process.exit(1);
@@ -132,6 +133,24 @@ targets:
     expect(rbac).toContain('namespace: batch');
     expect(rbac).not.toContain('namespace: shop');
     expect(tools.calls().some((c) => c.tool === 'kubectl')).toBe(false);
+  });
+
+  it('gives a queue load source read with the identity Storage Queue Data Reader on its one queue, and warns of an account it cannot find', async () => {
+    const tools = fakeTools({ azureRbac: true });
+    const dir = tempDir();
+    writeFileSync(
+      path.join(dir, 'drover.config.yaml'),
+      `targets:
+  - { name: jobs, minScale: 1, scaleTargetRef: { kind: VirtualMachineScaleSet, resourceGroup: rg-a, name: vmss1 }, load: { source: queue, accountName: stjobs, queueName: work, targetPerReplica: 10 } }
+  - { name: other, minScale: 1, scaleTargetRef: { kind: VirtualMachineScaleSet, resourceGroup: rg-b, name: vmss2 }, load: { source: queue, accountName: stgone, queueName: q, targetPerReplica: 10 } }
+  - { name: local, minScale: 1, scaleTargetRef: { kind: VirtualMachineScaleSet, resourceGroup: rg-b, name: vmss3 }, load: { source: queue, connection: UseDevelopmentStorage=true, queueName: q, targetPerReplica: 10 } }
+`,
+    );
+    const { stdout } = await hook('postprovision', tools.bin, dir, { DROVER_SCALE_SETS: '', DROVER_IDENTITY_PRINCIPAL_ID: 'p-1' });
+    expect(assignments(tools.calls())).toEqual([
+      { role: '19e7f393-937e-4f77-808e-94535e297925', scope: `${SUB}/resourceGroups/rg-jobs/providers/Microsoft.Storage/storageAccounts/stjobs/queueServices/default/queues/work`, principal: 'p-1' },
+    ]);
+    expect(stdout).toMatch(/storage account stgone \(a queue load source\) was not found/);
   });
 
   it('fails on any other az error', async () => {

@@ -19,6 +19,8 @@ const BUILT_IN_ROLES: Record<string, { id: string; name: string }> = {
   storageBlobDataOwner: { id: 'b7e6dc6d-f1e8-4753-8033-0f276bb0955b', name: 'Storage Blob Data Owner' },
   storageQueueDataContributor: { id: '974c5e8b-45b9-4653-ba55-5f855dd0fb88', name: 'Storage Queue Data Contributor' },
   storageTableDataContributor: { id: '0a9a7e1f-b9d0-4cc4-a60d-0319b160aaa3', name: 'Storage Table Data Contributor' },
+  // Assigned by the post-provision hook on each queue a queue load source reads by accountName (hooks.test.ts).
+  storageQueueDataReader: { id: '19e7f393-937e-4f77-808e-94535e297925', name: 'Storage Queue Data Reader' },
   monitoringMetricsPublisher: { id: '3913510d-42f4-4e42-8a64-420c390055eb', name: 'Monitoring Metrics Publisher' },
 };
 
@@ -39,6 +41,8 @@ const PACKAGE_NEEDS: Record<string, RoleNeed[]> = {
   '@kubernetes/client-node': [],
   '@azure/monitor-opentelemetry-exporter': [{ role: 'monitoringMetricsPublisher', scope: 'Application Insights' }],
   '@azure/functions': [],
+  // The HTTP pipeline under the storage SDKs (batch requests, a Retry-After cap): it reaches no service of its own.
+  '@azure/core-rest-pipeline': [],
   '@azure/identity': [],
   '@opentelemetry/api': [],
   '@opentelemetry/sdk-metrics': [],

@@ -9,6 +9,7 @@ import { ManualClock } from '../../src/clock.js';
 import { silentLog } from '../../src/log.js';
 import { reconcileObject } from '../../src/reconcile/object.js';
 import { poolCache } from '../../src/reconcile/pool.js';
+import { peekCache } from '../../src/cache/scale-set-cache.js';
 import { forgetMachines } from '../../src/pool/forget.js';
 import { readInventory } from '../../src/pool/inventory.js';
 import { GENERATION_KEY } from '../../src/pool/generation.js';
@@ -140,8 +141,8 @@ describe('a warm pass', () => {
     // The pass after that is warm again…
     expect((await measured(rt, counter, 'refreshed', clock)).listedCache).toBe(0);
     // …until a status mark (as fast delete writes) changes the generation.
-    const [first] = (await rt.table('instances').list('rg-warm/refreshed')).filter((r) => !r.rowKey.startsWith('~'));
-    await cache.setInstanceStatus(first!.rowKey, { state: 'Running', errorInfo: null });
+    const [first] = (await peekCache(rt.table('instances'), 'rg-warm/refreshed')).instances;
+    await cache.setInstancesStatus([first!.id], { state: 'Running', errorInfo: null });
     expect((await measured(rt, counter, 'refreshed', clock)).listedCache).toBe(1);
   });
 

@@ -1,6 +1,6 @@
 // `drover replay` end to end through the command line: files in, JSON, tables and HTML out,
 // and exit 2 with the line and field for input it cannot run on.
-import { writeFileSync } from 'node:fs';
+import { truncateSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -107,12 +107,27 @@ describe('drover replay', () => {
     { name: 'a JSON line that is no object', file: 'bad.jsonl', trace: '{"time":0,"load":1}\n[1,2]\n', message: /trace line 2: line: not a JSON object/ },
     { name: 'a header without load', trace: 'time,value\n0,45\n', message: /trace line 1: header/ },
     { name: 'a target not in the configuration', trace: 'time,target,load\n0,web,45\n10,shop,4\n', message: /trace line 3: target: no target named "shop"/ },
+    { name: 'a time of 1e300 seconds', trace: 'time,load\n0,45\n1e300,4\n', message: /trace line 3: time: "1e300" is later than the latest time a trace may hold \(253,402,300,799 s, 9999-12-31T23:59:59Z\)/ },
+    { name: 'a 3,000-year span', trace: 'time,load\n1000-01-01T00:00:00Z,45\n4000-01-01T00:00:00Z,4\n', message: /trace line 3: time: the trace would span more than 366 days/ },
+    { name: 'a span of a day over a year in seconds', trace: 'time,load\n0,45\n31708800,4\n', message: /trace line 3: time: the trace would span more than 366 days/ },
   ])('exit 2 for $name', async ({ file, trace, message }) => {
     const r = await drover('--config', tenPer, 'replay', '--trace', traceFile(file ?? 'bad.csv', trace));
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
     expect(r.stdout).toBe('');
   });
+
+  it('refuses a 64 MiB line fast, naming its line, and a 10 GB (sparse) file before reading it', async () => {
+    const long = traceFile('long.csv', `time,load\n0,45\n${'9'.repeat(64 * 1024 * 1024)}\n`);
+    const started = Date.now();
+    const r = await drover('--config', tenPer, 'replay', '--trace', long);
+    expect([r.code, r.stderr]).toEqual([2, expect.stringMatching(/trace line 3: line: longer than 64 KiB/)]);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    const sparse = traceFile('sparse.csv', 'time,load\n');
+    truncateSync(sparse, 10 * 1024 ** 3);
+    const big = await drover('--config', tenPer, 'replay', '--trace', sparse);
+    expect([big.code, big.stderr]).toEqual([2, expect.stringMatching(/trace file: 10,737,418,240 bytes; a trace may have at most 1,073,741,824 \(1 GiB\)/)]);
+  }, 20_000);
 
   it('with --target, rows of the other configured targets are skipped, and a row naming an unknown one still exits 2', async () => {
     const file = traceFile('mixed.csv', 'time,target,load\n0,web,45\n0,api,5\n10,web,45\n');

@@ -65,21 +65,20 @@ describe('replay through the scaler', () => {
     expect(web!.summary.activationLatenciesMs).toEqual([]);
   });
 
-  it('an http source is read at the reconcile instants only: the timer sees the last row at or before it', async () => {
-    const config = deploymentConfig({ load: { source: 'http', url: 'http://127.0.0.1:1/load', targetPerReplica: 10 } });
+  it('an http source is read at every reconcile and polled every pollInterval: each reading is the last row at or before it', async () => {
+    const load = (pollInterval: string) => ({ load: { source: 'http', url: 'http://127.0.0.1:1/load', targetPerReplica: 10, pollInterval } });
     const trace: TraceRow[] = [
       { at: 0, target: undefined, load: 0, line: 2 },
       { at: 30_000, target: undefined, load: 45, line: 3 },
       { at: 90_000, target: undefined, load: 45, line: 4 },
     ];
-    const [web] = await replayTrace(config, trace, { readyDelayMs: 0, schedule });
-    // Every minute: the reconcile at 0 s adopts the workload and its follow-up a second later
-    // reads 0 again; at 60 s the window holds that 0 (1 s) and 45 (60 s; 0 s is on its edge,
-    // outside): ceil(22.5 ÷ 10) = 3.
-    const firstScaled = [...web!.timeline.rows()].find((r) => r.scale > 0);
-    expect(firstScaled).toMatchObject({ at: 60_000, scale: 3 });
-    const [every30s] = await replayTrace(config, trace, { readyDelayMs: 0, schedule: parseReplaySchedule('30s') });
-    // Every 30 s the window holds 0 at 0 s, 0 at 1 s (the adoption's follow-up) and 45 at 30 s: ceil(15 ÷ 10) = 2.
-    expect([...every30s!.timeline.rows()].find((r) => r.scale > 0)).toMatchObject({ at: 30_000, scale: 2 });
+    const [every15s] = await replayTrace(deploymentConfig(load('15s')), trace, { readyDelayMs: 0, schedule });
+    // Adopted at 0 s, its follow-up at 1 s, polls at 15 s and 30 s: the 30 s poll reads 45 and the
+    // window holds 0, 0, 0 and 45: ceil(11.25 ÷ 10) = 2, half a minute before the timer would.
+    expect([...every15s!.timeline.rows()].find((r) => r.scale > 0)).toMatchObject({ at: 30_000, scale: 2 });
+    const [every60s] = await replayTrace(deploymentConfig(load('60s')), trace, { readyDelayMs: 0, schedule });
+    // Polled on the minute, with the timer: at 60 s the window holds 0 (1 s) and 45 (60 s; 0 s is
+    // on its edge, outside): ceil(22.5 ÷ 10) = 3, and nothing scales before.
+    expect([...every60s!.timeline.rows()].find((r) => r.scale > 0)).toMatchObject({ at: 60_000, scale: 3 });
   });
 });

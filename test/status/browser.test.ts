@@ -216,6 +216,9 @@ it('draws the pool and target timelines with data points and shows a tripped saf
     const shown = await alert.locator('li code').allTextContents();
     expect(shown).toEqual([...tripped.providerOnly, ...tripped.inventoryOnly]);
     expect(tripped.inventoryOnly.some((id) => id.endsWith(`/virtualMachines/${victim.instanceId}`))).toBe(true);
+    // The timeline marks the moment the switch tripped.
+    const marks = await page.evaluate<{ kind: string; text: string }[]>("window.droverCharts['chart-pool_2fworkers'].events");
+    expect(marks).toContainEqual(expect.objectContaining({ kind: 'safety', text: 'safety switch tripped' }));
     mkdirSync(path.dirname(SCREENSHOT), { recursive: true });
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
   } finally {

@@ -28,3 +28,16 @@ export function countBatches(table: EntityTable): number[] {
   });
   return sizes;
 }
+
+/** The method of every request the table's client sends from now on, in order. */
+export function countRequests(table: EntityTable): string[] {
+  const methods: string[] = [];
+  table.client.pipeline.addPolicy({
+    name: `countRequests${randomBytes(3).toString('hex')}`,
+    sendRequest: (request, next) => {
+      methods.push(request.method);
+      return next(request);
+    },
+  });
+  return methods;
+}

@@ -4,7 +4,8 @@
  * Re-enqueues stand in for the informer events the seed was woken by: the SKS reconcile that
  * follows marking a target inactive (a second later), readiness of a waking target (polled),
  * the next step of a rate-limited change (on Knative's two-second tick), the moment a scale
- * set's write budget allows the deferred write, and the plan's own waits.
+ * set's write budget allows the deferred write, the plan's own waits, and the next poll of an
+ * http or queue source (`load.pollInterval`).
  */
 import type { Decision } from '../../decision.js';
 import type { DesiredScale } from '../../load/decider.js';
@@ -45,6 +46,9 @@ const RATE_STEP_MS = 2_000;
  */
 export const SETTLE_POLL = { kubernetesFirstMs: 1_000, kubernetesBriskForMs: 30_000, laterMs: 10_000, giveUpAfterMs: 5 * 60_000 };
 
+/** Why a poll of the load source was asked for. */
+export const POLL_WHY = 'poll the load source';
+
 const REASONS: Record<ScaleReason, string> = {
   adopted: 'first sight: adopted as it runs, nothing written',
   'metrics-not-collected': 'no load sample in the stable window: scale left as it is',
@@ -74,6 +78,8 @@ export interface FollowUpInput {
   activationTimeoutMs: number;
   /** Ready replicas now, the target's own scale after this reconcile, and when it was last written. */
   settle: { ready: number; requested: number; lastScaledAt: number | undefined };
+  /** An http or queue source's poll period (`load.pollInterval`). */
+  pollIntervalMs?: number;
   now: number;
 }
 
@@ -103,6 +109,9 @@ export function followUps(input: FollowUpInput): FollowUp[] {
     wants.push({ at: nextGridPoint(now, brisk ? SETTLE_POLL.kubernetesFirstMs : SETTLE_POLL.laterMs), why });
   }
   if (write.kind === 'deferred') wants.push({ at: write.retryAt, why: 'scale set write budget: write the capacity wanted by then' });
+  // On the interval's grid, so the chains of every reconcile (timer, push, re-enqueue) meet in
+  // one message per instant instead of multiplying.
+  if (input.pollIntervalMs !== undefined) wants.push({ at: nextGridPoint(now, input.pollIntervalMs), why: POLL_WHY });
   return wants;
 }
 

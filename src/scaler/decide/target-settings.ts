@@ -1,12 +1,14 @@
 /**
  * A target's settings as the decisions take them, and what a reconcile observed of it.
  */
-import type { TargetConfig } from '../../config/schema.js';
+import { DEFAULT_POLL_INTERVAL_MS, type TargetConfig } from '../../config/schema.js';
 import type { DeciderSettings } from '../../load/decider.js';
 import type { ScaleBounds } from './bounds.js';
 import type { ScaleToZeroSettings } from './scale-to-zero.js';
 
 export interface TargetSettings {
+  /** An http or queue source's poll period: each reconcile asks for the next aligned one. */
+  pollIntervalMs?: number;
   bounds: ScaleBounds;
   scaleToZero: ScaleToZeroSettings;
   desired: DeciderSettings;
@@ -15,7 +17,9 @@ export interface TargetSettings {
 /** `targetPerReplica` comes from the load source (1 for a target without one). */
 export function targetSettings(target: TargetConfig, targetPerReplica: number): TargetSettings {
   const stableWindowMs = target.scaleToZero.stableWindow;
+  const load = target.load;
   return {
+    ...(load && load.source !== 'push' ? { pollIntervalMs: load.pollInterval ?? DEFAULT_POLL_INTERVAL_MS } : {}),
     bounds: { minScale: target.minScale, maxScale: target.maxScale },
     scaleToZero: {
       enableScaleToZero: target.scaleToZero.enabled,

@@ -66,7 +66,8 @@ export function settleTarget(input: SettleInput): Settlement {
   const requested = requestedAfter(write, observed);
   const settle = { ready: got, requested, lastScaledAt: write.kind === 'written' ? now : record?.lastScaledAt };
   const activationTimeoutMs = settings.scaleToZero.activationTimeoutMs ?? DEFAULT_ACTIVATION_TIMEOUT_MS;
-  const wants = followUps({ plan, desired, before, after, write, kind: snapshot.kind, activationTimeoutMs, settle, now });
+  const poll = settings.pollIntervalMs === undefined ? {} : { pollIntervalMs: settings.pollIntervalMs };
+  const wants = followUps({ plan, desired, before, after, write, kind: snapshot.kind, activationTimeoutMs, settle, ...poll, now });
   const decision = describeTargetDecision({ plan, desired, load: input.load, write, wake, dryRun: snapshot.dryRun, probe: input.probe, trigger: input.trigger });
   const probe = input.probe;
 

@@ -67,7 +67,7 @@ export const CLIENT_SCRIPT = String.raw`(function () {
           value: function (u, v, si, idx) { return number(idx == null ? s.latest : v); },
         };
       })),
-      axes: [{ label: c.axes.x, labelSize: 20, values: function (u, splits) { return splits.map(function (v) { return v == null ? '' : clock(v); }); } }, { scale: 'count', label: c.axes.count, labelSize: 20 }].concat(hasLoad ? [{ scale: 'load', side: 1, label: c.axes.load, labelSize: 20, grid: { show: false } }] : []),
+      axes: [{ label: c.axes.x, labelSize: 20, space: 76, values: function (u, splits) { return splits.map(function (v) { return v == null ? '' : clock(v); }); } }, { scale: 'count', label: c.axes.count, labelSize: 20 }].concat(hasLoad ? [{ scale: 'load', side: 1, label: c.axes.load, labelSize: 20, grid: { show: false } }] : []),
       plugins: [eventMarks(c.events)],
     };
     var u = new uPlot(opts, c.data, el);

@@ -1,0 +1,109 @@
+/**
+ * Where one scale set's instance cache is stored: its partition of the `instances` table, a
+ * `~meta` row (refresh bookkeeping, the claim, the generation) and a few `~pack-NNN` rows
+ * holding every cached VM packed (pack.ts). Reading it is one query of the partition. Writing
+ * the instances is one batch: the meta row under the ETag it was read or claimed with, and the
+ * pack rows with it, so readers see either the old list or the new one, and a writer whose
+ * meta row moved on (a claim lost, a mark in between) writes nothing.
+ *
+ * Migration: a partition of the old format (one row per VM, no `packs` on the meta row) is read
+ * once as it is, which makes the plan list (refresh-plan.ts, 'old format'); the listing writes
+ * the packs and deletes the old rows (ETag-guarded, in batches of 100).
+ */
+import type { EntityTable, Row } from '../state/entity-table.js';
+import { submitBatch, type BatchOp } from '../state/batch.js';
+import { failedOperationOf } from '../state/errors.js';
+import { newGeneration } from '../state/generation.js';
+import type { CachedInstance } from './instance.js';
+import { isPackRowKey, packInstances, packRowKey, PackMismatchError, unpackInstances } from './pack.js';
+import { instanceFromRow, type InstanceProps } from './rows.js';
+import type { MetaProps } from './scale-set-cache.js';
+
+export const META = '~meta';
+
+export interface StoredCache {
+  /** Undefined: nothing stored yet. */
+  meta: Row<MetaProps> | undefined;
+  instances: CachedInstance[];
+  /** Every other row of the partition (packs, old per-VM rows), with its ETag: what a write of the instances replaces. */
+  rows: Row[];
+}
+
+export interface CacheStore {
+  load(): Promise<StoredCache>;
+  readMeta(): Promise<Row<MetaProps> | undefined>;
+  /** Writes the meta row under `meta`'s ETag (inserts it when there is none); undefined when someone wrote it first. */
+  writeMeta(meta: Row<MetaProps> | undefined, props: MetaProps): Promise<Row<MetaProps> | undefined>;
+  /** Writes the meta row and `instances` in one batch under `meta`'s ETag, replacing `stored`; undefined when the meta row moved on. */
+  writeInstances(meta: Row<MetaProps>, props: MetaProps, instances: readonly CachedInstance[], stored: StoredCache): Promise<Row<MetaProps> | undefined>;
+  /** Read-modify-write of the meta row (`undefined` from `mutate`: leave it). */
+  updateMeta(mutate: (row: Row<MetaProps> | undefined) => MetaProps | undefined): Promise<void>;
+}
+
+const LOAD_ATTEMPTS = 3;
+
+export function tableCacheStore(table: EntityTable, key: string): CacheStore {
+  return {
+    async load() {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return readPartition(await table.list(key));
+        } catch (err) {
+          // A pack of another write than the meta row's: the read raced a writer; read again.
+          if (!(err instanceof PackMismatchError) || attempt >= LOAD_ATTEMPTS) throw err;
+        }
+      }
+    },
+    readMeta: () => table.get<MetaProps>(key, META),
+    writeMeta: (meta, props) => (meta?.etag ? table.replaceIf(meta, props) : table.create(key, META, props)),
+    async writeInstances(meta, props, instances, stored) {
+      const packId = newGeneration();
+      const packs = packInstances(instances, packId);
+      const next: MetaProps = { ...props, packs: packs.length, packId };
+      const keep = new Set(packs.map((_, i) => packRowKey(i)));
+      const replaced = stored.rows.filter((r) => !keep.has(r.rowKey));
+      // Pack rows no longer needed go in the same batch; rows of the old format after it.
+      const [packRows, oldRows] = [replaced.filter((r) => isPackRowKey(r.rowKey)), replaced.filter((r) => !isPackRowKey(r.rowKey))];
+      const ops: BatchOp[] = [
+        meta.etag ? { kind: 'replace', rowKey: META, etag: meta.etag, props: next } : { kind: 'insert', rowKey: META, props: next },
+        ...packs.map((p, i): BatchOp => ({ kind: 'upsert', rowKey: packRowKey(i), props: p })),
+        ...packRows.map((r): BatchOp => ({ kind: 'delete', rowKey: r.rowKey, etag: r.etag })),
+      ];
+      let etag: string | undefined;
+      try {
+        etag = (await submitBatch(table.client, key, ops))[0]?.etag;
+      } catch (err) {
+        if (failedOperationOf(err)?.rowKey === META) return undefined;
+        throw err;
+      }
+      // ETag-guarded: an old row rewritten since it was read stays.
+      if (oldRows.length > 0) await table.writeChanged(key, [], oldRows, { deleteMissing: true });
+      return { partitionKey: key, rowKey: META, etag: etag ?? '', props: next };
+    },
+    async updateMeta(mutate) {
+      await table.update<MetaProps>(key, META, mutate);
+    },
+  };
+}
+
+/** A store that reads but writes nothing (a dry run): writes answer as if they had happened. */
+export function readOnlyCacheStore(store: CacheStore): CacheStore {
+  return {
+    load: () => store.load(),
+    readMeta: () => store.readMeta(),
+    writeMeta: async (meta, props) => ({ partitionKey: meta?.partitionKey ?? '', rowKey: META, etag: meta?.etag ?? '', props }),
+    writeInstances: async (meta, props) => ({ ...meta, props }),
+    updateMeta: async () => undefined,
+  };
+}
+
+function readPartition(all: Row[]): StoredCache {
+  const meta = all.find((r) => r.rowKey === META) as Row<MetaProps> | undefined;
+  const rows = all.filter((r) => r.rowKey !== META);
+  const { packs, packId } = meta?.props ?? {};
+  if (packs === undefined || packId === undefined) {
+    // The old format (or nothing): one row per VM, read this once; the next listing packs it.
+    return { meta, rows, instances: (rows as Row<InstanceProps>[]).filter((r) => !isPackRowKey(r.rowKey)).map(instanceFromRow) };
+  }
+  return { meta, rows, instances: unpackInstances(rows.filter((r) => isPackRowKey(r.rowKey)), packId, packs) };
+}
