@@ -12,6 +12,8 @@ export interface Figure {
   label: string;
   value: number;
   unit: string;
+  /** The issue's goal for it (at most this), printed with the figure's ratio to it. */
+  goal?: number;
 }
 
 export interface Benchmark {
@@ -38,8 +40,15 @@ export async function loadBenchmarks(modules: readonly string[] = BENCHMARKS): P
 
 export function formatFigures(benchmark: Benchmark, figures: readonly Figure[]): string {
   const width = Math.max(...figures.map((f) => f.label.length));
-  const lines = figures.map((f) => `  ${f.label.padEnd(width)}  ${formatValue(f.value)} ${f.unit}`.trimEnd());
+  const lines = figures.map((f) => `  ${f.label.padEnd(width)}  ${formatValue(f.value)} ${f.unit}${goalText(f)}`.trimEnd());
   return [`${benchmark.name}: ${benchmark.description}`, ...lines].join('\n');
+}
+
+/** "  (goal ≤ 15: 0.53 of it, met)" for a figure with a goal. */
+function goalText(f: Figure): string {
+  if (f.goal === undefined) return '';
+  const ratio = f.goal === 0 ? Infinity : f.value / f.goal;
+  return `  (goal ≤ ${formatValue(f.goal)}: ${formatValue(ratio)} of it, ${ratio <= 1 ? 'met' : 'not met'})`;
 }
 
 function formatValue(value: number): string {

@@ -22,6 +22,7 @@ import type { ScaleSetApi } from '../src/azure/scale-set-api.js';
 import { runPass } from '../src/reconcile/pass.js';
 import { DEFAULT_SCHEDULE, nextOccurrence } from '../src/host/schedule.js';
 import type { Benchmark, Figure } from './index.js';
+import { simulatedService } from '../src/state/service-clock.js';
 
 const SUBSCRIPTION = '00000000-0000-0000-0000-00000000face';
 const POOLS = 12;
@@ -84,7 +85,7 @@ async function hosts(fleet: Fleet, count: number, clock: ManualClock, group: str
     Array.from({ length: count }, async (_, i) => {
       const counts = zero();
       const api = countingApi(await createComputeScaleSetApi(azure), counts);
-      const rt = await createRuntime({ configFile: file, clock, adapters: { scaleSetApi: api } });
+      const rt = await createRuntime({ configFile: file, clock, serviceClock: simulatedService(clock), adapters: { scaleSetApi: api } });
       await rt.storage.ensure();
       countTableRequests(rt, counts);
       return { rt: { ...rt, holder: `host-${i}` }, counts };

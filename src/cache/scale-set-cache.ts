@@ -48,6 +48,8 @@ export type MetaProps = {
   /** The scale set as last read from ARM (JSON of `ScaleSetInfo`) and when: shared by every instance. */
   scaleSet?: string;
   scaleSetReadAt?: number;
+  /** When the last successful listing began (epoch ms): a row marked before it was listed after. */
+  listedAt?: number;
   /**
    * VMs of the last listing whose resource id could not be parsed: not cached, but present in
    * ARM's capacity, so they count towards it (else every pass would see drift and list again).
@@ -255,6 +257,7 @@ export class ScaleSetCache {
         generation: newGeneration(),
         scaleSet: JSON.stringify(scaleSet),
         scaleSetReadAt: readAt,
+        listedAt: readAt,
         unparseable: unparseable.length || undefined,
       };
       return { instances: built.instances, next, read: { ok: true, instances: built.instances }, scaleSet };

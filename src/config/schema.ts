@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { DURATION_FORM, parseDuration } from './duration.js';
 import { parseRate } from './rate.js';
+import { poolTargetRef, scaleInSchema } from './pool-sizing.js';
 import { isLoopbackHost } from './loopback.js';
 // Replicas of a target and machines of a pool.
 import { MAX_REPLICAS } from '../limits.js';
@@ -137,6 +138,9 @@ const pool = z
     chunkSize: count(1, MAX_REPLICAS).default(20),
     reconcileRate: rate('1m,1'),
     creationRate: rate('5s,1'),
+    /** Scale-in deletes, one token per VM. */
+    deletionRate: rate('5s,10'),
+    scaleIn: scaleInSchema,
     /** Also caps how many VMs a listing reads (pages stop there). */
     instanceLimit: count(1, MAX_REPLICAS).default(1000),
     instanceCache,
@@ -177,7 +181,7 @@ const scaleSetTargetRef = z
 const scaleTargetRef = z.unknown().transform((value, ctx) => {
   const v = (value ?? {}) as Record<string, unknown>;
   const schema =
-    v.kind === 'VirtualMachineScaleSet' ? scaleSetTargetRef : 'kind' in v ? kubernetesKindRef : customScaleRef;
+    v.kind === 'VirtualMachineScaleSet' ? scaleSetTargetRef : v.kind === 'Pool' ? poolTargetRef : 'kind' in v ? kubernetesKindRef : customScaleRef;
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
     for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, code: 'custom', message: issue.message, path: issue.path });
@@ -372,7 +376,10 @@ export const offlineConfigSchema = z
       const ref = t.scaleTargetRef as Record<string, string | undefined>;
       const entry = `targets[${i}] ("${t.name}")`;
       const path = ['targets', i, 'scaleTargetRef'];
-      if (ref.kind === 'VirtualMachineScaleSet') {
+      if (ref.kind === 'Pool') {
+        if (!cfg.pools.some((p) => p.name === ref.name)) ctx.addIssue({ code: 'custom', path: [...path, 'name'], message: `names no pool: add a pool named "${ref.name}", or name one of ${cfg.pools.map((p) => `"${p.name}"`).join(', ') || 'the pools (there are none)'}` });
+        claim(`pool/${ref.name}`, entry, path, `pool "${ref.name}"`);
+      } else if (ref.kind === 'VirtualMachineScaleSet') {
         claim(scaleSetKey(ref as { resourceGroup: string; name: string }), entry, path, `scale set ${ref.resourceGroup}/${ref.name}`);
       } else {
         // A Deployment named by kind and by apps/v1 deployments is one object: key both the same.
@@ -388,7 +395,8 @@ function requireConnections(cfg: z.output<typeof offlineConfigSchema>, ctx: z.Re
     ctx.addIssue({ code: 'custom', path: ['azure'], message: 'required when pools are configured' });
   }
   cfg.targets.forEach((t, i) => {
-    const usesScaleSet = (t.scaleTargetRef as { kind?: string }).kind === 'VirtualMachineScaleSet';
+    const kind = (t.scaleTargetRef as { kind?: string }).kind;
+    const usesScaleSet = kind === 'VirtualMachineScaleSet' || kind === 'Pool';
     if (usesScaleSet && !cfg.azure) {
       ctx.addIssue({ code: 'custom', path: ['targets', i, 'scaleTargetRef'], message: 'a scale set target needs the azure section' });
     }

@@ -1,18 +1,23 @@
 import type { InvocationContext } from '@azure/functions';
 import { invocationLog } from '../log.js';
 import { messageId } from './trigger.js';
-import { decodeMessage, reconcileMessageSchema } from '../queue/messages.js';
+import { decodeMessage, reconcileMessageSchema, type ReconcileMessage } from '../queue/messages.js';
+import { afterServed, mergeRequest, messageToken, onDelivery, postpone, type Delivery } from '../queue/pending-plan.js';
+import type { ReadMarker } from '../queue/pending-store.js';
+import type { Markers } from '../queue/sender.js';
 import { busyRetryDelay } from '../queue/retry.js';
-import { markDelivered } from '../queue/sender.js';
 import { reconcileObject } from '../reconcile/object.js';
-import type { ObjectOutcome } from '../reconcile/types.js';
+import { objectKey, type ObjectOutcome, type ObjectRef } from '../reconcile/types.js';
 import type { Runtime } from '../runtime/runtime.js';
+import type { Clock } from '../clock.js';
 
 
 /**
- * One reconcile message: a forced reconcile or a delayed re-enqueue. A malformed message is
- * logged and dropped (returning normally deletes it); a failed reconcile throws so the host
- * retries it and, after maxDequeueCount tries, moves it to the poison queue.
+ * One reconcile message: a forced reconcile or a delayed re-enqueue, served through the
+ * object's pending marker (src/queue/pending-plan.ts), so that however many messages name one
+ * object, it is reconciled once with the latest pushed value. A malformed message is logged and
+ * dropped (returning normally deletes it); a failed reconcile throws so the host retries it and,
+ * after maxDequeueCount tries, moves it to the poison queue.
  */
 export async function onReconcileMessage(rt: Runtime, message: unknown, context: InvocationContext): Promise<ObjectOutcome | undefined> {
   const log = invocationLog(context);
@@ -21,20 +26,60 @@ export async function onReconcileMessage(rt: Runtime, message: unknown, context:
     log.error(`dropping malformed message ${messageId(context)} from ${rt.storage.names.queues.reconcile}: ${decoded.reason}`);
     return undefined;
   }
-  const { kind, name, reason, load } = decoded.message;
-  // From here on a new request for this object and due second is a new message, not a repeat.
-  await markDelivered(rt.table('leases'), decoded.message);
-  const outcome = await reconcileObject(rt, { kind, name }, { reason, load }, { log, signal: rt.shutdown.signal });
-  if (outcome.status === 'busy') {
-    // The holder may have read its inputs before this request arrived: look again shortly.
-    await rt.queues.reconcile({ kind, name, reason, load }, busyRetryDelay(rt.clock.now(), outcome.until));
+  const msg = decoded.message;
+  const ref: ObjectRef = { kind: msg.kind, name: msg.name };
+  const markers = known(rt, ref) ? rt.queues.markers : undefined;
+  const delivery = markers ? await deliveryOf(markers, ref, msg, rt.clock) : ({ kind: 'serve', reason: msg.reason, load: msg.load } as const);
+  if (delivery.kind === 'drop') {
+    log.debug?.(`${objectKey(ref)}: message ${messageId(context)} needs nothing: ${delivery.why}`);
+    return undefined;
   }
+  if (delivery.kind === 'fold') return undefined;
+  const marker = await markers?.read(ref);
+  const outcome = await reconcileObject(rt, ref, { reason: delivery.reason, load: delivery.load }, { log, signal: rt.shutdown.signal });
+  if (markers) await settleMarker(markers, ref, msg, marker, outcome, rt.clock.now());
+  else if (outcome.status === 'busy') await rt.queues.reconcile({ ...ref, reason: msg.reason, load: msg.load }, busyRetryDelay(rt.clock.now(), outcome.until));
   // Cut short (the host is stopping): the message comes back and the reconcile is finished then.
-  if (outcome.status === 'aborted') throw new Error(`reconcile of ${kind}/${name} aborted: ${outcome.reason}`);
+  if (outcome.status === 'aborted') throw new Error(`reconcile of ${objectKey(ref)} aborted: ${outcome.reason}`);
   // Only a failure that may pass is retried (and poisoned after maxDequeueCount); a refusal such
   // as the safety switch is recorded and waits for an operator, not for a retry.
   if (outcome.status === 'failed' && (outcome.decision ? outcome.decision.transient === true : true)) {
-    throw new Error(`reconcile of ${kind}/${name} failed: ${outcome.error}`);
+    throw new Error(`reconcile of ${objectKey(ref)} failed: ${outcome.error}`);
   }
   return outcome;
+}
+
+/**
+ * Decides the delivery on the marker as it is read. A message from outside decides inside the
+ * marker's write round, so a flood of them for one object shares one read and one write, and
+ * folds its value into the marker there.
+ */
+async function deliveryOf(markers: Markers, ref: ObjectRef, msg: ReconcileMessage, clock: Clock): Promise<Delivery> {
+  if (msg.dueAt !== undefined) return onDelivery(msg, (await markers.read(ref))?.pending, clock.now());
+  let delivery: Delivery = { kind: 'serve', reason: msg.reason, load: msg.load };
+  await markers.change(ref, (current, now) => {
+    delivery = onDelivery(msg, current, now);
+    if (delivery.kind !== 'fold') return undefined;
+    return mergeRequest(current, { at: now, reason: msg.reason, ...(msg.load === undefined ? {} : { load: msg.load }) }, now, messageToken);
+  });
+  return delivery;
+}
+
+function known(rt: Runtime, ref: ObjectRef): boolean {
+  return ref.kind === 'pool' ? rt.config.pools.some((p) => p.name === ref.name) : rt.config.targets.some((t) => t.name === ref.name);
+}
+
+/** What the outcome makes of the marker: postponed while the lease is held, removed once served. */
+async function settleMarker(markers: Markers, ref: ObjectRef, msg: ReconcileMessage, marker: ReadMarker | undefined, outcome: ObjectOutcome, now: number): Promise<void> {
+  if (outcome.status === 'busy') {
+    // The holder may have read its inputs before this request arrived: look again shortly.
+    const retryAt = now + busyRetryDelay(now, outcome.until);
+    await markers.change(ref, (current, t) => postpone(current, { reason: msg.reason }, retryAt, msg.dueAt, t, messageToken));
+    return;
+  }
+  // Failed and to be retried: the marker stays for the retried message.
+  if (outcome.status === 'aborted' || (outcome.status === 'failed' && (outcome.decision ? outcome.decision.transient === true : true))) return;
+  if (!marker || (await markers.consume(marker))) return;
+  // A request merged while this one ran: it is served by a message of its own.
+  await markers.change(ref, (current, t) => (current ? afterServed(current, msg.dueAt, t, messageToken) : undefined));
 }

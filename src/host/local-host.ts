@@ -50,6 +50,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
   const schedule = options.schedule ?? rt.env.DROVER_SCHEDULE ?? DEFAULT_SCHEDULE;
   checkSchedule(schedule);
   await rt.storage.ensure();
+  rt.storage.onRecreated(() => log.warn(`storage had lost the ${rt.storage.prefix} tables or queues: created them again`));
   const ac = new AbortController();
   const running = registrations.flatMap((r) => {
     switch (r.trigger) {
@@ -65,6 +66,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
             settings,
             log,
             signal: ac.signal,
+            recreate: () => rt.storage.recreate(),
           }),
         ];
       case 'http':

@@ -7,6 +7,7 @@
 import type { QueueClient, DequeuedMessageItem } from '@azure/storage-queue';
 import { pause } from '../clock.js';
 import { errorMessage, type Log } from '../log.js';
+import { isStorageGone } from '../state/errors.js';
 import type { QueueHostSettings } from './host-settings.js';
 import { logHandlerFor, newInvocationContext, type AnyInvocationContext } from './invocation.js';
 
@@ -24,6 +25,8 @@ export interface QueueWorkerOptions {
   settings: QueueHostSettings;
   log: Log;
   signal: AbortSignal;
+  /** Makes the tables and queues again when polling finds the queue gone. */
+  recreate?: () => Promise<void>;
 }
 
 /**
@@ -90,6 +93,8 @@ export async function runQueueWorker(opts: QueueWorkerOptions): Promise<void> {
       received = res.receivedMessageItems;
     } catch (err) {
       if (!signal.aborted) opts.log.warn(`${opts.functionName}: polling ${queue.name} failed: ${errorMessage(err)}`);
+      // The queue is gone (storage lost it): made again, and polling goes on.
+      if (opts.recreate && isStorageGone(err)) await opts.recreate().catch((e: unknown) => opts.log.warn(`${opts.functionName}: could not create ${queue.name} again: ${errorMessage(e)}`));
     }
     for (const msg of received) {
       const p: Promise<unknown> = deliver(opts, msg)

@@ -33,7 +33,9 @@ export function retirements(
   for (const row of rows) {
     if (listed.has(row.rowKey)) continue;
     const name = row.props.name ?? row.rowKey;
-    if (row.props.providerStatus === 'ProvisioningFailedPermanent') {
+    if (row.props.providerStatus === 'Deleting') {
+      out.push({ id: row.rowKey, etag: row.etag, why: `retired vm ${name}: deleted by scale-in` });
+    } else if (row.props.providerStatus === 'ProvisioningFailedPermanent') {
       out.push({ id: row.rowKey, etag: row.etag, why: `retired vm ${name}: deleted after it failed` });
     } else if (seenDeleting.has(row.rowKey) || row.props.providerStatus === 'Missing') {
       out.push({ id: row.rowKey, etag: row.etag, why: `retired vm ${name}: deleted by Azure` });

@@ -31,6 +31,9 @@ export function describeOutcome(plan: PoolPlan, outcome: PoolOutcome): Decision 
     const until = plan.backoff?.until ?? plan.backoffUntil;
     parts.push(`fast-deleted ${outcome.deleted.length} broken VM(s): ${outcome.deleted.join(', ')}${until === undefined ? '' : `; creations backed off until ${new Date(until).toISOString()}`}`);
   }
+  for (const line of plan.lines) if (/protected VMs kept above|above the wanted|marked for scale-in/.test(line)) parts.push(line);
+  if (outcome.scaledIn.length) parts.push(`scaled in: deleted ${outcome.scaledIn.length} VM(s) by instance id in ${outcome.scaleInCalls} call(s): ${outcome.scaledIn.join(', ')}`);
+  if (outcome.scaleInWaiting) parts.push(`the deletion rate allows ${outcome.scaledIn.length} of ${outcome.scaledIn.length + outcome.scaleInWaiting} now; the rest waits for a later pass`);
   if (outcome.rowFailures.length) parts.push(`not written: ${outcome.rowFailures.join('; ')}`);
   for (const id of plan.skipped) parts.push(`inventory row has unparseable provider ID ${JSON.stringify(id)}, skipped`);
   const reason = parts.join('; ');
@@ -44,6 +47,7 @@ function verbOf(plan: PoolPlan, outcome: PoolOutcome): string {
   if (raise.kind === 'lostRace') return 'capacity write lost a race';
   if (outcome.adopted.length) return `adopted ${outcome.adopted.length}`;
   if (outcome.deleted.length) return `fast-deleted ${outcome.deleted.length}`;
+  if (outcome.scaledIn.length) return `scaled in ${outcome.scaledIn.length}`;
   if (outcome.retired.length) return `retired ${outcome.retired.length}`;
   if (raise.kind === 'rateLimited') return 'rate limited';
   switch (plan.decision.kind) {
@@ -69,6 +73,7 @@ export function describePlan(plan: PoolPlan): Decision {
   if (plan.raise) parts.push(`would raise capacity ${plan.raise.from} → ${plan.raise.to} (If-Match ${plan.raise.etag}), as far as the creation rate allows`);
   if (plan.delete.length) parts.push(`would fast-delete ${plan.delete.map((d) => d.id).join(', ')}`);
   if (plan.statusUpdates.length) parts.push(`would update the status of ${plan.statusUpdates.length} row(s)`);
+  if (plan.scaleIn.length) parts.push(`would scale in: delete ${plan.scaleIn.map((d) => d.id).join(', ')}`);
   const verb = plan.raise ? `would raise capacity ${plan.raise.from} → ${plan.raise.to}` : plan.adopt.length ? `would adopt ${plan.adopt.length}` : plan.delete.length ? `would fast-delete ${plan.delete.length}` : plan.retire.length ? `would retire ${plan.retire.length}` : 'would do nothing';
   return { decision: verb, reason: parts.join('; ') };
 }

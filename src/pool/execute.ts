@@ -7,7 +7,12 @@
  *    updates, the switch cleared;
  * 3. the capacity raise: one draw of the creation tokens, then `sku.capacity` written under the
  *    scale set's ETag, the cache refreshed and the new VMs adopted (one more batch);
- * 4. fast delete of broken VMs whose rows are marked, and their cache rows marked Deleting.
+ * 4. fast delete of broken VMs whose rows are marked, and their cache rows marked Deleting;
+ * 5. scale-in: one `deletionRate` token per VM, the rows of the VMs granted marked Deleting (one
+ *    more batch), then `deleteInstances` by instance id, one call per chunk of `chunkSize`, and
+ *    their cache rows marked Deleting. A crash after the mark leaves the row marked: a later
+ *    pass whose listing still shows the VM alive deletes it; one after the call finds it
+ *    Deleting or gone, and retires the row. Capacity is never written down.
  *
  * The lease is checked before each write phase, not per row. Every row write is guarded by the
  * ETag it was read with (inserts by the row's absence).
@@ -36,6 +41,10 @@ export interface PoolPassDeps {
   lease: { check(): Promise<void> };
   /** Draws up to `wanted` creation tokens within the pass's bounded wait; how many it got. */
   creations: { draw(wanted: number): Promise<number> };
+  /** The same for scale-in deletes (`deletionRate`), one token per VM. */
+  deletions: { draw(wanted: number): Promise<number> };
+  /** Most VMs per `deleteInstances` call of a scale-in. */
+  chunkSize: number;
   /** Asks for another pass soon (new VMs not listed yet, an LRO still running). */
   requeue(reason: string): Promise<void>;
   now(): number;
@@ -58,6 +67,10 @@ export interface PoolOutcome {
   raise: RaiseOutcome;
   deleted: string[];
   deleteDone: boolean;
+  /** VMs a scale-in deleted by instance id, how many calls it took, and how many waited for tokens. */
+  scaledIn: string[];
+  scaleInCalls: number;
+  scaleInWaiting: number;
   /** Rows that could not be written, with why: `id: reason`. */
   rowFailures: string[];
   /** Whether any of them failed for another reason than the row itself (the store failed). */
@@ -77,6 +90,9 @@ export async function executePlan(plan: PoolPlan, deps: PoolPassDeps): Promise<P
     raise: { kind: 'none' },
     deleted: [],
     deleteDone: true,
+    scaledIn: [],
+    scaleInCalls: 0,
+    scaleInWaiting: 0,
     rowFailures: [],
     storeFailed: false,
   };
@@ -148,7 +164,42 @@ export async function executePlan(plan: PoolPlan, deps: PoolPassDeps): Promise<P
     await deps.cache.markDeleting(doomed);
     if (!lro.done) await deps.requeue('check on a delete ARM is still working on');
   }
+
+  // Phase 5: scale-in.
+  if (plan.scaleIn.length > 0) await scaleIn(plan, deps, outcome);
   return outcome;
+}
+
+async function scaleIn(plan: PoolPlan, deps: PoolPassDeps, outcome: PoolOutcome): Promise<void> {
+  const granted = await deps.deletions.draw(plan.scaleIn.length);
+  const chosen = plan.scaleIn.slice(0, granted);
+  outcome.scaleInWaiting = plan.scaleIn.length - chosen.length;
+  const now = deps.now();
+  const marked = new Set<string>();
+  await writePhase(
+    deps,
+    chosen.map((d) => {
+      const props: MachineProps = { ...(d.row?.props ?? { createdAt: now, name: d.name }), providerStatus: 'Deleting', updatedAt: now };
+      return {
+        write: d.row ? { op: 'replace', key: d.id, etag: d.row.etag, props } : { op: 'insert', key: d.id, props },
+        then: (r: RowResult) => (r.ok ? marked.add(d.id) : undefined),
+      };
+    }),
+    outcome,
+  );
+  // Only VMs whose rows say Deleting: a row another pass wrote in between keeps its VM.
+  const going = chosen.filter((d) => marked.has(d.id));
+  let done = true;
+  for (let i = 0; i < going.length; i += deps.chunkSize) {
+    const chunk = going.slice(i, i + deps.chunkSize);
+    await deps.lease.check();
+    const lro = await deps.arm.deleteInstances(chunk);
+    outcome.scaleInCalls++;
+    outcome.scaledIn.push(...chunk.map((d) => d.id));
+    done &&= lro.done;
+    await deps.cache.markDeleting(chunk);
+  }
+  if (!done || outcome.scaleInWaiting > 0) await deps.requeue(outcome.scaleInWaiting > 0 ? 'go on with a scale-in the deletion rate held back' : 'check on a scale-in ARM is still working on');
 }
 
 async function writePhase(deps: PoolPassDeps, writes: Tagged[], outcome: PoolOutcome): Promise<void> {

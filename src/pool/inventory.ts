@@ -7,6 +7,7 @@ import type { EntityTable, Row } from '../state/entity-table.js';
 import type { BackoffState } from '../provisioner/backoff.js';
 import type { InventoryRow, ProviderId, ProviderStatus } from '../provisioner/machine.js';
 import { GENERATION_KEY, type GenerationProps } from './generation.js';
+import { WANTED_KEY, wantedOf, type WantedProps } from './wanted.js';
 
 export type MachineProps = {
   providerStatus?: string;
@@ -39,16 +40,18 @@ export interface InventorySnapshot {
   safetyRow: Row<JsonProps> | undefined;
   backoff: BackoffState | undefined;
   backoffRow: Row<JsonProps> | undefined;
+  /** The count a target sizing this pool wants (wanted.ts); undefined: fill to maxCount. */
+  wanted: number | undefined;
   /** The partition's generation row as read (generation.ts); undefined before anything bumped it. */
   generationRow: Row<GenerationProps> | undefined;
 }
 
 /** The whole partition in one read: the machines and the pool's bookkeeping. */
 export async function readInventory(table: EntityTable, pool: string): Promise<InventorySnapshot> {
-  return inventoryFromRows(await table.list<MachineProps & JsonProps & GenerationProps>(pool));
+  return inventoryFromRows(await table.list<MachineProps & JsonProps & GenerationProps & WantedProps>(pool));
 }
 
-export function inventoryFromRows(all: readonly Row<Partial<MachineProps & JsonProps & GenerationProps>>[]): InventorySnapshot {
+export function inventoryFromRows(all: readonly Row<Partial<MachineProps & JsonProps & GenerationProps & WantedProps>>[]): InventorySnapshot {
   const bookkeeping = (key: string) => all.find((r) => r.rowKey === key) as Row<JsonProps> | undefined;
   const safetyRow = bookkeeping(SAFETY_KEY);
   const backoffRow = bookkeeping(BACKOFF_KEY);
@@ -58,6 +61,7 @@ export function inventoryFromRows(all: readonly Row<Partial<MachineProps & JsonP
     safetyRow,
     backoff: backoffRow ? (JSON.parse(backoffRow.props.json) as BackoffState) : undefined,
     backoffRow,
+    wanted: wantedOf(all.find((r) => r.rowKey === WANTED_KEY) as Row<Partial<WantedProps>> | undefined),
     generationRow: all.find((r) => r.rowKey === GENERATION_KEY) as Row<GenerationProps> | undefined,
   };
 }

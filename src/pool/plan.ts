@@ -25,6 +25,7 @@ import { instancesToFastDelete, isBroken } from './fast-delete.js';
 import { toInventoryRow, type MachineProps, type SafetySwitchState } from './inventory.js';
 import { providerStatusOf, scaleSetMachines } from './machines.js';
 import type { PoolSnapshot } from './snapshot.js';
+import { chooseVictims, type ScaleInPolicy } from './scale-in.js';
 
 export interface PoolSettings {
   name: string;
@@ -33,6 +34,8 @@ export interface PoolSettings {
   chunkSize: number;
   instanceLimit: number;
   fastDelete: boolean;
+  /** Which running VMs a scale-in removes first (scale-in.ts). Default newest. */
+  scaleInPolicy?: ScaleInPolicy;
 }
 
 export interface Adoption {
@@ -70,6 +73,11 @@ export interface PoolPlan {
   raise: { from: number; to: number; etag: string } | undefined;
   /** Fast delete: rows marked failed, backoff written, then the VMs deleted. */
   delete: Deletion[];
+  /**
+   * Scale-in: VMs chosen to go, deleted by instance id. Rows not yet marked are marked Deleting
+   * first; a marked row whose VM ARM still lists alive (the call did not go out) is deleted again.
+   */
+  scaleIn: Deletion[];
   backoff: BackoffState | undefined;
   /** Until when creations back off, whether this plan starts the backoff or one is running. */
   backoffUntil: number | undefined;
@@ -114,6 +122,7 @@ export function planPool(snapshot: PoolSnapshot, settings: PoolSettings, now: nu
   const decision = decideProvisioning(machines, kept.map(toInventoryRow).map(inventoryMachine), {
     maxCount: settings.maxCount,
     chunkSize: settings.chunkSize + adoptable,
+    wanted: inventory.wanted,
   });
 
   const empty = {
@@ -167,6 +176,7 @@ export function planPool(snapshot: PoolSnapshot, settings: PoolSettings, now: nu
   else if (deletion.length > 0) lines.push(`${deletion.length} broken VM(s) already counted: deleting them again, the backoff unchanged`);
 
   const doomedIds = new Set(deletion.map((d) => d.id));
+  const scaleIn = scaleInOf(snapshot, kept, doomedIds, settings.scaleInPolicy ?? 'newest', lines);
   const statusUpdates: StatusUpdate[] = [];
   for (const row of kept) {
     const instance = byId.get(row.rowKey);
@@ -188,6 +198,7 @@ export function planPool(snapshot: PoolSnapshot, settings: PoolSettings, now: nu
     adopt,
     raise,
     delete: deletion,
+    scaleIn,
     backoff,
     backoffUntil: backoff?.until ?? empty.backoffUntil,
     safety: inventory.safety ? { kind: 'clear' } : { kind: 'unchanged' },
@@ -197,8 +208,40 @@ export function planPool(snapshot: PoolSnapshot, settings: PoolSettings, now: nu
 }
 
 /** The action fields of a plan that writes nothing (fresh arrays each call: plans never share them). */
-export function noActions(): Pick<PoolPlan, 'safety' | 'retire' | 'adopt' | 'raise' | 'delete' | 'backoff' | 'statusUpdates'> {
-  return { safety: { kind: 'unchanged' }, retire: [], adopt: [], raise: undefined, delete: [], backoff: undefined, statusUpdates: [] };
+export function noActions(): Pick<PoolPlan, 'safety' | 'retire' | 'adopt' | 'raise' | 'delete' | 'scaleIn' | 'backoff' | 'statusUpdates'> {
+  return { safety: { kind: 'unchanged' }, retire: [], adopt: [], raise: undefined, delete: [], scaleIn: [], backoff: undefined, statusUpdates: [] };
+}
+
+const onItsWay = (i: CachedInstance) => i.state === 'Deleting' || i.provisioningState === 'Deleting';
+
+/**
+ * The scale-in of a sized pool: when the wanted count is below the managed VMs that stay, the
+ * victims (scale-in.ts); and the marked rows whose delete did not go out, which a listing newer
+ * than the mark still shows alive.
+ */
+function scaleInOf(snapshot: PoolSnapshot, kept: readonly Row<MachineProps>[], doomed: ReadonlySet<string>, policy: ScaleInPolicy, lines: string[]): Deletion[] {
+  const byId = new Map(snapshot.instances.map((i) => [i.id, i]));
+  const out: Deletion[] = [];
+  const marked = new Set<string>();
+  for (const row of kept) {
+    if (row.props.providerStatus !== 'Deleting') continue;
+    marked.add(row.rowKey);
+    const instance = byId.get(row.rowKey);
+    const listedSince = snapshot.listedAt !== undefined && snapshot.listedAt > row.props.updatedAt;
+    if (instance && !onItsWay(instance) && listedSince) out.push({ id: instance.id, name: instance.name, row, errorInfo: instance.errorInfo });
+  }
+  if (out.length > 0) lines.push(`${out.length} VM(s) marked for scale-in are still listed alive: deleting them (again)`);
+  const wanted = snapshot.inventory.wanted;
+  if (wanted === undefined) return out;
+  // The managed VMs that stay: those with a row, and broken ones (which count as managed without one).
+  const rowIds = new Set(kept.map((r) => r.rowKey));
+  const candidates = snapshot.instances.filter((i) => (rowIds.has(i.id) || i.errorInfo !== null) && !marked.has(i.id) && !doomed.has(i.id) && !onItsWay(i));
+  const choice = chooseVictims(candidates, wanted, policy);
+  if (choice.line) lines.push(choice.line);
+  if (choice.victims.length > 0) lines.push(`${candidates.length} VMs above the wanted ${wanted}: deleting ${choice.victims.length} by instance id`);
+  const rowById = new Map(kept.map((r) => [r.rowKey, r]));
+  for (const v of choice.victims) out.push({ id: v.id, name: v.name, row: rowById.get(v.id), errorInfo: v.errorInfo });
+  return out;
 }
 
 /**
@@ -212,6 +255,7 @@ export function changesNothing(plan: PoolPlan): boolean {
     plan.adopt.length === 0 &&
     plan.raise === undefined &&
     plan.delete.length === 0 &&
+    plan.scaleIn.length === 0 &&
     plan.backoff === undefined &&
     plan.statusUpdates.length === 0
   );

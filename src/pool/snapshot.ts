@@ -24,6 +24,8 @@ export interface PoolSnapshot {
   instances: readonly CachedInstance[];
   /** What the cache held before this pass refreshed it (how churn knows a VM was seen Deleting). */
   previous: readonly CachedInstance[];
+  /** When the listing the instances come from was started (epoch ms), when known. */
+  listedAt?: number;
   inventory: InventorySnapshot;
 }
 
@@ -61,7 +63,7 @@ export async function readSnapshot(
     readInventory(sources.machines, pool.name),
   ]);
   if (!view.read.ok) throw view.read.error;
-  return { scaleSet, instances: view.read.instances, previous: view.previous, inventory };
+  return { scaleSet, instances: view.read.instances, previous: view.previous, inventory, listedAt: view.meta.listedAt };
 }
 
 /**
@@ -115,7 +117,7 @@ export async function readPass(
   if (!view.read.ok) throw view.read.error;
   return {
     kind: 'snapshot',
-    snapshot: { scaleSet: view.scaleSet ?? scaleSet, instances: view.read.instances, previous: view.previous, inventory },
+    snapshot: { scaleSet: view.scaleSet ?? scaleSet, instances: view.read.instances, previous: view.previous, inventory, listedAt: view.meta.listedAt },
     stored: stored && view.scaleSet === undefined,
     cacheGeneration: view.meta.generation,
   };

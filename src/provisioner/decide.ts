@@ -19,6 +19,8 @@ export interface ProvisioningLimits {
   maxCount: number;
   /** Most machines brought up in one pass. */
   chunkSize: number;
+  /** The count a target wants (a sized pool); undefined: fill to maxCount. Never used to scale down here. */
+  wanted?: number;
 }
 
 export type ProvisioningDecision =
@@ -117,7 +119,10 @@ export function decideProvisioning(
     };
   }
 
-  const { maxCount, chunkSize } = limits;
+  const { maxCount, chunkSize, wanted } = limits;
+  if (wanted !== undefined && wanted <= managed && (maxCount === 0 || wanted < maxCount)) {
+    return { kind: 'atLimit', managed, maxCount: wanted, reason: `Not bringing up more machines (at the wanted ${wanted} machines, ${managed} managed)` };
+  }
   if (maxCount !== 0 && maxCount <= managed) {
     return {
       kind: 'atLimit',
@@ -130,7 +135,8 @@ export function decideProvisioning(
     return { kind: 'noCapacity', managed, reason: 'No more capacity available.' };
   }
 
-  const needed = maxCount === 0 ? available.length : Math.min(maxCount - managed, available.length);
+  const ceiling = wanted === undefined ? maxCount : maxCount === 0 ? wanted : Math.min(maxCount, wanted);
+  const needed = wanted === undefined && maxCount === 0 ? available.length : Math.min(ceiling - managed, available.length);
   const machines = available.slice(0, Math.min(needed, chunkSize));
   if (machines.length === 0) {
     return { kind: 'noCapacity', managed, reason: 'No more unused machines available, or all filtered out.' };

@@ -37,6 +37,8 @@ export type ProviderStatus =
   | 'ProvisioningFailedPermanent'
   | 'Missing'
   | 'Stopped'
+  /** Chosen by a scale-in and being deleted by Drover (marked before the delete call). */
+  | 'Deleting'
   | 'Unknown';
 
 /** One row of a pool's inventory. Times are epoch milliseconds. */
@@ -50,9 +52,12 @@ export interface InventoryRow {
   updatedAt: number;
 }
 
-/** Only a permanent provisioning failure excuses a row; a row without a status is not failed. */
+/**
+ * Only a permanent provisioning failure, or a scale-in's delete, excuses a row; a row without a
+ * status is not failed.
+ */
 export function isInventoryRowFailed(row: InventoryRow): boolean {
-  return row.providerStatus === 'ProvisioningFailedPermanent';
+  return row.providerStatus === 'ProvisioningFailedPermanent' || row.providerStatus === 'Deleting';
 }
 
 /** An inventory row as a machine: always `KnownUsed`, since the inventory only holds managed machines. */

@@ -4,59 +4,102 @@
  */
 import type { QueueClient } from '@azure/storage-queue';
 import type { Clock } from '../clock.js';
-import type { EntityTable } from '../state/entity-table.js';
+import type { EntityTable, Props } from '../state/entity-table.js';
 import { encodeMessage, type ProbeMessage, type ReconcileMessage } from './messages.js';
-import { storageError } from '../state/errors.js';
+import { isStorageGone, storageError } from '../state/errors.js';
+import { mergeRequest, messageToken, type Change, type Pending } from './pending-plan.js';
+import { PENDING_PARTITION, type PendingStore, type ReadMarker } from './pending-store.js';
 
 /** The queue service's ceiling for a visibility timeout. */
 export const MAX_DELAY_MS = 7 * 24 * 3_600_000;
-const PENDING_PARTITION = 'pending';
 
 export interface QueueSender {
   /**
-   * Asks for `ref` to be reconciled after `delayMs`. Requests for the same object and the same
-   * due second collapse into one message, so repeated re-enqueues do not pile up.
+   * Asks for an object to be reconciled `delayMs` from now: the one way to schedule a (delayed)
+   * reconcile. Requests for one object collapse into its pending marker (pending-plan.ts): the
+   * earliest due time and the latest pushed `load` win, and a message is sent only when none
+   * will serve the marker in time. `sent` says whether this request sent one.
    */
   reconcile(message: Omit<ReconcileMessage, 'dueAt'>, delayMs?: number): Promise<{ sent: boolean; dueAt: number }>;
-  /**
-   * The same for an instant (epoch ms): callers that compute when from stored state (the end of
-   * a window) land on the same due second however many deliveries compute it.
-   */
+  /** The same for an instant (epoch ms on this host's clock), for callers that compute when from stored state. */
   reconcileAt(message: Omit<ReconcileMessage, 'dueAt'>, at: number): Promise<{ sent: boolean; dueAt: number }>;
   probe(message: ProbeMessage, delayMs?: number): Promise<void>;
+  /** The objects' pending markers, for the reconcile queue's handler; absent when requests are not collapsed. */
+  readonly markers?: Markers;
 }
+
+/** What a marker belongs to (the same shape as reconcile's ObjectRef, which this layer must not import). */
+type ObjectRef = Pick<ReconcileMessage, 'kind' | 'name'>;
+const objectKey = (ref: ObjectRef) => `${ref.kind}/${ref.name}`;
+
+export interface Markers {
+  read(ref: ObjectRef): Promise<ReadMarker | undefined>;
+  /** Removes the marker if it is unchanged since `read`; false when a request merged since. */
+  consume(read: ReadMarker): Promise<boolean>;
+  /** Applies `decide` to the marker (under its ETag) and sends the message the change asks for. */
+  change(ref: ObjectRef, decide: (current: Pending | undefined, now: number) => Change | undefined): Promise<Change | undefined>;
+}
+
 
 export function createQueueSender(deps: {
   reconcileQueue: QueueClient;
   probeQueue: QueueClient;
-  /** Where "already requested" markers live (the leases table); without it nothing is collapsed. */
-  pending?: EntityTable;
+  /** Where the pending markers live; without it every request is a message of its own. */
+  pending?: PendingStore;
   clock: Clock;
+  /** Makes the tables and queues again when a send finds its queue gone. */
+  recreate?: () => Promise<void>;
 }): QueueSender {
   const send = async (queue: QueueClient, body: object, delayMs: number) => {
     const seconds = Math.ceil(clampDelay(delayMs) / 1000);
     // A delayed message must not expire (7 days by default) before it becomes visible.
+    const options = seconds > 0 ? { visibilityTimeout: seconds, messageTimeToLive: -1 } : {};
     try {
-      await queue.sendMessage(encodeMessage(body), seconds > 0 ? { visibilityTimeout: seconds, messageTimeToLive: -1 } : {});
+      await queue.sendMessage(encodeMessage(body), options);
     } catch (err) {
-      throw storageError(err, `queues/${queue.name} send`);
+      if (!deps.recreate || !isStorageGone(err)) throw storageError(err, `queues/${queue.name} send`);
+      // The queue is gone (storage lost it): made again, the message is sent once more.
+      await deps.recreate();
+      await queue.sendMessage(encodeMessage(body), options).catch((again: unknown) => {
+        throw storageError(again, `queues/${queue.name} send`);
+      });
     }
+  };
+  const pending = deps.pending;
+  const markers: Markers | undefined = pending && {
+    read: (ref) => pending.read(objectKey(ref)),
+    consume: (read) => pending.consume(read),
+    async change(ref, decide) {
+      const change = await pending.change(objectKey(ref), (current) => decide(current, deps.clock.now()));
+      const sentFor = change?.next.sentFor;
+      if (change?.send === undefined || sentFor === undefined) return change;
+      try {
+        await send(deps.reconcileQueue, { ...ref, reason: change.next.reason, dueAt: sentFor }, change.send - deps.clock.now());
+      } catch (err) {
+        // No message after all: the next request must send one.
+        await pending.forgetMessage(objectKey(ref), sentFor).catch(() => undefined);
+        throw err;
+      }
+      return change;
+    },
   };
   const reconcileAt = async (message: Omit<ReconcileMessage, 'dueAt'>, at: number) => {
     const now = deps.clock.now();
     const dueAt = dueSecond(now, at);
-    const key = `${message.kind}/${message.name}@${dueAt}`;
-    // Pushed load must always arrive: only plain re-enqueues are collapsed.
-    const collapse = deps.pending !== undefined && message.load === undefined;
-    if (collapse && !(await deps.pending!.create(PENDING_PARTITION, key, { dueAt }))) return { sent: false, dueAt };
-    try {
-      await send(deps.reconcileQueue, { ...message, dueAt }, at - now);
-    } catch (err) {
-      // No message, no marker: a later request for this second must not be collapsed into nothing.
-      if (collapse) await deps.pending!.delete(PENDING_PARTITION, key).catch(() => undefined);
-      throw err;
+    const { kind, name, reason, load } = message;
+    if (!markers) {
+      await send(deps.reconcileQueue, { ...message, dueAt }, dueAt - now);
+      return { sent: true, dueAt };
     }
-    return { sent: true, dueAt };
+    const request = { at: dueAt, reason, ...(load === undefined ? {} : { load }) };
+    // Requests merged in one write round send one message between them: the one that asked for it says so.
+    let asked = false;
+    await markers.change({ kind, name }, (current, t) => {
+      const change = mergeRequest(current, request, t, messageToken);
+      asked = change.send !== undefined;
+      return change;
+    });
+    return { sent: asked, dueAt };
   };
   return {
     reconcile: (message, delayMs = 0) => reconcileAt(message, deps.clock.now() + Math.max(0, delayMs)),
@@ -64,6 +107,7 @@ export function createQueueSender(deps: {
     async probe(message, delayMs = 0) {
       await send(deps.probeQueue, message, delayMs);
     },
+    ...(markers ? { markers } : {}),
   };
 }
 
@@ -79,14 +123,9 @@ function clampDelay(ms: number): number {
   return Math.min(Math.max(0, ms), MAX_DELAY_MS);
 }
 
-/** Marks a reconcile message as delivered, so a later request for the same due second is sent again. */
-export async function markDelivered(pending: EntityTable, message: Pick<ReconcileMessage, 'kind' | 'name' | 'dueAt'>): Promise<void> {
-  if (message.dueAt !== undefined) await pending.delete(PENDING_PARTITION, `${message.kind}/${message.name}@${message.dueAt}`);
-}
-
-/** Removes "already requested" markers whose due time has passed (their messages were lost or never consumed). */
-export async function prunePending(pending: EntityTable, now: number): Promise<number> {
-  const rows = await pending.list<{ dueAt: number }>(PENDING_PARTITION);
-  const current = rows.filter((r) => r.props.dueAt >= now - 60_000);
+/** Removes the markers of the one-per-due-second kind older builds wrote (their row keys end in `@<due>`). */
+export async function prunePending(pending: EntityTable): Promise<number> {
+  const rows = await pending.list<Props>(PENDING_PARTITION);
+  const current = rows.filter((r) => !/@\d+$/.test(r.rowKey));
   return (await pending.writeChanged(PENDING_PARTITION, current, rows, { deleteMissing: true })).deleted;
 }

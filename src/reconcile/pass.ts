@@ -64,7 +64,7 @@ export function unfinished(report: PassReport): ObjectRef[] {
 /** Runs `reconcile` unless another host claimed `ref` for this occurrence first. */
 async function reconcileClaimed(rt: Runtime, ref: ObjectRef, occurrence: number | undefined, reconcile: () => Promise<ObjectOutcome>): Promise<ObjectOutcome> {
   if (occurrence === undefined) return reconcile();
-  const claim = await claimOccurrence(rt.table('leases'), objectKey(ref), occurrence, rt.holder);
+  const claim = await claimOccurrence(rt.leases, objectKey(ref), occurrence, rt.holder);
   if (!claim.claimed) return { ref, status: 'claimed', by: claim.by, occurrence: claim.occurrence };
   return reconcile();
 }
@@ -130,7 +130,7 @@ export async function runPass(rt: Runtime, options: PassOptions): Promise<PassRe
   }
   if (!options.dryRun && !options.signal?.aborted) {
     // Housekeeping that keeps the log and the re-enqueue markers bounded.
-    await Promise.all([prunePending(rt.table('leases'), rt.clock.now()), rt.decisions.prune(rt.clock.now())]).catch((err: unknown) =>
+    await Promise.all([prunePending(rt.table('leases')), rt.decisions.prune(rt.clock.now())]).catch((err: unknown) =>
       log.warn(`could not prune old decisions or re-enqueue markers: ${errorMessage(err)}`),
     );
   }

@@ -24,6 +24,8 @@ export function poolObservation(snapshot: PoolSnapshot, plan: PoolPlan, outcome:
     kind: 'pool',
     fields: { ...(capacity === undefined ? {} : { capacity }), inventory: managed.length + raisedAdopted.length, ...counts },
     events: poolEvents(plan, outcome),
+    // Without fast delete a broken VM stays, counted: its count rising is the event.
+    risesMarked: { broken: 'VM(s) broken' },
   };
 }
 

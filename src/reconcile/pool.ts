@@ -17,7 +17,7 @@ import { describeOutcome, describePlan } from '../pool/describe.js';
 import { tableRowWriter } from '../pool/row-writer.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { Decision, ReconcileContext } from './types.js';
-import { LEASE_TTL_MS } from './lease-ttl.js';
+import { renewingPastHalf } from './lease-ttl.js';
 import { poolObservation } from './pool-history.js';
 
 /** How long a pass may wait for tokens of the pool's rate limits before leaving the rest to a later pass. */
@@ -76,7 +76,7 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
   const api = await rt.scaleSetApi();
   const cache = poolCache(rt, pool, api, log);
   const machines = rt.table('machines');
-  const settings = { name: pool.name, maxCount: pool.maxCount, chunkSize: pool.chunkSize, instanceLimit: pool.instanceLimit, fastDelete: pool.enableFastDeleteOnFailedProvisioning };
+  const settings = { name: pool.name, maxCount: pool.maxCount, chunkSize: pool.chunkSize, instanceLimit: pool.instanceLimit, fastDelete: pool.enableFastDeleteOnFailedProvisioning, scaleInPolicy: pool.scaleIn.policy };
   if (ctx.dryRun) {
     const snapshot = await readSnapshot({ api, cache, machines }, pool, { dryRun: true, signal });
     return describePlan(planPool(snapshot, settings, rt.clock.now()));
@@ -109,6 +109,7 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
 
   const flexible = snapshot.scaleSet.orchestrationMode === 'Flexible';
   const creations = rt.limiter(`${pool.name}/creation`, pool.creationRate);
+  const deletions = rt.limiter(`${pool.name}/deletion`, pool.deletionRate);
   const deps: PoolPassDeps = {
     rows: tableRowWriter(machines, pool.name),
     arm: {
@@ -127,10 +128,10 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
         for (const group of groupByError(doomed)) await cache.setInstancesStatus(group.ids, { state: 'Deleting', errorInfo: group.errorInfo });
       },
     },
-    // A lease is only taken over once it expires: while more than half its time is left nobody
-    // else can hold it, so the renewal (a conditional write) is only needed past that point.
-    lease: { check: () => (ctx.lease.remainingMs() > LEASE_TTL_MS / 2 ? Promise.resolve() : ctx.lease.check()) },
+    lease: renewingPastHalf(ctx.lease),
     creations: { draw: (wanted) => creations.draw(wanted, signal, MAX_LIMITER_WAIT_MS) },
+    deletions: { draw: (wanted) => deletions.draw(wanted, signal, MAX_LIMITER_WAIT_MS) },
+    chunkSize: pool.chunkSize,
     requeue: async (reason) => {
       await rt.queues.reconcile({ kind: 'pool', name: pool.name, reason: `${RECHECK_PREFIX}${reason}` }, RECHECK_MS);
     },
@@ -138,7 +139,7 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
   };
   const outcome = await executePlan(plan, deps);
   // Our own capacity write or delete moved the scale set on: the next pass reads it from ARM.
-  if (outcome.raise.kind === 'raised' || outcome.deleted.length > 0) await cache.forgetScaleSet();
+  if (outcome.raise.kind === 'raised' || outcome.deleted.length > 0 || outcome.scaledIn.length > 0) await cache.forgetScaleSet();
   const decision = describeOutcome(plan, outcome);
   log.debug?.(`pool ${pool.name}: ${decision.decision}`);
   // For the history table, from what the pass read and did: no further read.

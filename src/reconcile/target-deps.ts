@@ -4,6 +4,7 @@
  * probes, the reconcile queue, the lease and the clock. The reconcile itself never sees the
  * Runtime.
  */
+import { renewingPastHalf } from './lease-ttl.js';
 import type { QueueClient } from '@azure/storage-queue';
 import type { Clock } from '../clock.js';
 import type { TargetConfig } from '../config/schema.js';
@@ -56,7 +57,8 @@ export async function targetPassDeps(ctx: ReconcileContext, target: TargetConfig
       recordAndFlush(rt.env, log, (provider) => recordActivationLatency({ target: target.name, kind: port.kind, latencyMs }, provider)).catch((error: unknown) =>
         log.warn(`target ${target.name}: could not record the activation latency metric: ${errorMessage(error)}`),
       ),
-    lease: ctx.lease,
+    // Renewed at most once a pass, as pools do.
+    lease: renewingPastHalf(ctx.lease),
     clock: rt.clock,
     log,
     signal,

@@ -145,6 +145,11 @@ export class TargetReplay {
   }
 
   private retryLater(now: number, load: number): void {
+    // As the object's pending marker: pushes that find it busy collapse, the latest value wins.
+    if (this.retries.length > 0) {
+      this.retries[0]!.load = load;
+      return;
+    }
     const at = dueSecond(now, now + this.busyRetryDelay(now));
     let i = this.retries.length;
     while (i > 0 && this.retries[i - 1]!.at > at) i--;
@@ -214,12 +219,17 @@ export class TargetReplay {
   }
 
   /**
-   * As the sender: due on the second at or after the instant wanted, collapsed per second. A
-   * message is never delivered in the instant it is sent.
+   * As the sender: due on the second at or after the instant wanted. A message is never
+   * delivered in the instant it is sent.
    */
   private requeue(now: number, at: number): void {
     const due = dueSecond(now, Math.max(at, now + 1));
     const q = this.requeues;
+    // As the object's pending marker: one due time, the earliest; its reconcile asks for what still follows.
+    if (q.length > 0) {
+      q[0] = Math.min(q[0]!, due);
+      return;
+    }
     let i = q.length;
     while (i > 0 && q[i - 1]! > due) i--;
     if (q[i - 1] !== due) q.splice(i, 0, due);

@@ -14,6 +14,8 @@ import type { Rate } from '../config/rate.js';
 import { createStorage, resolveStorageLocation, type Storage, type TableName } from '../state/storage.js';
 import { EntityTable } from '../state/entity-table.js';
 import { Leases } from '../state/leases.js';
+import { serviceResponses, type ServiceClock } from '../state/service-clock.js';
+import { PendingStore } from '../queue/pending-store.js';
 import { SharedLimiter } from '../state/limiter.js';
 import { DecisionLog } from '../state/decisions.js';
 import { HistoryStore } from '../state/history-store.js';
@@ -73,6 +75,11 @@ export interface RuntimeOptions {
   configFile?: string;
   config?: DroverConfig;
   clock?: Clock;
+  /**
+   * The storage service's clock, for tests that move time by hand (`simulatedService(clock)`):
+   * lease expiry and occurrence claims are judged on it. By default, the service's own responses.
+   */
+  serviceClock?: ServiceClock;
   env?: NodeJS.ProcessEnv;
   adapters?: RuntimeAdapters;
   tables?: TableFactory;
@@ -103,10 +110,12 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     if (!t) tables.set(name, (t = makeTable(name, storage.table(name))));
     return t;
   };
+  const serviceClock = options.serviceClock ?? serviceResponses;
   const queues = createQueueSender({
     reconcileQueue: storage.queue('reconcile'),
     probeQueue: storage.queue('probe'),
-    pending: table('leases'),
+    pending: new PendingStore(table('leases'), clock, serviceClock),
+    recreate: () => storage.recreate(),
     clock,
   });
   const holder = `${env.WEBSITE_INSTANCE_ID?.slice(0, 12) ?? os.hostname()}:${process.pid}`;
@@ -119,7 +128,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     shutdown: new AbortController(),
     holder,
     table,
-    leases: new Leases(table('leases'), clock),
+    leases: new Leases(table('leases'), clock, serviceClock),
     decisions: new DecisionLog(table('decisions')),
     history: new HistoryStore(table('history')),
     queues,

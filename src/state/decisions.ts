@@ -31,7 +31,18 @@ export function invertedKey(ms: number): string {
   return `${String(MAX_TIME - ms).padStart(13, '0')}-${randomBytes(3).toString('hex')}`;
 }
 
+/** How many objects' last decisions a process remembers (past that it forgets them all and reads again). */
+const MAX_REMEMBERED = 10_000;
+
 export class DecisionLog {
+  /**
+   * The last decision this process wrote per object: a pass that repeats it within the repeat
+   * interval is not written, and need not read the `last` row to know (a warm pass makes no
+   * read of the log). Another host's decision in between is not seen: the repeat then goes
+   * unwritten until the interval passes, as it would have had that host not written.
+   */
+  private readonly written = new Map<string, LastProps>();
+
   constructor(
     private readonly table: EntityTable,
     private readonly options: { retentionDays?: number; repeatAfterMs?: number } = {},
@@ -45,10 +56,12 @@ export class DecisionLog {
     const d = { ...decision, reason: capText(redact(decision.reason)), ...(decision.error !== undefined ? { error: capText(redact(decision.error)) } : {}) };
     const fingerprint = `${d.decision}\u0000${d.reason}\u0000${d.error ?? ''}`;
     const repeatAfter = this.options.repeatAfterMs ?? 3_600_000;
-    const last = await this.table.get<LastProps>(LAST_PARTITION, d.object);
-    if (last && last.props.fingerprint === fingerprint && d.at - last.props.at < repeatAfter) return false;
+    const last = this.written.get(d.object) ?? (await this.table.get<LastProps>(LAST_PARTITION, d.object))?.props;
+    if (last && last.fingerprint === fingerprint && d.at - last.at < repeatAfter) return false;
     await this.table.upsert(dayOf(d.at), invertedKey(d.at), { at: d.at, object: d.object, decision: d.decision, reason: d.reason, error: d.error });
     await this.table.upsert(LAST_PARTITION, d.object, { at: d.at, fingerprint });
+    if (this.written.size >= MAX_REMEMBERED) this.written.clear();
+    this.written.set(d.object, { at: d.at, fingerprint });
     return true;
   }
 

@@ -24,6 +24,15 @@ export interface Row<P extends Props = Props> {
   props: P;
 }
 
+/** A row as read, with the service's own times from that same response (see service-clock.ts). */
+export interface TimedRow<P extends Props> {
+  row: Row<P>;
+  /** The row's Timestamp: when the service last wrote it (epoch ms). */
+  writtenAt: number;
+  /** The response's Date header: the service's time when it answered (epoch ms, whole seconds). */
+  serviceNow: number;
+}
+
 /** What a read-modify-write callback returns: the new properties, or `undefined` to leave the row alone. */
 export type Mutation<P extends Props> = (current: Row<P> | undefined) => P | undefined;
 
@@ -43,6 +52,19 @@ export class EntityTable {
     try {
       const entity = await this.client.getEntity(escapeKey(partitionKey), escapeKey(rowKey));
       return toRow<P>(entity);
+    } catch (err) {
+      const failure = storageError(err, this.operation('get', partitionKey, rowKey));
+      if (failure instanceof StorageNotFoundError) return undefined;
+      throw failure;
+    }
+  }
+
+  /** `get`, with the service's own times from the response: the row's Timestamp and the answer's Date. */
+  async getTimed<P extends Props>(partitionKey: string, rowKey: string): Promise<TimedRow<P> | undefined> {
+    let date: string | undefined;
+    try {
+      const entity = await this.client.getEntity(escapeKey(partitionKey), escapeKey(rowKey), { onResponse: (res) => { date = res.headers.get('date'); } });
+      return { row: toRow<P>(entity), writtenAt: Date.parse(String(entity.timestamp)), serviceNow: Date.parse(date ?? '') };
     } catch (err) {
       const failure = storageError(err, this.operation('get', partitionKey, rowKey));
       if (failure instanceof StorageNotFoundError) return undefined;

@@ -95,3 +95,12 @@ export class ContentionError extends Error {
     super(`${what}: still contended after ${attempts} attempts`);
   }
 }
+
+/** The table or queue itself is gone (TableNotFound, QueueNotFound): `Storage.recreate` brings it back. */
+export function isStorageGone(err: unknown): boolean {
+  for (let e: unknown = err; e instanceof Error; e = e.cause) {
+    const code = (e as { code?: unknown }).code;
+    if (code === 'QueueNotFound' || code === 'TableNotFound' || /\b(QueueNotFound|TableNotFound)\b/.test(e.message)) return true;
+  }
+  return false;
+}

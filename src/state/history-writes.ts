@@ -48,7 +48,7 @@ export function historyWrites(memory: WriterMemory, obs: HistoryObservation, now
 }
 
 function changeRow(last: WriterMemory['last'], obs: HistoryObservation, now: number) {
-  const events = obs.events ?? [];
+  const events = [...(obs.events ?? []), ...rises(last?.fields, obs)];
   const changed = last === undefined || !sameFields(last.fields, obs.fields);
   if (!changed && events.length === 0 && now - last.at < HISTORY_TRUST_MS) return undefined;
   const key = changeKey(now);
@@ -75,6 +75,15 @@ function minuteRow(known: WriterMemory['minute'], samples: readonly Sample[], ga
     loadPoints: JSON.stringify(points.slice(-MAX_MINUTE_POINTS).map((p) => [p.at - start, p.value])),
   };
   return { row: { rowKey: key, props }, minute: { key, points, ...(held === undefined ? {} : { held }) } };
+}
+
+/** Events for the marked fields that rose since the last row (none without one: the rise is unknown). */
+function rises(before: HistoryFields | undefined, obs: HistoryObservation): string[] {
+  if (!before || !obs.risesMarked) return [];
+  return Object.entries(obs.risesMarked).flatMap(([field, words]) => {
+    const rise = (obs.fields[field] ?? 0) - (before[field] ?? 0);
+    return rise > 0 ? [`${rise} ${words}`] : [];
+  });
 }
 
 /** The samples of both, by time, each instant once. */

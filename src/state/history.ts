@@ -53,6 +53,8 @@ export interface HistoryObservation {
   fields: HistoryFields;
   /** What this pass did or saw happen, worth a mark on the timeline. */
   events?: string[];
+  /** Fields whose rise is an event too, with its words: `{ broken: 'VM(s) broken' }` marks "1 VM(s) broken". */
+  risesMarked?: Record<string, string>;
   /** A target's load samples as the pass holds them (oldest first), for its minute's load row. */
   samples?: readonly Sample[];
   /** The load source is a gauge (push): its last value holds until the next. */

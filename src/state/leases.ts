@@ -1,25 +1,34 @@
 /**
  * Per-object leases: one invocation reconciles an object at a time, even when the Functions
- * host scales out. A lease is a row with a holder and an expiry, taken and renewed under its
- * ETag. A holder that lets its lease expire has lost it, like the provisioner seed's BMDB
+ * host scales out. A lease is a row with a holder and a time to live, taken and renewed under
+ * its ETag. A holder that lets its lease expire has lost it, like the provisioner seed's BMDB
  * session: it must stop, and its later writes are refused because the ETag moved on.
+ *
+ * No host's clock is compared with another's. A contender judges a row on the storage service's
+ * clock (its age = the response's Date minus the row's Timestamp, against the row's TTL); the
+ * holder judges its own lease by a duration on its own clock, counted from before it sent the
+ * write. Both err on the safe side, so a host whose clock is off by any amount can neither take
+ * a live lease nor block an object past the TTL (docs/architecture.md, "Time across hosts").
  */
 import type { Clock } from '../clock.js';
 import { reasonOf, scopedAbort } from '../deadline.js';
 import type { EntityTable, Row } from './entity-table.js';
+import { serviceResponses, type ServiceClock, type TimedRow } from './service-clock.js';
 
 const PARTITION = 'lease';
 
-type LeaseProps = { holder: string; acquiredAt: number; expiresAt: number };
+type LeaseProps = { holder: string; ttlMs: number };
 
 export interface Lease {
   key: string;
   holder: string;
+  /** When this holder must consider the lease gone, on its own clock (its send time + TTL). */
   expiresAt: number;
   /** The lease row's ETag: every renewal and release is conditional on it. */
   etag: string;
 }
 
+/** `until` is on the caller's own clock: now plus what is left of the holder's TTL on the service's. */
 export type AcquireResult = { acquired: true; lease: Lease } | { acquired: false; heldBy: string; until: number };
 
 export class LeaseExpiredError extends Error {
@@ -33,45 +42,52 @@ export function isLeaseExpired(err: unknown): err is LeaseExpiredError {
   return err instanceof LeaseExpiredError;
 }
 
+/** How much of a row's TTL is left, on the service's clock (≤ 0: expired). */
+export function leaseRemainingMs(service: ServiceClock, read: TimedRow<LeaseProps>): number {
+  const { writtenAt, now } = service.times(read);
+  // A row from before TTLs were stored carries none: it had the standard one.
+  return Number(read.row.props.ttlMs ?? LEASE_TTL_MS) - (now - writtenAt);
+}
+
 export class Leases {
   constructor(
-    private readonly table: EntityTable,
-    private readonly clock: Clock,
+    readonly table: EntityTable,
+    readonly clock: Clock,
+    /** Whose clock judges a row's age: the service's (default), or a simulated one in tests. */
+    readonly service: ServiceClock = serviceResponses,
   ) {}
 
   async acquire(key: string, holder: string, ttlMs: number): Promise<AcquireResult> {
-    const now = this.clock.now();
-    const props: LeaseProps = { holder, acquiredAt: now, expiresAt: now + ttlMs };
+    const sentAt = this.clock.now();
+    const props = this.propsFor(holder, ttlMs);
     // A released lease leaves no row, so the insert usually succeeds at once: one round trip.
     let row: Row<LeaseProps> | undefined = await this.table.create(PARTITION, key, props);
-    if (row) return { acquired: true, lease: { key, holder, expiresAt: props.expiresAt, etag: row.etag } };
-    const current = await this.table.get<LeaseProps>(PARTITION, key);
+    if (row) return { acquired: true, lease: { key, holder, expiresAt: sentAt + ttlMs, etag: row.etag } };
+    const current = await this.table.getTimed<LeaseProps>(PARTITION, key);
     if (!current) {
       row = await this.table.create(PARTITION, key, props);
-    } else if (current.props.expiresAt > now) {
-      return { acquired: false, heldBy: current.props.holder, until: current.props.expiresAt };
     } else {
-      row = await this.table.replaceIf(current, props);
+      const left = leaseRemainingMs(this.service, current);
+      if (left > 0) return { acquired: false, heldBy: current.row.props.holder, until: this.clock.now() + left };
+      row = await this.table.replaceIf(current.row, props);
     }
     if (!row) {
       // Someone else took it between our read and our write.
-      const winner = await this.table.get<LeaseProps>(PARTITION, key);
-      return { acquired: false, heldBy: winner?.props.holder ?? 'unknown', until: winner?.props.expiresAt ?? now };
+      const winner = await this.table.getTimed<LeaseProps>(PARTITION, key);
+      const left = winner ? Math.max(0, leaseRemainingMs(this.service, winner)) : 0;
+      return { acquired: false, heldBy: winner?.row.props.holder ?? 'unknown', until: this.clock.now() + left };
     }
-    return { acquired: true, lease: { key, holder, expiresAt: props.expiresAt, etag: row.etag } };
+    return { acquired: true, lease: { key, holder, expiresAt: sentAt + ttlMs, etag: row.etag } };
   }
 
   /** Extends a held lease; throws LeaseExpiredError when it already expired or was taken over. */
   async renew(lease: Lease, ttlMs: number): Promise<Lease> {
-    const now = this.clock.now();
-    if (now >= lease.expiresAt) throw new LeaseExpiredError(lease.key, `expired ${now - lease.expiresAt} ms ago`);
-    const props: LeaseProps = { holder: lease.holder, acquiredAt: now, expiresAt: now + ttlMs };
-    const row = await this.table.replaceIf<LeaseProps>(
-      { partitionKey: PARTITION, rowKey: lease.key, etag: lease.etag, props },
-      props,
-    );
+    const sentAt = this.clock.now();
+    if (sentAt >= lease.expiresAt) throw new LeaseExpiredError(lease.key, `expired ${sentAt - lease.expiresAt} ms ago`);
+    const props = this.propsFor(lease.holder, ttlMs);
+    const row = await this.table.replaceIf<LeaseProps>({ partitionKey: PARTITION, rowKey: lease.key, etag: lease.etag, props }, props);
     if (!row) throw new LeaseExpiredError(lease.key, 'another holder has taken it over');
-    return { ...lease, expiresAt: props.expiresAt, etag: row.etag };
+    return { ...lease, expiresAt: sentAt + ttlMs, etag: row.etag };
   }
 
   /** Gives the lease up early; a lease already taken over is left to its new holder. */
@@ -79,10 +95,16 @@ export class Leases {
     await this.table.delete(PARTITION, lease.key, lease.etag);
   }
 
+  /** Who holds `key` and until when (on this host's clock), judged on the service's clock. */
   async holderOf(key: string): Promise<{ holder: string; until: number } | undefined> {
-    const row = await this.table.get<LeaseProps>(PARTITION, key);
-    if (!row || row.props.expiresAt <= this.clock.now()) return undefined;
-    return { holder: row.props.holder, until: row.props.expiresAt };
+    const read = await this.table.getTimed<LeaseProps>(PARTITION, key);
+    const left = read ? leaseRemainingMs(this.service, read) : 0;
+    if (!read || left <= 0) return undefined;
+    return { holder: read.row.props.holder, until: this.clock.now() + left };
+  }
+
+  private propsFor(holder: string, ttlMs: number): LeaseProps {
+    return { holder, ttlMs, ...this.service.stamp() } as LeaseProps;
   }
 }
 

@@ -90,7 +90,18 @@ export interface Storage {
   poisonQueue(name: QueueName): QueueClient;
   /** Creates every table and queue (and the poison queues) if missing. Idempotent. */
   ensure(): Promise<void>;
+  /**
+   * Creates them again after the service lost them (an emulator restarted in memory, an account
+   * wiped): table calls do it themselves on TableNotFound; queue callers call it on QueueNotFound
+   * (`isStorageGone`). Concurrent callers share one attempt, at most one every few seconds.
+   */
+  recreate(): Promise<void>;
+  /** Called after each recreation, for the host's log. */
+  onRecreated(listener: () => void): void;
 }
+
+/** How long after a recreation a new one is not tried: a flood of NotFound answers makes one. */
+const RECREATE_GAP_MS = 2_000;
 
 /**
  * Every Table and Queue call ends within a few seconds: each try has STORAGE_TRY_TIMEOUT_MS,
@@ -119,7 +130,7 @@ export function tableClientOptions(tryTimeoutMs = STORAGE_TRY_TIMEOUT_MS) {
     ],
   };
 }
-const tableOptions = tableClientOptions();
+const baseTableOptions = tableClientOptions();
 /** Also for the `queue` load source's client: every queue read ends within a few seconds. */
 export const queueOptions = { retryOptions: { maxTries: STORAGE_TRIES, tryTimeoutInMs: STORAGE_TRY_TIMEOUT_MS, retryDelayInMs: 200, maxRetryDelayInMs: 1_000 } };
 
@@ -153,7 +164,29 @@ export function createStorage(location: StorageLocation, prefix: string, credent
   };
 
   let ensured: Promise<void> | undefined;
-  return {
+  let recreating: Promise<void> | undefined;
+  let lastRecreated = 0;
+  const listeners: (() => void)[] = [];
+  const recreate = () => {
+    if (recreating) return recreating;
+    if (Date.now() - lastRecreated < RECREATE_GAP_MS) return Promise.resolve();
+    ensured = undefined;
+    recreating = storage.ensure().then(
+      () => {
+        lastRecreated = Date.now();
+        recreating = undefined;
+        for (const l of listeners) l();
+      },
+      (err: unknown) => {
+        recreating = undefined;
+        throw err;
+      },
+    );
+    return recreating;
+  };
+  // Each table call answered TableNotFound has the tables made again and is sent once more.
+  const tableOptions = { ...baseTableOptions, additionalPolicies: [...baseTableOptions.additionalPolicies, { policy: recreateTablesPolicy(recreate), position: 'perCall' as const }] };
+  const storage: Storage = {
     prefix,
     names,
     table: (name) => tableClient(names.tables[name]),
@@ -181,6 +214,29 @@ export function createStorage(location: StorageLocation, prefix: string, credent
         throw storageError(err, `creating the ${prefix} tables and queues`);
       });
       return ensured;
+    },
+    recreate,
+    onRecreated: (listener) => listeners.push(listener),
+  };
+  return storage;
+}
+
+function recreateTablesPolicy(recreate: () => Promise<void>) {
+  return {
+    name: 'droverRecreateTables',
+    async sendRequest(request: PipelineRequest, next: SendRequest) {
+      // The answer arrives as a response or, past the SDK's deserializer, as the error it became.
+      const gone = (status: number | undefined, headers: { get(name: string): string | undefined } | undefined) =>
+        status === 404 && headers?.get('x-ms-error-code') === 'TableNotFound';
+      try {
+        const response = await next(request);
+        if (!gone(response.status, response.headers)) return response;
+      } catch (err) {
+        const response = (err as { response?: { status: number; headers: { get(name: string): string | undefined } } }).response;
+        if (!gone(response?.status, response?.headers)) throw err;
+      }
+      await recreate();
+      return next(request);
     },
   };
 }

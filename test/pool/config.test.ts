@@ -81,3 +81,24 @@ describe('one scale set, one owner', () => {
     expect(problems({ azure, pools: [pool(), pool({ name: 'other', scaleSet: { resourceGroup: 'rg2', name: 'vmss' } })] })).toEqual([]);
   });
 });
+
+describe('targets that size a pool', () => {
+  const poolTarget = (name: string, poolName: string) => ({ name, scaleTargetRef: { kind: 'Pool', name: poolName }, minScale: 1, load: { source: 'push', targetPerReplica: 1 } });
+
+  it('loads a Pool target with the new pool keys at their defaults', () => {
+    const cfg = parseConfig({ azure, pools: [pool()], targets: [poolTarget('jobs', 'workers')] });
+    expect(cfg.targets[0]!.scaleTargetRef).toEqual({ kind: 'Pool', name: 'workers' });
+    expect(cfg.pools[0]).toMatchObject({ deletionRate: { intervalMs: 5_000, burst: 10 }, scaleIn: { policy: 'newest' } });
+  });
+
+  it.each([
+    { name: 'two targets on one pool', doc: { azure, pools: [pool()], targets: [poolTarget('a', 'workers'), poolTarget('b', 'workers')] }, path: 'targets[1].scaleTargetRef', fix: /pool "workers" is also managed by targets\[0\] \("a"\).*give it one owner/ },
+    { name: 'a Pool target naming no pool', doc: { azure, pools: [pool()], targets: [poolTarget('a', 'nowhere')] }, path: 'targets[0].scaleTargetRef.name', fix: /names no pool: add a pool named "nowhere", or name one of "workers"/ },
+    { name: 'a scale-in policy that is not one', doc: { azure, pools: [pool({ scaleIn: { policy: 'random' } })] }, path: 'pools[0].scaleIn.policy', fix: /expected "newest" or "oldest"/ },
+  ])('refuses $name with exit code 2, naming the fix', async ({ doc, path, fix }) => {
+    const { code, stderr } = await cli(['--config', writeConfig(doc), 'status']);
+    expect(code).toBe(2);
+    const line = stderr.split('\n').find((l) => l.trimStart().startsWith(`${path}:`));
+    expect(line, stderr).toMatch(fix);
+  });
+});

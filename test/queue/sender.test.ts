@@ -1,7 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock, systemClock, type Clock } from '../../src/clock.js';
 import { EntityTable } from '../../src/state/entity-table.js';
-import { createQueueSender, markDelivered } from '../../src/queue/sender.js';
+import { createQueueSender } from '../../src/queue/sender.js';
+import { LOST_AFTER_MS } from '../../src/queue/pending-plan.js';
+import { PendingStore } from '../../src/queue/pending-store.js';
+import { serviceResponses, simulatedService } from '../../src/state/service-clock.js';
 import { freshStorage } from '../support/storage.js';
 import type { Storage } from '../../src/state/storage.js';
 
@@ -14,9 +17,13 @@ const sender = (clock: Clock = systemClock) =>
   createQueueSender({
     reconcileQueue: storage.queue('reconcile'),
     probeQueue: storage.queue('probe'),
-    pending: new EntityTable(storage.table('leases')),
+    pending: markersOn(clock),
     clock,
   });
+
+function markersOn(clock: Clock) {
+  return new PendingStore(new EntityTable(storage.table('leases')), clock, clock === systemClock ? serviceResponses : simulatedService(clock));
+}
 
 /** Now, held still: requests made a few milliseconds apart cannot straddle a second boundary. */
 const stillClock = () => new ManualClock(Date.now());
@@ -40,47 +47,45 @@ describe('delayed enqueue', () => {
     expect(got).toEqual([expect.objectContaining({ kind: 'target', name: 'delayed', reason: 'requeue' })]);
   });
 
-  it('collapses repeated re-enqueues of one object for the same due second', async () => {
+  it('collapses requests for one object into one message, pushed values too: the latest wins', async () => {
     const s = sender(stillClock());
     const results = await Promise.all([1, 2, 3].map(() => s.reconcile({ kind: 'pool', name: 'dup', reason: 'requeue' }, 60_000)));
     expect(results.filter((r) => r.sent)).toHaveLength(1);
+    expect((await s.reconcile({ kind: 'target', name: 'pushed', reason: 'push', load: 5 })).sent).toBe(true);
+    expect((await s.reconcile({ kind: 'target', name: 'pushed', reason: 'push', load: 6 })).sent).toBe(false);
+    expect((await s.markers!.read({ kind: 'target', name: 'pushed' }))?.pending).toMatchObject({ load: 6, reason: 'push' });
   });
 
-  it('sends a request again once the message for that due second was delivered', async () => {
+  it('sends again for a sooner request, not for a later one: the earliest due time wins', async () => {
     const clock = stillClock();
     const s = sender(clock);
-    const first = await s.reconcile({ kind: 'pool', name: 'again', reason: 'requeue' }, 60_000);
-    expect((await s.reconcile({ kind: 'pool', name: 'again', reason: 'requeue' }, 60_000)).sent).toBe(false);
-    await markDelivered(new EntityTable(storage.table('leases')), { kind: 'pool', name: 'again', dueAt: first.dueAt });
-    const third = await s.reconcile({ kind: 'pool', name: 'again', reason: 'requeue' }, first.dueAt - clock.now());
-    expect(third).toEqual({ sent: true, dueAt: first.dueAt });
+    const ref = { kind: 'pool' as const, name: 'sooner' };
+    expect((await s.reconcile({ ...ref, reason: 'in a minute' }, 60_000)).sent).toBe(true);
+    expect((await s.reconcile({ ...ref, reason: 'now' }, 0)).sent).toBe(true);
+    expect((await s.reconcile({ ...ref, reason: 'later' }, 30_000)).sent).toBe(false);
+    expect((await s.markers!.read(ref))?.pending).toMatchObject({ dueAt: Math.ceil(clock.now() / 1000) * 1000, reason: 'now' });
   });
 
-  it('lands requests for one instant, computed at different times, on one message', async () => {
-    const s = sender();
-    const at = Math.ceil(Date.now() / 1000) * 1000 + 30_000;
-    const first = await s.reconcileAt({ kind: 'target', name: 'instant', reason: 'window ends' }, at);
-    await new Promise((r) => setTimeout(r, 20));
-    const second = await s.reconcileAt({ kind: 'target', name: 'instant', reason: 'window ends' }, at);
-    expect([first.sent, second.sent]).toEqual([true, false]);
-    expect(second.dueAt).toBe(first.dueAt);
+  it('sends again once the marker\'s message is overdue by a minute: it was lost', async () => {
+    const clock = stillClock();
+    const s = createQueueSender({ reconcileQueue: storage.queue('reconcile'), probeQueue: storage.queue('probe'), pending: markersOn(clock), clock });
+    const ref = { kind: 'pool' as const, name: 'lost' };
+    expect((await s.reconcile({ ...ref, reason: 'requeue' }, 1_000)).sent).toBe(true);
+    clock.advance(30_000);
+    expect((await s.reconcile({ ...ref, reason: 'requeue' })).sent).toBe(false);
+    clock.advance(LOST_AFTER_MS);
+    expect((await s.reconcile({ ...ref, reason: 'requeue' })).sent).toBe(true);
   });
 
-  it('leaves no marker behind when the send fails, so the next request is sent', async () => {
+  it('leaves the marker without a message when the send fails, so the next request is sent', async () => {
     const failing = createQueueSender({
       reconcileQueue: { sendMessage: () => Promise.reject(new Error('queue down')) } as never,
       probeQueue: storage.queue('probe'),
-      pending: new EntityTable(storage.table('leases')),
+      pending: markersOn(systemClock),
       clock: systemClock,
     });
     await expect(failing.reconcile({ kind: 'pool', name: 'down', reason: 'requeue' }, 60_000)).rejects.toThrow('queue down');
     expect((await sender().reconcile({ kind: 'pool', name: 'down', reason: 'requeue' }, 60_000)).sent).toBe(true);
-  });
-
-  it('never collapses a message that carries pushed load', async () => {
-    const s = sender();
-    const results = await Promise.all([5, 6].map((load) => s.reconcile({ kind: 'target', name: 'loaded', reason: 'push', load }, 60_000)));
-    expect(results.every((r) => r.sent)).toBe(true);
   });
 
   it('writes base64 JSON, which the Functions queue trigger decodes', async () => {

@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock, systemClock, type Clock } from '../../src/clock.js';
+import { nextOccurrence } from '../../src/host/schedule.js';
+import { Leases } from '../../src/state/leases.js';
+import { simulatedService } from '../../src/state/service-clock.js';
+import { skewedClock } from '../support/skew.js';
 import { silentLog } from '../../src/log.js';
 import { claimOccurrence, timerOccurrence } from '../../src/reconcile/occurrence-claims.js';
 import { runPass, type PassReport } from '../../src/reconcile/pass.js';
@@ -20,21 +24,51 @@ describe('the occurrence a timer invocation runs for', () => {
 });
 
 describe('occurrence claims', () => {
+  const claimsOn = async (clock: ManualClock) => new Leases(new EntityTable((await freshStorage()).table('leases')), clock, simulatedService(clock));
+
   it('give an object to one holder per occurrence, and to the next occurrence again', async () => {
-    const table = new EntityTable((await freshStorage()).table('leases'));
+    const clock = new ManualClock(Date.UTC(2026, 11, 1, 10, 4, 30));
+    const leases = await claimsOn(clock);
     const t = Date.UTC(2026, 11, 1, 10, 5, 0);
-    expect(await claimOccurrence(table, 'pool/a', t, 'host-a')).toEqual({ claimed: true });
-    expect(await claimOccurrence(table, 'pool/a', t, 'host-b')).toEqual({ claimed: false, by: 'host-a', occurrence: t });
-    expect(await claimOccurrence(table, 'pool/a', t - 60_000, 'host-b')).toEqual({ claimed: false, by: 'host-a', occurrence: t });
-    expect(await claimOccurrence(table, 'pool/b', t, 'host-b')).toEqual({ claimed: true });
-    expect(await claimOccurrence(table, 'pool/a', t + 60_000, 'host-b')).toEqual({ claimed: true });
+    expect(await claimOccurrence(leases, 'pool/a', t, 'host-a')).toEqual({ claimed: true });
+    expect(await claimOccurrence(leases, 'pool/a', t, 'host-b')).toEqual({ claimed: false, by: 'host-a', occurrence: t });
+    expect(await claimOccurrence(leases, 'pool/a', t - 60_000, 'host-b')).toEqual({ claimed: false, by: 'host-a', occurrence: t });
+    expect(await claimOccurrence(leases, 'pool/b', t, 'host-b')).toEqual({ claimed: true });
+    clock.advance(60_000);
+    expect(await claimOccurrence(leases, 'pool/a', t + 60_000, 'host-b')).toEqual({ claimed: true });
   });
 
   it('let exactly one of racing holders win', async () => {
-    const table = new EntityTable((await freshStorage()).table('leases'));
-    const results = await Promise.all(['h1', 'h2', 'h3', 'h4'].map((h) => claimOccurrence(table, 'pool/race', 1_000, h)));
+    const leases = await claimsOn(new ManualClock());
+    const at = leases.clock.now() + 30_000;
+    const results = await Promise.all(['h1', 'h2', 'h3', 'h4'].map((h) => claimOccurrence(leases, 'pool/race', at, h)));
     expect(results.filter((r) => r.claimed)).toHaveLength(1);
   });
+
+  it('are placed on the service clock: a host an hour ahead claims the occurrence it is really at', async () => {
+    const world = new ManualClock(Date.UTC(2026, 11, 1, 10, 4, 30));
+    const storage = await freshStorage();
+    const on = (clock: Clock) => new Leases(new EntityTable(storage.table('leases')), clock, simulatedService(world));
+    const correct = on(world);
+    const ahead = on(skewedClock(world, 3_600_000));
+    const next = (clock: Clock) => nextOccurrence('0 */1 * * * *', clock.now());
+    expect(await claimOccurrence(ahead, 'pool/a', next(ahead.clock), 'ahead')).toEqual({ claimed: true });
+    // The same occurrence, an hour apart on the two clocks: taken.
+    expect(await claimOccurrence(correct, 'pool/a', next(correct.clock), 'correct')).toMatchObject({ claimed: false, by: 'ahead' });
+    world.advance(60_000);
+    expect(await claimOccurrence(correct, 'pool/a', next(correct.clock), 'correct')).toEqual({ claimed: true });
+  });
+
+  it('placed on the real service clock (its Date header) leave the next occurrence to the correct host', async () => {
+    const storage = await freshStorage();
+    const ahead = new Leases(new EntityTable(storage.table('leases')), skewedClock(systemClock, 3_600_000));
+    const correct = new Leases(new EntityTable(storage.table('leases')), systemClock);
+    const schedule = '*/4 * * * * *';
+    expect(await claimOccurrence(ahead, 'pool/a', nextOccurrence(schedule, ahead.clock.now()), 'ahead')).toEqual({ claimed: true });
+    expect(await claimOccurrence(correct, 'pool/a', nextOccurrence(schedule, correct.clock.now()), 'correct')).toMatchObject({ claimed: false });
+    await new Promise((r) => setTimeout(r, 4_000));
+    expect(await claimOccurrence(correct, 'pool/a', nextOccurrence(schedule, correct.clock.now()), 'correct')).toEqual({ claimed: true });
+  }, 15_000);
 });
 
 describe('two hosts running the timer pass for one occurrence', () => {

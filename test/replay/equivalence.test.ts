@@ -8,7 +8,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config/load.js';
 import { silentLog } from '../../src/log.js';
-import { markDelivered } from '../../src/queue/sender.js';
 import { reconcileObject } from '../../src/reconcile/object.js';
 import { replayTrace } from '../../src/replay/replay.js';
 import { parseReplaySchedule } from '../../src/replay/schedule.js';
@@ -17,6 +16,7 @@ import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
 import { startActivatorSim, type ActivatorSim } from '../../sim/activator/server.js';
 import { startKubernetesSim, type KubernetesSim } from '../../sim/kubernetes/server.js';
 import { azuriteStorage, tempDir, writeConfig } from '../support/config.js';
+import { simulatedService } from '../../src/state/service-clock.js';
 
 const WEB = { kind: 'Deployment' as const, namespace: 'default', name: 'web' };
 const START = Date.UTC(2026, 10, 30, 10, 0, 0);
@@ -65,8 +65,9 @@ afterAll(async () => {
 async function realScaleSequence(rt: Runtime, rows: TraceRow[]): Promise<{ at: number; scale: number }[]> {
   const seen: { at: number; scale: number }[] = [];
   let last = 0;
-  const leases = rt.table('leases');
-  const scheduled = new Set<string>();
+  const markers = rt.queues.markers!;
+  const web = { kind: 'target' as const, name: 'web' };
+  const scheduled = new Set<number>();
   const requeues: number[] = [];
   const end = rows.at(-1)!.at;
   let pushes = 0;
@@ -77,10 +78,11 @@ async function realScaleSequence(rt: Runtime, rows: TraceRow[]): Promise<{ at: n
     if (spec < before) kube.setReadyReplicas(WEB, spec);
     if (spec !== last) seen.push({ at: now, scale: spec });
     last = spec;
-    for (const row of await leases.list<{ dueAt: number }>('pending')) {
-      if (scheduled.has(row.rowKey)) continue;
-      scheduled.add(row.rowKey);
-      requeues.push(row.props.dueAt);
+    // The object's pending marker: one due time, the earliest asked for.
+    const due = (await markers.read(web))?.pending.dueAt;
+    if (due !== undefined && !scheduled.has(due)) {
+      scheduled.add(due);
+      requeues.push(due);
     }
     requeues.sort((a, b) => a - b);
   };
@@ -98,7 +100,8 @@ async function realScaleSequence(rt: Runtime, rows: TraceRow[]): Promise<{ at: n
       await reconcileObject(rt, { kind: 'target', name: 'web' }, { reason: 'forced', load: push.load }, { log: silentLog });
     } else {
       requeues.shift();
-      await markDelivered(leases, { kind: 'target', name: 'web', dueAt: at });
+      const marker = await markers.read(web);
+      if (marker) await markers.consume(marker);
       await reconcileObject(rt, { kind: 'target', name: 'web' }, { reason: 'requeue' }, { log: silentLog });
     }
     await afterReconcile(before);
@@ -110,7 +113,7 @@ describe('replay against real reconciles', () => {
   it('the same trace gives the same scale sequence at the same instants', async () => {
     kube.add(WEB, { replicas: 0 });
     activator.setPresent(true);
-    const rt = await createRuntime({ configFile, clock, env: {} });
+    const rt = await createRuntime({ configFile, clock, serviceClock: simulatedService(clock), env: {} });
     await rt.storage.ensure();
     const real = await realScaleSequence(rt, trace());
 

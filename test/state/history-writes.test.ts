@@ -50,6 +50,16 @@ describe('what a pass writes', () => {
     expect(second).toEqual([{ rowKey: changeKey(T0 + 3_000), props: { desired: 3, scale: 3, ready: 3, events: '["woke from zero in 2100 ms"]' } }]);
   });
 
+  it('marks a rise of a marked count as an event, and nothing on the first row (the rise is unknown)', () => {
+    const pool = (broken: number): HistoryObservation => ({ kind: 'pool', fields: { capacity: 3, healthy: 3 - broken, broken }, risesMarked: { broken: 'VM(s) broken' } });
+    const rows = passes([
+      { at: T0, obs: pool(1) },
+      { at: T0 + 5_000, obs: pool(3) },
+      { at: T0 + 9_000, obs: pool(0) },
+    ]);
+    expect(rows.map((r) => r[0]!.props.events)).toEqual([undefined, '["2 VM(s) broken"]', undefined]);
+  });
+
   it('writes an unchanged state again once its memory is HISTORY_TRUST_MS old (another instance may have written since)', () => {
     const rows = passes([
       { at: T0, obs: web() },

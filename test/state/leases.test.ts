@@ -1,8 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock, systemClock, type Clock } from '../../src/clock.js';
+import { skewedClock } from '../support/skew.js';
 import { EntityTable } from '../../src/state/entity-table.js';
 import { Leases, LeaseGuard, LeaseExpiredError, withLease } from '../../src/state/leases.js';
 import { freshStorage, sameStorage } from '../support/storage.js';
+import { simulatedService } from '../../src/state/service-clock.js';
 import type { Storage } from '../../src/state/storage.js';
 
 let storage: Storage;
@@ -10,7 +12,7 @@ beforeAll(async () => {
   storage = await freshStorage();
 });
 
-const leasesFor = (s: Storage, clock: ManualClock) => new Leases(new EntityTable(s.table('leases')), clock);
+const leasesFor = (s: Storage, clock: ManualClock) => new Leases(new EntityTable(s.table('leases')), clock, simulatedService(clock));
 
 describe('leases', () => {
   it('lets exactly one of two racing invocations do the work', async () => {
@@ -83,5 +85,39 @@ describe('leases', () => {
     const leases = leasesFor(storage, clock);
     await expect(withLease(leases, clock, 'pool/fail', 'me', 10_000, () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
     expect(await leases.holderOf('pool/fail')).toBeUndefined();
+  });
+});
+
+describe('leases judged on the storage service clock, whatever the hosts clocks say', () => {
+  const on = (clock: Clock) => new Leases(new EntityTable(sameStorage(storage).table('leases')), clock);
+
+  it('a holder 3 min ahead that dies blocks its object for its TTL, not for 3 min', async () => {
+    const ahead = on(skewedClock(systemClock, 180_000));
+    const correct = on(systemClock);
+    expect((await ahead.acquire('pool/ahead', 'killed', 1_500)).acquired).toBe(true);
+    const started = Date.now();
+    const busy = await correct.acquire('pool/ahead', 'correct', 1_500);
+    expect(busy).toMatchObject({ acquired: false, heldBy: 'killed' });
+    if (!busy.acquired) expect(busy.until - Date.now()).toBeLessThanOrEqual(2_500);
+    while (!(await correct.acquire('pool/ahead', 'correct', 1_500)).acquired) await new Promise((r) => setTimeout(r, 100));
+    // The TTL, plus at most a second: the service's Date header has whole seconds.
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
+
+  it('a holder 60 s behind keeps its lease: the correct host cannot take it while it runs', async () => {
+    const behindClock = skewedClock(systemClock, -60_000);
+    const behind = on(behindClock);
+    const correct = on(systemClock);
+    const got = await behind.acquire('pool/behind', 'behind', 3_000);
+    expect(got.acquired).toBe(true);
+    if (!got.acquired) return;
+    expect(await correct.acquire('pool/behind', 'correct', 3_000)).toMatchObject({ acquired: false, heldBy: 'behind' });
+    expect(await correct.holderOf('pool/behind')).toMatchObject({ holder: 'behind' });
+    // The holder renews on its own clock's durations, unbothered by its offset.
+    const guard = new LeaseGuard(behind, got.lease, 3_000, behindClock);
+    await guard.check();
+    expect((await correct.acquire('pool/behind', 'correct', 3_000)).acquired).toBe(false);
+    await guard.release();
+    expect((await correct.acquire('pool/behind', 'correct', 3_000)).acquired).toBe(true);
   });
 });

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { startArmSim, type ArmSim, type ArmSimOptions } from '../../sim/arm/index.js';
 import { createRuntime, type Runtime, type RuntimeAdapters, type TableFactory } from '../../src/runtime/runtime.js';
 import type { Clock } from '../../src/clock.js';
+import { simulatedService, type ServiceClock } from '../../src/state/service-clock.js';
 import { SUBSCRIPTION, azuriteStorage, tempDir, writeConfig } from './config.js';
 
 export interface ArmWorld {
@@ -10,7 +11,10 @@ export interface ArmWorld {
   caFile: string;
   azure: { subscriptionId: string; credential: 'dev'; resourceManagerEndpoint: string; caFile: string };
   /** A runtime on a config with these pools (and extra sections); each call is a separate "instance". */
-  runtime(config: Record<string, unknown>, options?: { clock?: Clock; adapters?: RuntimeAdapters; tables?: TableFactory; holder?: string }): Promise<Runtime>;
+  runtime(
+    config: Record<string, unknown>,
+    options?: { clock?: Clock; serviceClock?: ServiceClock; adapters?: RuntimeAdapters; tables?: TableFactory; holder?: string },
+  ): Promise<Runtime>;
 }
 
 export async function armWorld(options: ArmSimOptions = {}): Promise<ArmWorld> {
@@ -27,7 +31,9 @@ export async function armWorld(options: ArmSimOptions = {}): Promise<ArmWorld> {
     azure,
     async runtime(config, opts = {}) {
       const file = writeConfig({ storage, azure, ...config }, tempDir());
-      const rt = await createRuntime({ configFile: file, clock: opts.clock, adapters: opts.adapters, tables: opts.tables });
+      // A clock moved by hand moves the storage service's too (lease expiry is judged on that one).
+      const serviceClock = opts.serviceClock ?? (opts.clock ? simulatedService(opts.clock) : undefined);
+      const rt = await createRuntime({ configFile: file, clock: opts.clock, serviceClock, adapters: opts.adapters, tables: opts.tables });
       await rt.storage.ensure();
       return opts.holder ? { ...rt, holder: opts.holder } : rt;
     },

@@ -15,6 +15,7 @@ import { readTargetRecord, writeTargetRecord } from '../../src/scaler/shell/targ
 import { startKubernetesSim, type KubernetesSim } from '../../sim/kubernetes/server.js';
 import { azuriteStorage, writeConfig } from '../support/config.js';
 import { WEB } from './support.js';
+import { simulatedService } from '../../src/state/service-clock.js';
 
 let kube: KubernetesSim | undefined;
 afterEach(async () => {
@@ -54,8 +55,8 @@ describe('two holders of one target', () => {
         return real.patchScale(ref, replicas, precondition);
       },
     };
-    const first = await createRuntime({ configFile, clock, adapters: { scaleTargets: stalled } });
-    const other = await createRuntime({ configFile, clock, adapters: { scaleTargets: real } });
+    const first = await createRuntime({ configFile, clock, serviceClock: simulatedService(clock), adapters: { scaleTargets: stalled } });
+    const other = await createRuntime({ configFile, clock, serviceClock: simulatedService(clock), adapters: { scaleTargets: real } });
     await first.storage.ensure();
 
     // Adopted at 8 (nothing written), then the first holder acts on a push of 0: 8 → 4.
@@ -96,8 +97,8 @@ describe('two holders of one target', () => {
       },
       patchScale: (ref, replicas, precondition) => real.patchScale(ref, replicas, precondition),
     };
-    const rt = await createRuntime({ configFile, clock, adapters: { scaleTargets: sneaky } });
-    const other = await createRuntime({ configFile, clock, adapters: { scaleTargets: real } });
+    const rt = await createRuntime({ configFile, clock, serviceClock: simulatedService(clock), adapters: { scaleTargets: sneaky } });
+    const other = await createRuntime({ configFile, clock, serviceClock: simulatedService(clock), adapters: { scaleTargets: real } });
     await rt.storage.ensure();
     await reconcileObject(other, web, { reason: 'timer' }, { log: silentLog });
     interloper = async () => {

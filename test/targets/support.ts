@@ -11,6 +11,7 @@ import type { KubernetesScaleTargetRef } from '../../src/kubernetes/scale-target
 import { startActivatorSim, type ActivatorSim } from '../../sim/activator/server.js';
 import { startKubernetesSim, type KubernetesSim } from '../../sim/kubernetes/server.js';
 import { azuriteStorage, tempDir, writeConfig } from '../support/config.js';
+import { simulatedService } from '../../src/state/service-clock.js';
 
 export const WEB: KubernetesScaleTargetRef = { kind: 'Deployment', namespace: 'default', name: 'web' };
 
@@ -48,7 +49,7 @@ export async function startTargetWorld(
   const hostJsonFile = path.join(dir, 'host.json');
   writeFileSync(hostJsonFile, JSON.stringify({ version: '2.0', extensions: { queues: { maxPollingInterval: '00:00:00.100', visibilityTimeout: '00:00:01', batchSize: 8, maxDequeueCount: 5 } } }));
   const configFile = writeConfig({ storage: azuriteStorage(), kubernetes: { kubeconfig }, targets: targets(activator) }, dir);
-  const rt = await createRuntime({ configFile, env: {}, clock: options.clock });
+  const rt = await createRuntime({ configFile, env: {}, clock: options.clock, ...(options.clock ? { serviceClock: simulatedService(options.clock) } : {}) });
   await rt.storage.ensure();
   const hosts: LocalHost[] = [];
   return {

@@ -74,7 +74,7 @@ export interface FollowUpInput {
   before: TargetConditions;
   after: TargetConditions;
   write: ScaleOutcome;
-  kind: 'kubernetes' | 'scaleSet';
+  kind: 'kubernetes' | 'scaleSet' | 'pool';
   activationTimeoutMs: number;
   /** Ready replicas now, the target's own scale after this reconcile, and when it was last written. */
   settle: { ready: number; requested: number; lastScaledAt: number | undefined };

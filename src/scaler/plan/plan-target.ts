@@ -30,7 +30,7 @@ export type TargetView =
   | { kind: 'stored'; observed: ObservedTarget; error: string; transient: boolean };
 
 export interface TargetSnapshot {
-  kind: 'kubernetes' | 'scaleSet';
+  kind: 'kubernetes' | 'scaleSet' | 'pool';
   record: TargetRecord | undefined;
   view: TargetView;
   /** The target's load samples: a `SampleWindow`, an array, or anything with its `average`. */

@@ -17,6 +17,7 @@ import { describeRef } from '../../kubernetes/scale-target-ref.js';
 import { ScaleSetCache, cacheKey } from '../../cache/scale-set-cache.js';
 import type { CachedInstance } from '../../cache/instance.js';
 import { isKnownPowerState, isRunningPowerState } from '../../cache/power-state.js';
+import { poolScale } from './pool-port.js';
 
 export interface ObservedTarget {
   /** Spec replicas or capacity; undefined when a workload sets none (it runs one). */
@@ -34,7 +35,7 @@ export interface ObservedTarget {
  * a holder whose lease ran out between its read and its write changes nothing.
  */
 export interface TargetPort {
-  readonly kind: 'kubernetes' | 'scaleSet';
+  readonly kind: 'kubernetes' | 'scaleSet' | 'pool';
   /** "Deployment default/web", "scale set rg/vmss". */
   readonly description: string;
   /** @param moving the target may be changing: do not answer from a cache. */
@@ -57,11 +58,18 @@ export function isTargetMissing(error: unknown): boolean {
 
 /** What kind of port a target's scaleTargetRef names. */
 export function targetPortKind(ref: TargetConfig['scaleTargetRef']): TargetPort['kind'] {
+  if ('kind' in ref && ref.kind === 'Pool') return 'pool';
   return 'kind' in ref && ref.kind === 'VirtualMachineScaleSet' ? 'scaleSet' : 'kubernetes';
 }
 
 export async function targetPortFor(rt: Runtime, target: TargetConfig, log: Log): Promise<TargetPort> {
   const ref = target.scaleTargetRef;
+  if ('kind' in ref && ref.kind === 'Pool') {
+    const pool = rt.config.pools.find((p) => p.name === ref.name);
+    // Config load refuses a Pool target naming no pool.
+    if (!pool) throw new Error(`pool "${ref.name}" is not configured`);
+    return poolScale(rt, pool);
+  }
   if ('kind' in ref && ref.kind === 'VirtualMachineScaleSet') {
     return scaleSetScale(rt, await rt.scaleSetApi(), { resourceGroup: ref.resourceGroup, name: ref.name }, log);
   }
@@ -124,6 +132,6 @@ function scaleSetScale(rt: Runtime, api: ScaleSetApi, scaleSet: { resourceGroup:
   };
 }
 
-function isRunning(instance: CachedInstance): boolean {
+export function isRunning(instance: CachedInstance): boolean {
   return instance.state === 'Running' && isKnownPowerState(instance.powerState) && isRunningPowerState(instance.powerState);
 }

@@ -156,7 +156,7 @@ function event(at: number, text: string): ChartEvent {
 }
 
 function eventKind(text: string): ChartEvent['kind'] {
-  if (/failed/.test(text)) return 'failed';
+  if (/failed|broken/.test(text)) return 'failed';
   if (/^deleted/.test(text)) return 'deleted';
   if (/^adopted/.test(text)) return 'adopted';
   if (/safety switch/.test(text)) return 'safety';

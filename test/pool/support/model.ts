@@ -154,6 +154,8 @@ export class PoolModel {
 
   deps(draw: (wanted: number) => Promise<number> = (n) => Promise.resolve(n)): PoolPassDeps {
     return {
+      deletions: { draw: (n) => Promise.resolve(n) },
+      chunkSize: 20,
       rows: {
         // A crash part-way through a batch leaves the rows before it written, as separate transactions would.
         write: async (writes) => writes.map((w) => this.writeRow(w)),

@@ -1,0 +1,12 @@
+/** The pool keys of sized pools (scale-in): kept apart so schema.ts merges stay small. */
+import { z } from 'zod';
+
+/** `scaleIn: { policy: newest | oldest }`: which running VMs a scale-in removes first. */
+export const scaleInSchema = z
+  .object({ policy: z.enum(['newest', 'oldest'], { error: 'expected "newest" or "oldest"' }).default('newest') })
+  .strict()
+  .prefault({});
+
+/** `scaleTargetRef: { kind: Pool, name }`: the target decides how many VMs, the pool which. */
+export const poolTargetRef = z.object({ kind: z.literal('Pool'), name: z.string({ error: 'expected a pool name' }).min(1, { error: 'must not be empty' }) }).strict();
+

@@ -1,0 +1,38 @@
+/**
+ * The target port of a sized pool (`scaleTargetRef: { kind: Pool, name }`): the target decides
+ * how many, the pool which. Read: the pool's healthy running VMs, from the instance cache as
+ * stored (no listing: the pool's own passes keep it fresh). Write: the wanted count as the
+ * pool's `~wanted` row (ETag-guarded, the partition's generation bumped, src/pool/wanted.ts),
+ * then a reconcile of the pool, which carries it out.
+ */
+import type { PoolConfig } from '../../config/schema.js';
+import type { Runtime } from '../../runtime/runtime.js';
+import { cacheKey, peekCache } from '../../cache/scale-set-cache.js';
+import { WANTED_KEY, wantedOf, writeWanted, type WantedProps } from '../../pool/wanted.js';
+import { isBroken } from '../../pool/fast-delete.js';
+import type { TargetPort } from './target-port.js';
+import { isRunning } from './target-port.js';
+
+export function poolScale(rt: Runtime, pool: PoolConfig): TargetPort {
+  const description = `pool ${pool.name}`;
+  const machines = rt.table('machines');
+  return {
+    kind: 'pool',
+    description,
+    async read() {
+      const [{ instances }, row] = await Promise.all([peekCache(rt.table('instances'), cacheKey(pool.scaleSet)), machines.get<WantedProps>(pool.name, WANTED_KEY)]);
+      const live = instances.filter((i) => i.state !== 'Deleting' && i.provisioningState !== 'Deleting');
+      const ready = live.filter((i) => isRunning(i) && !isBroken(i) && i.errorInfo === null).length;
+      // Until a target wrote one, the pool holds what it has (capped by maxCount when it has one).
+      const wanted = wantedOf(row) ?? (pool.maxCount > 0 ? Math.min(pool.maxCount, live.length) : live.length);
+      return { specReplicas: wanted, ready, ...(row ? { etag: row.etag } : {}) };
+    },
+    async write(replicas) {
+      const wanted = pool.maxCount > 0 ? Math.min(replicas, pool.maxCount) : replicas;
+      const written = await writeWanted(machines, pool.name, wanted, rt.holder, rt.clock.now());
+      if (!written) throw new Error(`${description}: the wanted count changed while it was written; read again on the next pass`);
+      await rt.queues.reconcile({ kind: 'pool', name: pool.name, reason: `the wanted count is now ${wanted}` });
+      return wanted < replicas ? `the pool's maxCount ${pool.maxCount} caps the wanted ${replicas}` : undefined;
+    },
+  };
+}

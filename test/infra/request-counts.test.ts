@@ -1,0 +1,100 @@
+/**
+ * Table requests per pass, exact: every request a runtime's table clients send, counted by a
+ * policy on their pipelines (what goes on the wire, batches and retries included), for a cold
+ * pool pass, the settling pass after it, a warm pool pass, and a target pass. A change that adds
+ * a request per object shows here first.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
+import { silentLog } from '../../src/log.js';
+import { reconcileObject } from '../../src/reconcile/object.js';
+import type { Runtime } from '../../src/runtime/runtime.js';
+import type { TableName } from '../../src/state/storage.js';
+import { armWorld, type ArmWorld } from '../support/arm.js';
+import { startTargetWorld, webTarget, WEB, type TargetWorld } from '../targets/support.js';
+
+const TABLES: TableName[] = ['instances', 'machines', 'targets', 'probes', 'limiters', 'leases', 'decisions', 'samples', 'history'];
+
+/** Requests by "METHOD table" (a batch as "BATCH table"), from now on. */
+function countRequests(rt: Runtime) {
+  const counts = new Map<string, number>();
+  for (const name of TABLES) {
+    const client = rt.table(name).client;
+    client.pipeline.addPolicy({
+      name: 'countTableRequests',
+      sendRequest: (request, next) => {
+        const kind = request.url.endsWith('$batch') ? 'BATCH' : request.method;
+        const key = `${kind} ${name}`;
+        counts.set(key, (counts.get(key) ?? 0) + 1);
+        return next(request);
+      },
+    });
+  }
+  return {
+    take(): { total: number; reads: number } {
+      const all = [...counts.entries()];
+      counts.clear();
+      return { total: all.reduce((n, [, v]) => n + v, 0), reads: all.filter(([k]) => k.startsWith('GET')).reduce((n, [, v]) => n + v, 0) };
+    },
+  };
+}
+
+describe('Table requests of a pool pass', () => {
+  let world: ArmWorld;
+  beforeAll(async () => {
+    world = await armWorld();
+  });
+  afterAll(async () => {
+    await world.sim.close();
+  });
+
+  it('cold (250 VMs adopted, the cache built), settling and warm passes make exactly these requests', async () => {
+    world.sim.addScaleSet({ resourceGroup: 'rg-count', name: 'counted', capacity: 250 });
+    const clock = new ManualClock(Date.now());
+    const rt = await world.runtime({ pools: [{ name: 'counted', scaleSet: { resourceGroup: 'rg-count', name: 'counted' }, maxCount: 250, reconcileRate: '10s,1' }] }, { clock });
+    const counter = countRequests(rt);
+    const pass = async () => {
+      const outcome = await reconcileObject(rt, { kind: 'pool', name: 'counted' }, { reason: 'test' }, { log: silentLog });
+      expect(outcome.status).toBe('done');
+      return counter.take();
+    };
+    const cold = await pass();
+    clock.advance(61_000);
+    const settling = await pass();
+    clock.advance(61_000);
+    const warm = await pass();
+    // Cold: the lease (insert, one renewal, release), the cache (meta row, partition, the claim,
+    // one batch of meta and pack), the inventory (generation row, partition, the generation
+    // write, 3 batches of 100), the reconcile rate's bucket (read, insert), the history point
+    // (read, batch) and the decision log (its last row, the line, the last row).
+    expect(cold).toEqual({ total: 20, reads: 7 });
+    // Settling: reads everything once more, changes nothing, records what it saw.
+    expect(settling).toEqual({ total: 12, reads: 5 });
+    // Warm: lease insert and release, the cache's meta row and the inventory's generation row,
+    // and the scale set read stored on the meta row (its stored read was 2 minutes old).
+    expect(warm).toEqual({ total: 5, reads: 2 });
+  });
+});
+
+describe('Table requests of a target pass', () => {
+  let world: TargetWorld | undefined;
+  afterAll(async () => {
+    await world?.close();
+  });
+
+  it('a steady target pass makes exactly these requests', async () => {
+    world = await startTargetWorld((activator) => [webTarget(activator, { scaleToZero: { enabled: false } })]);
+    world.kube.add(WEB, { replicas: 2 });
+    const counter = countRequests(world.rt);
+    const pass = async () => {
+      const outcome = await reconcileObject(world!.rt, { kind: 'target', name: 'web' }, { reason: 'test' }, { log: silentLog });
+      expect(outcome.status).toBe('done');
+      return counter.take();
+    };
+    await pass(); // adopts the target
+    await pass(); // its first steady decision, written to the log
+    // Steady: the lease (insert, one renewal at most, release), two reads of the targets table
+    // and one of the load samples; no history or decision log read, nothing else written.
+    expect(await pass()).toEqual({ total: 6, reads: 3 });
+  });
+});

@@ -1,0 +1,92 @@
+/**
+ * The scale-in's choice of victims, as a table through `planPool` (pure): a snapshot of listed
+ * VMs (zone, age, protection, health), the inventory and the wanted count in; the VMs to delete
+ * and the lines out. In the style of plan-table.test.ts.
+ */
+import { describe, expect, it } from 'vitest';
+import { planPool } from '../../src/pool/plan.js';
+import { inventoryFromRows } from '../../src/pool/inventory.js';
+import type { PoolSnapshot } from '../../src/pool/snapshot.js';
+import type { CachedInstance } from '../../src/cache/instance.js';
+
+const NOW = Date.UTC(2026, 11, 1, 12);
+const BASE = 'azure:///subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/virtualMachineScaleSets/vmss/virtualMachines';
+
+interface Vm {
+  id: number;
+  zone?: string;
+  /** Minutes before NOW. */
+  age?: number;
+  broken?: boolean;
+  creating?: boolean;
+  deleting?: boolean;
+  guard?: 'scaleIn' | 'actions';
+  /** The inventory row says Deleting (a scale-in marked it), and when (minutes before NOW). */
+  marked?: number;
+  /** No inventory row. */
+  unadopted?: boolean;
+}
+
+function instance(vm: Vm): CachedInstance {
+  return {
+    id: `${BASE}/${vm.id}`,
+    name: `vmss_${vm.id}`,
+    state: vm.deleting ? 'Deleting' : vm.creating ? 'Creating' : 'Running',
+    powerState: vm.creating ? 'PowerState/starting' : 'PowerState/running',
+    errorInfo: vm.broken ? { errorClass: 'Other', errorCode: 'VMExtensionProvisioningFailed', errorMessage: 'exit 1' } : null,
+    ...(vm.zone ? { zone: vm.zone } : {}),
+    timeCreated: NOW - (vm.age ?? vm.id) * 60_000,
+    ...(vm.guard === 'scaleIn' ? { protectFromScaleIn: true } : vm.guard === 'actions' ? { protectFromScaleSetActions: true } : {}),
+  };
+}
+
+function snapshot(vms: Vm[], wanted: number | undefined, listedAt = NOW - 1_000): PoolSnapshot {
+  const rows = vms
+    .filter((vm) => !vm.unadopted)
+    .map((vm) => ({
+      partitionKey: 'p',
+      rowKey: `${BASE}/${vm.id}`,
+      etag: `e${vm.id}`,
+      props: { providerStatus: vm.marked !== undefined ? 'Deleting' : vm.broken ? 'Running' : vm.creating ? 'Provisioning' : 'Running', createdAt: 0, updatedAt: vm.marked !== undefined ? NOW - vm.marked * 60_000 : 0, name: `vmss_${vm.id}` },
+    }));
+  const wantedRow = wanted === undefined ? [] : [{ partitionKey: 'p', rowKey: '~wanted', etag: 'w', props: { wanted, by: 't', at: 0 } }];
+  const instances = vms.map(instance);
+  return {
+    scaleSet: { id: 'x', name: 'vmss', location: 'l', orchestrationMode: 'Uniform', capacity: instances.filter((i) => i.state !== 'Deleting').length, etag: '"1"', provisioningState: 'Succeeded' },
+    instances,
+    previous: instances,
+    inventory: inventoryFromRows([...rows, ...wantedRow]),
+    listedAt,
+  };
+}
+
+const victims = (s: PoolSnapshot, policy: 'newest' | 'oldest' = 'newest') => {
+  const plan = planPool(s, { name: 'p', maxCount: 0, chunkSize: 20, instanceLimit: 1000, fastDelete: false, scaleInPolicy: policy }, NOW);
+  return { ids: plan.scaleIn.map((d) => Number(d.id.split('/').pop())), lines: plan.lines, raise: plan.raise };
+};
+
+const table: { name: string; vms: Vm[]; wanted: number | undefined; policy?: 'newest' | 'oldest'; want: number[]; line?: RegExp; listedAt?: number }[] = [
+  { name: 'no wanted count: nothing is scaled in', vms: [{ id: 0 }, { id: 1 }], wanted: undefined, want: [] },
+  { name: 'at the wanted count: nothing', vms: [{ id: 0 }, { id: 1 }], wanted: 2, want: [] },
+  { name: 'newest first by timeCreated', vms: [{ id: 0, age: 30 }, { id: 1, age: 10 }, { id: 2, age: 20 }], wanted: 1, want: [1, 2] },
+  { name: 'oldest first with policy oldest', vms: [{ id: 0, age: 30 }, { id: 1, age: 10 }, { id: 2, age: 20 }], wanted: 1, policy: 'oldest', want: [0, 2] },
+  { name: 'ties by instance id (newest: the higher id)', vms: [{ id: 9, age: 5 }, { id: 10, age: 5 }, { id: 2, age: 5 }], wanted: 2, want: [10] },
+  { name: 'broken first, then not yet running, then running', vms: [{ id: 0, age: 1 }, { id: 1, creating: true, age: 50 }, { id: 2, broken: true, age: 90 }], wanted: 1, want: [2, 1] },
+  { name: 'a broken VM without a row counts and goes first', vms: [{ id: 0 }, { id: 1 }, { id: 2, broken: true, unadopted: true }], wanted: 2, want: [2] },
+  { name: 'zones kept balanced: the fuller zone gives first', vms: [{ id: 0, zone: '1', age: 1 }, { id: 1, zone: '1', age: 2 }, { id: 2, zone: '1', age: 3 }, { id: 3, zone: '2', age: 0 }], wanted: 2, want: [0, 1] },
+  { name: 'protected VMs are never chosen, and the line says why the pool stays above', vms: [{ id: 0, guard: 'scaleIn' }, { id: 1 }, { id: 2, guard: 'actions' }, { id: 3, guard: 'scaleIn' }, { id: 4, guard: 'scaleIn' }], wanted: 1, want: [1], line: /^4 protected VMs kept above the wanted 1$/ },
+  { name: 'VMs on their way out are not counted nor chosen', vms: [{ id: 0, age: 9 }, { id: 1, deleting: true }, { id: 2 }], wanted: 1, want: [2] },
+  { name: 'a marked row whose VM a later listing shows alive is deleted again', vms: [{ id: 0 }, { id: 1, marked: 5 }], wanted: 1, want: [1], line: /still listed alive/ },
+  { name: 'a marked row whose listing predates the mark waits', vms: [{ id: 0 }, { id: 1, marked: 0 }], wanted: 1, listedAt: NOW - 60_000, want: [] },
+  { name: 'a marked row whose VM ARM lists Deleting is not deleted again', vms: [{ id: 0 }, { id: 1, marked: 5, deleting: true }], wanted: 1, want: [] },
+];
+
+describe('scale-in victims (snapshot, wanted, now → victims and lines)', () => {
+  it.each(table)('$name', ({ vms, wanted, policy, want, line, listedAt }) => {
+    const out = victims(snapshot(vms, wanted, listedAt), policy);
+    expect(out.ids).toEqual(want);
+    if (line) expect(out.lines.some((l) => line.test(l))).toBe(true);
+    // A scale-in never raises capacity.
+    if (want.length > 0) expect(out.raise).toBeUndefined();
+  });
+});

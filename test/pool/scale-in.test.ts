@@ -1,0 +1,124 @@
+/**
+ * Sized pools on Azurite and the ARM simulator (issue 21): the wanted count a target writes
+ * (`~wanted`), carried out by the pool: raises in chunks, scale-in by instance id with broken
+ * VMs first, never a capacity write down, never a protected VM.
+ */
+import { rmSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { silentLog } from '../../src/log.js';
+import { reconcileObject } from '../../src/reconcile/object.js';
+import { readInventory } from '../../src/pool/inventory.js';
+import { writeWanted } from '../../src/pool/wanted.js';
+import type { Runtime } from '../../src/runtime/runtime.js';
+import type { ObjectOutcome } from '../../src/reconcile/types.js';
+import { armWorld, type ArmWorld } from '../support/arm.js';
+
+let world: ArmWorld;
+beforeAll(async () => {
+  world = await armWorld();
+});
+afterAll(async () => {
+  await world.sim.close();
+  rmSync(world.dir, { recursive: true, force: true });
+});
+
+const RG = 'rg-scale-in';
+const pool = (name: string, extra: object = {}) => ({
+  name,
+  scaleSet: { resourceGroup: RG, name },
+  creationRate: '0s,1',
+  deletionRate: '0s,1',
+  reconcileRate: '0s,1',
+  instanceCache: { ttl: '0s' },
+  ...extra,
+});
+const pass = (rt: Runtime, name: string) => reconcileObject(rt, { kind: 'pool', name }, { reason: 'test' }, { log: silentLog });
+const decisionOf = (o: ObjectOutcome) => (o.status === 'done' || o.status === 'failed' ? o.decision : undefined);
+const settle = () => new Promise((r) => setTimeout(r, 150));
+const want = (rt: Runtime, name: string, n: number) => writeWanted(rt.table('machines'), name, n, 'test', Date.now());
+
+describe('a pool sized by a wanted count', () => {
+  it('2 → 8 → 3: raised in chunks of chunkSize, then exactly 5 VMs deleted by instance id, the broken one first; capacity never written down', async () => {
+    const cse = { provisioningState: 'Succeeded', powerState: 'PowerState/running', extensions: [{ name: 'vmssCSE', statuses: [{ level: 'Error' as const, message: 'exit 1' }] }] };
+    const scaleSet = world.sim.addScaleSet({ resourceGroup: RG, name: 'sized', vms: [cse, {}] });
+    const rt = await world.runtime({ pools: [pool('sized', { maxCount: 10, chunkSize: 3, enableDetailedCSEMessage: true })] });
+    await want(rt, 'sized', 2);
+    await pass(rt, 'sized');
+    expect(scaleSet.capacity).toBe(2);
+
+    await want(rt, 'sized', 8);
+    const capacities: number[] = [scaleSet.capacity];
+    for (let i = 0; i < 6 && scaleSet.capacity < 8; i++) {
+      await pass(rt, 'sized');
+      capacities.push(scaleSet.capacity);
+      await settle();
+    }
+    expect(capacities).toEqual([2, 5, 8]);
+    await pass(rt, 'sized');
+    // The broken VM has no row (never adopted), and counts as managed.
+    expect((await readInventory(rt.table('machines'), 'sized')).rows).toHaveLength(7);
+
+    const writes = world.sim.counts.updateScaleSet;
+    const deletes = world.sim.counts.deleteInstances;
+    await want(rt, 'sized', 3);
+    const scaledIn = await pass(rt, 'sized');
+    expect(decisionOf(scaledIn)?.decision).toBe('scaled in 5');
+    // ⌈5 / 3⌉ calls, by instance id; no capacity write at all.
+    expect(world.sim.counts.deleteInstances - deletes).toBe(2);
+    expect(world.sim.counts.updateScaleSet).toBe(writes);
+    // The broken VM 0 went first; then newest first: of the running VMs, 1, 2 and 3 stay.
+    expect(scaleSet.vms().filter((v) => v.provisioningState !== 'Deleting').map((v) => v.instanceId)).toEqual(['1', '2', '3']);
+    await settle();
+    await pass(rt, 'sized');
+    await pass(rt, 'sized');
+    expect(scaleSet.capacity).toBe(3);
+    expect((await readInventory(rt.table('machines'), 'sized')).rows.map((r) => r.rowKey.split('/').pop()).sort()).toEqual(['1', '2', '3']);
+    expect(world.sim.counts.deleteInstances - deletes).toBe(2);
+    expect(world.sim.counts.updateScaleSet).toBe(writes);
+  });
+
+  it('5 VMs of which 4 are protected, wanted 1: one VM deleted, the pool stays at 4 and says why', async () => {
+    const guarded = { protectFromScaleIn: true };
+    const scaleSet = world.sim.addScaleSet({ resourceGroup: RG, name: 'guarded', vms: [guarded, {}, guarded, { protectFromScaleSetActions: true }, guarded] });
+    const rt = await world.runtime({ pools: [pool('guarded', { maxCount: 5 })] });
+    await pass(rt, 'guarded');
+    await want(rt, 'guarded', 1);
+    const outcome = await pass(rt, 'guarded');
+    expect(decisionOf(outcome)?.reason).toContain('4 protected VMs kept above the wanted 1');
+    expect(scaleSet.vms().filter((v) => v.provisioningState !== 'Deleting').map((v) => v.instanceId)).toEqual(['0', '2', '3', '4']);
+    await settle();
+    await pass(rt, 'guarded');
+    const again = await pass(rt, 'guarded');
+    expect(decisionOf(again)?.reason).toContain('4 protected VMs kept above the wanted 1');
+    expect(scaleSet.capacity).toBe(4);
+  });
+});
+
+describe('a target whose scaleTargetRef is a pool', () => {
+  it('writes the wanted count to the pool from pushed load, and the pool carries it out both ways', async () => {
+    const scaleSet = world.sim.addScaleSet({ resourceGroup: RG, name: 'by-target', capacity: 2 });
+    const rt = await world.runtime({
+      pools: [pool('by-target', { maxCount: 6, chunkSize: 6 })],
+      targets: [{ name: 'jobs', scaleTargetRef: { kind: 'Pool', name: 'by-target' }, minScale: 1, maxScale: 10, scaleToZero: { enabled: false }, load: { source: 'push', targetPerReplica: 1 } }],
+    });
+    await pass(rt, 'by-target');
+    const target = (load: number) => reconcileObject(rt, { kind: 'target', name: 'jobs' }, { reason: 'test', load }, { log: silentLog });
+    // A target seen for the first time is adopted as it runs; the next pass acts.
+    for (let i = 0; i < 3 && (await readInventory(rt.table('machines'), 'by-target')).wanted !== 5; i++) await target(5);
+    expect((await readInventory(rt.table('machines'), 'by-target')).wanted).toBe(5);
+    await pass(rt, 'by-target');
+    expect(scaleSet.capacity).toBe(5);
+    await settle();
+    await pass(rt, 'by-target');
+    // Load falls: the target lowers the wanted count (as its scale-down policy allows), the pool deletes by instance id.
+    await target(2);
+    const lowered = (await readInventory(rt.table('machines'), 'by-target')).wanted!;
+    expect(lowered).toBeLessThan(5);
+    const writes = world.sim.counts.updateScaleSet;
+    await pass(rt, 'by-target');
+    expect(world.sim.counts.updateScaleSet).toBe(writes);
+    await settle();
+    await pass(rt, 'by-target');
+    expect(scaleSet.capacity).toBe(lowered);
+  });
+});

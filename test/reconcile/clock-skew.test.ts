@@ -1,0 +1,62 @@
+// Issue 22: a host whose clock is wrong cannot make a correct one skip its objects. Two hosts on
+// one storage account, one of them an hour ahead (its clock skewed in-process); the storage
+// service's clock, shared by both, is the test's clock moved by hand.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
+import { nextOccurrence } from '../../src/host/schedule.js';
+import { silentLog } from '../../src/log.js';
+import { runPass, type PassReport } from '../../src/reconcile/pass.js';
+import type { Runtime } from '../../src/runtime/runtime.js';
+import { simulatedService } from '../../src/state/service-clock.js';
+import { armWorld, type ArmWorld } from '../support/arm.js';
+import { skewedClock } from '../support/skew.js';
+
+const SCHEDULE = '0 */1 * * * *';
+const HOUR = 3_600_000;
+
+let world: ArmWorld;
+beforeAll(async () => {
+  world = await armWorld();
+});
+afterAll(async () => {
+  await world.sim.close();
+});
+
+const reconciled = (report: PassReport) => report.outcomes.filter((o) => o.status === 'done').map((o) => o.ref.name).sort();
+/** A timer pass of `rt` for the next occurrence on its own clock, as its timer would run it. */
+const timerPass = (rt: Runtime) => runPass(rt, { log: silentLog, reason: 'timer', occurrence: nextOccurrence(SCHEDULE, rt.clock.now()), budgetMs: Infinity });
+
+async function twoHosts(group: string) {
+  const names = ['a', 'b', 'c'].map((n) => `${group}-${n}`);
+  for (const name of names) world.sim.addScaleSet({ resourceGroup: `rg-${group}`, name, capacity: 1 });
+  const config = { pools: names.map((name) => ({ name, scaleSet: { resourceGroup: `rg-${group}`, name }, maxCount: 1, reconcileRate: '0s,1', creationRate: '0s,1' })) };
+  const clock = new ManualClock(Date.UTC(2026, 11, 1, 10, 0, 5));
+  const serviceClock = simulatedService(clock);
+  const correct = await world.runtime(config, { clock, serviceClock, holder: 'correct' });
+  const shared = { ...config, storage: { connection: correct.config.storage!.connection, prefix: correct.storage.prefix } };
+  const ahead = await world.runtime(shared, { clock: skewedClock(clock, HOUR), serviceClock, holder: 'ahead' });
+  return { names, clock, correct, ahead };
+}
+
+describe('two hosts, one an hour ahead', () => {
+  it('after the skewed host ran a pass, the correct one reconciles every object in each of its periods', async () => {
+    const { names, clock, correct, ahead } = await twoHosts('burst');
+    // The skewed host's pass claims every object (what a clock an hour ahead for 5 s leaves behind).
+    expect(reconciled(await timerPass(ahead))).toEqual(names);
+    for (let period = 1; period <= 3; period++) {
+      clock.advance(60_000);
+      expect(reconciled(await timerPass(correct))).toEqual(names);
+    }
+  }, 30_000);
+
+  it('while both run, every object is reconciled once in each period, by one host or the other', async () => {
+    const { names, clock, correct, ahead } = await twoHosts('both');
+    for (let period = 1; period <= 3; period++) {
+      const order = period % 2 ? [ahead, correct] : [correct, ahead];
+      const done = [];
+      for (const rt of order) done.push(...reconciled(await timerPass(rt)));
+      expect(done.sort()).toEqual(names);
+      clock.advance(60_000);
+    }
+  }, 30_000);
+});
