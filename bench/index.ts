@@ -32,6 +32,7 @@ const BENCHMARKS: readonly string[] = [
   './transactions.js',
   './two-hosts.js',
   './replay-week.js',
+  './poll-latency.js',
 ];
 
 export async function loadBenchmarks(modules: readonly string[] = BENCHMARKS): Promise<Benchmark[]> {

@@ -6,6 +6,7 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, type Option } from 'commander';
+import { MAX_REPLICAS } from './limits.js';
 import { parseDuration } from './config/duration.js';
 import { MAX_DURATION_MS } from './config/schema.js';
 import { MAX_DELAY_MS } from './queue/sender.js';
@@ -52,7 +53,12 @@ const loadArg = (value: string) => {
   return n;
 };
 
-/** `demo`: the demo bundled with the command line by `npm start`, run by the `sim` verb. */
+const replicasArg = (value: string) => {
+  const n = /^\d{1,5}$/.test(value) ? Number(value) : NaN;
+  if (!(n <= MAX_REPLICAS)) throw new InvalidArgumentError(`expected a whole number from 0 to ${MAX_REPLICAS}`);
+  return n;
+};
+
 /** A bad option value, said in one line naming the option: no usage text after it. */
 class OptionValueError extends Error {
   override name = 'OptionValueError';
@@ -78,6 +84,7 @@ function oneLineOptionErrors(command: Command): void {
   for (const sub of command.commands) oneLineOptionErrors(sub);
 }
 
+/** `demo`: the demo bundled with the command line by `npm start`, run by the `sim` verb. */
 export async function runCli(argv: string[], io: CliIO, demo?: BundledDemo): Promise<number> {
   let exitCode: number = EXIT.ok;
   const program = new Command('drover')
@@ -142,6 +149,33 @@ export async function runCli(argv: string[], io: CliIO, demo?: BundledDemo): Pro
       if (o.force && o.gone) throw new UsageError('--force applies to one ID only');
       const request = id ? { kind: 'one' as const, id, force: !!o.force } : { kind: 'gone' as const, dryRun: !!o.dryRun };
       return run(() => commands.forget(io, configFile(), o.pool, request))();
+    });
+  program
+    .command('pause')
+    .description('pause a target: no scale written (or one direction only, or pinned at --replicas), on every instance at its next reconcile')
+    .argument('<target>', 'the target to pause')
+    .option('--replicas <n>', 'hold the target at this many replicas', replicasArg)
+    .option('--scale-in', 'pause scale-in only: nothing is lowered')
+    .option('--scale-out', 'pause scale-out only: nothing is raised')
+    .option('--only <direction>', 'the same as --scale-in or --scale-out: "scale-in" or "scale-out"')
+    .action(async function (this: Command, target: string) {
+      const o = this.opts<{ replicas?: number; scaleIn?: boolean; scaleOut?: boolean; only?: string }>();
+      const { commands, CliUsageError: UsageError } = await verbs();
+      if (o.only !== undefined && o.only !== 'scale-in' && o.only !== 'scale-out') throw new UsageError('--only takes "scale-in" or "scale-out"');
+      const scaleIn = o.scaleIn === true || o.only === 'scale-in';
+      const scaleOut = o.scaleOut === true || o.only === 'scale-out';
+      if (scaleIn && scaleOut) throw new UsageError('give at most one of --scale-in and --scale-out');
+      if (o.replicas !== undefined && (scaleIn || scaleOut)) throw new UsageError('--replicas pins the target: it takes no direction');
+      const mode = scaleIn ? ('scale-in' as const) : scaleOut ? ('scale-out' as const) : ('all' as const);
+      return run(() => commands.pause(io, configFile(), target, { kind: 'pause', mode, ...(o.replicas !== undefined ? { replicas: o.replicas } : {}) }))();
+    });
+  program
+    .command('resume')
+    .description('lift a drover pause (not paused: true in the configuration)')
+    .argument('<target>', 'the target to resume')
+    .action(async function (this: Command, target: string) {
+      const { commands } = await verbs();
+      return run(() => commands.pause(io, configFile(), target, { kind: 'resume' }))();
     });
   registerReplay(program, io, configFile, run);
   program

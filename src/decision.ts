@@ -10,6 +10,8 @@ export interface Decision {
   error?: string;
   /** The failure may pass by itself (ARM down, a conflict), as `isTransient` decides: a queued reconcile is retried. */
   transient?: boolean;
+  /** The rule that bound a target's decision (src/scaler/plan/bound-rules.ts). */
+  boundBy?: string;
   /** What the reconcile saw of its object, for the `history` table; not part of the decision log. */
   observed?: HistoryObservation;
 }

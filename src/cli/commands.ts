@@ -11,6 +11,7 @@ import { forgetMachines, type ForgetRequest } from '../pool/forget.js';
 import { aborted, stopRequest, type CliIO } from './io.js';
 import { nodeCommand } from '../package-root.js';
 import { checkTableStorage } from './reachability.js';
+import { setPause, type PauseRequest } from './pause.js';
 import { fileURLToPath } from 'node:url';
 
 
@@ -105,6 +106,22 @@ export const commands = {
         io.stdout(result.ids.length ? result.ids.map((id) => `removed ${shortId(id)} from the inventory of pool ${poolName}\n`).join('') : 'nothing to forget\n');
         return 0;
     }
+  },
+
+  async pause(io: CliIO, configFile: string | undefined, target: string, request: PauseRequest): Promise<number> {
+    const rt = await runtimeFor(io, configFile, (r) => {
+      if (!r.config.targets.some((t) => t.name === target)) throw new CliUsageError(`no target named "${target}" in ${r.configFile}`);
+    });
+    const result = await setPause(rt, target, request);
+    if (result.kind === 'busy') {
+      io.stderr(`target ${target} is being reconciled by ${result.heldBy} until ${new Date(result.until).toISOString()}; try again then\n`);
+      return 1;
+    }
+    const what = request.kind === 'resume' ? 'resumed' : `paused (${request.replicas !== undefined ? `pinned at ${request.replicas}` : request.mode === 'all' ? 'no scale written' : `no ${request.mode}`})`;
+    await rt.decisions.record({ at: rt.clock.now(), object: `target/${target}`, decision: what, reason: `by an operator (drover ${request.kind}); every instance obeys at its next reconcile` });
+    io.stdout(`target ${target}: ${what}\n`);
+    if (request.kind === 'resume' && result.configPaused) io.stderr(`warning: target ${target} stays paused: the configuration says paused: true\n`);
+    return 0;
   },
 
   async run(io: CliIO, configFile: string | undefined, opts: { verbose?: boolean } = {}): Promise<number> {

@@ -107,6 +107,8 @@ export function renderStatus(s: Status, now: number): string {
     if (t.wakingSince) details.push(`  waking from zero since ${at(t.wakingSince)}`);
     if (t.lastActivation) details.push(`  last wake from zero took ${(t.lastActivation.latencyMs / 1000).toFixed(1)} s (ready ${relative(t.lastActivation.at, now)})`);
     if (t.panicSince) details.push(`  panic mode since ${at(t.panicSince)}`);
+    if (t.boundBy) details.push(`  bound by ${t.boundBy}`);
+    if (t.paused) details.push(`  paused (${t.paused.mode}${t.paused.replicas !== null ? `, pinned at ${t.paused.replicas}` : ''}) by ${t.paused.by}`);
     if (details.length) out.push('', `TARGET ${t.name}`, ...details);
   }
   if (s.probes.length) {

@@ -284,6 +284,8 @@ const target = z
       .strict()
       .optional(),
     load: loadSource.optional(),
+    /** As `drover pause TARGET`, and stronger: `drover resume` does not lift it. */
+    paused: z.boolean({ error: 'expected true or false' }).optional(),
     /** At most this many times the ready replicas in one step up (Knative max-scale-up-rate). */
     maxScaleUpRate: scaleRate(1000),
     /** At most ready ÷ this in one step down (Knative max-scale-down-rate). */

@@ -22,7 +22,7 @@ const PARTITION = 'occurrence';
 
 /**
  * Claims for one occurrence land this close together on the service's clock (its Date header
- * has whole seconds); the next occurrence of any sane schedule is further away than this.
+ * has whole seconds), or within half their lead when that is less.
  */
 export const SAME_OCCURRENCE_MS = 2_000;
 /** A claim reaches at most this far ahead: a clock that jumped back mid-pass blocks others no longer. */
@@ -53,7 +53,8 @@ export async function claimOccurrence(
     if (current) {
       const { writtenAt, now } = leases.service.times(current);
       const theirs = writtenAt + Math.min(MAX_LEAD_MS, Math.max(0, Number(current.row.props.leadMs ?? 0)));
-      if (theirs >= now + leadMs - SAME_OCCURRENCE_MS) return { claimed: false, by: current.row.props.by, occurrence: current.row.props.occurrence };
+      // Half the lead at most, so that the next occurrence of a schedule of seconds is never "the same".
+      if (theirs >= now + leadMs - Math.min(SAME_OCCURRENCE_MS, leadMs / 2)) return { claimed: false, by: current.row.props.by, occurrence: current.row.props.occurrence };
     }
     const written = current ? await leases.table.replaceIf(current.row, props) : await leases.table.create(PARTITION, objectKey, props);
     if (written) return { claimed: true };

@@ -15,9 +15,11 @@ export interface DecisionRecord {
   decision: string;
   reason: string;
   error?: string;
+  /** The rule that bound a target's decision (`ScaleUpLimit`, `Paused`, …). */
+  boundBy?: string;
 }
 
-type DecisionProps = { at: number; object: string; decision: string; reason: string; error?: string };
+type DecisionProps = { at: number; object: string; decision: string; reason: string; error?: string; boundBy?: string };
 type LastProps = { at: number; fingerprint: string };
 
 const LAST_PARTITION = 'last';
@@ -58,7 +60,7 @@ export class DecisionLog {
     const repeatAfter = this.options.repeatAfterMs ?? 3_600_000;
     const last = this.written.get(d.object) ?? (await this.table.get<LastProps>(LAST_PARTITION, d.object))?.props;
     if (last && last.fingerprint === fingerprint && d.at - last.at < repeatAfter) return false;
-    await this.table.upsert(dayOf(d.at), invertedKey(d.at), { at: d.at, object: d.object, decision: d.decision, reason: d.reason, error: d.error });
+    await this.table.upsert(dayOf(d.at), invertedKey(d.at), { at: d.at, object: d.object, decision: d.decision, reason: d.reason, error: d.error, boundBy: d.boundBy });
     await this.table.upsert(LAST_PARTITION, d.object, { at: d.at, fingerprint });
     if (this.written.size >= MAX_REMEMBERED) this.written.clear();
     this.written.set(d.object, { at: d.at, fingerprint });
@@ -72,7 +74,7 @@ export class DecisionLog {
       const pk = dayOf(now - day * 86_400_000);
       const iter = this.table.client.listEntities<DecisionProps>({ queryOptions: { filter: `PartitionKey eq '${pk}'` } });
       for await (const e of iter) {
-        out.push(stripUndefined({ at: e.at, object: e.object, decision: e.decision, reason: e.reason, error: e.error }) as DecisionRecord);
+        out.push(stripUndefined({ at: e.at, object: e.object, decision: e.decision, reason: e.reason, error: e.error, boundBy: e.boundBy }) as DecisionRecord);
         if (out.length >= limit) break;
       }
     }

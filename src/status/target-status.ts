@@ -27,6 +27,10 @@ export interface TargetStatus {
   wakingSince: string | null;
   panicSince: string | null;
   lastError: string | null;
+  /** The rule that bound the last decision (`ScaleUpLimit`, `TooFewReplicas`, `Paused`, …); absent when the load's answer stood. */
+  boundBy?: string;
+  /** `drover pause` (kept in the row) or `paused: true` (the configuration); absent when not paused. */
+  paused?: { mode: 'all' | 'scale-in' | 'scale-out'; replicas: number | null; since: string | null; by: 'drover pause' | 'configuration' };
 }
 
 export async function targetStatus(rt: Runtime, target: TargetConfig): Promise<TargetStatus> {
@@ -48,5 +52,11 @@ export async function targetStatus(rt: Runtime, target: TargetConfig): Promise<T
     wakingSince: iso(r?.wakeRequestedAt),
     panicSince: iso(r?.panicStartedAt),
     lastError: r?.lastError ?? null,
+    ...(r?.boundBy ? { boundBy: r.boundBy } : {}),
+    ...(r?.pausedMode
+      ? { paused: { mode: r.pausedMode, replicas: r.pausedReplicas ?? null, since: iso(r.pausedAt), by: 'drover pause' as const } }
+      : target.paused
+        ? { paused: { mode: 'all' as const, replicas: null, since: null, by: 'configuration' as const } }
+        : {}),
   };
 }

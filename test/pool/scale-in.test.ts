@@ -122,3 +122,55 @@ describe('a target whose scaleTargetRef is a pool', () => {
     expect(scaleSet.capacity).toBe(lowered);
   });
 });
+
+describe('a scale-in under concurrency and crashes', () => {
+  it('8 concurrent passes on one sized pool: the excess deleted once each, none lost', async () => {
+    const scaleSet = world.sim.addScaleSet({ resourceGroup: RG, name: 'crowd', capacity: 10 });
+    const config = { pools: [pool('crowd', { maxCount: 10, chunkSize: 4 })] };
+    const first = await world.runtime(config);
+    await pass(first, 'crowd');
+    await want(first, 'crowd', 3);
+    const deletes = world.sim.counts.deleteInstances;
+    const hosts = await Promise.all(Array.from({ length: 8 }, (_, i) => world.runtime(config, { holder: `host-${i}` })));
+    await Promise.all(hosts.map((rt) => pass(rt, 'crowd')));
+    await settle();
+    for (const rt of hosts.slice(0, 2)) await pass(rt, 'crowd');
+    // ⌈7 / 4⌉ calls for 7 VMs, whichever host made them; 3 VMs left, each with its row.
+    expect(world.sim.counts.deleteInstances - deletes).toBe(2);
+    expect(scaleSet.vms()).toHaveLength(3);
+    const rows = (await readInventory(first.table('machines'), 'crowd')).rows.map((r) => r.rowKey).sort();
+    expect(rows).toEqual(scaleSet.vms().map((v) => `azure://${v.id.replace(RG, RG.toLowerCase())}`).sort());
+  });
+
+  it('killed after the rows are marked and before the delete call: a later pass deletes them, once', async () => {
+    const scaleSet = world.sim.addScaleSet({ resourceGroup: RG, name: 'killed', capacity: 5 });
+    const config = { pools: [pool('killed', { maxCount: 5, chunkSize: 5 })] };
+    const healthy = await world.runtime(config);
+    await pass(healthy, 'killed');
+    await want(healthy, 'killed', 2);
+    const real = await healthy.scaleSetApi();
+    const dying = await world.runtime(config, {
+      adapters: {
+        scaleSetApi: {
+          getScaleSet: (...a) => real.getScaleSet(...a),
+          listVms: (...a) => real.listVms(...a),
+          setCapacity: (...a) => real.setCapacity(...a),
+          deleteInstances: () => Promise.reject(new Error('killed before the delete call went out')),
+        },
+      },
+    });
+    const deletes = world.sim.counts.deleteInstances;
+    expect((await pass(dying, 'killed')).status).toBe('failed');
+    const marked = (await readInventory(healthy.table('machines'), 'killed')).rows.filter((r) => r.props.providerStatus === 'Deleting');
+    expect(marked).toHaveLength(3);
+    expect(scaleSet.vms()).toHaveLength(5);
+    await settle();
+    await pass(healthy, 'killed');
+    await settle();
+    await pass(healthy, 'killed');
+    await pass(healthy, 'killed');
+    expect(world.sim.counts.deleteInstances - deletes).toBe(1);
+    expect(scaleSet.vms()).toHaveLength(2);
+    expect((await readInventory(healthy.table('machines'), 'killed')).rows).toHaveLength(2);
+  });
+});

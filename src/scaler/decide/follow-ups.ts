@@ -65,6 +65,7 @@ const REASONS: Record<ScaleReason, string> = {
   'activator-backed-for-grace-period': 'the activator has been in front for the grace period: scaled to zero',
   'grace-period-pending': 'inactive with the activator in front: waiting out the grace period',
   'activator-not-in-path': 'the activator is not in front yet: probing it asynchronously',
+  paused: 'paused (drover pause, or paused: true in the configuration): the load is not followed',
 };
 
 export interface FollowUpInput {
@@ -177,6 +178,7 @@ function steadyVerb(plan: ScalePlan, write: ScaleOutcome, dryRun: boolean): stri
   if (plan.reason === 'metrics-not-collected' || plan.reason === 'activation-timed-out-without-samples') return 'no metrics';
   if (plan.reason === 'activating') return 'activating';
   if (plan.reason === 'grace-period-pending' || plan.reason === 'activator-not-in-path') return 'waiting to scale to zero';
+  if (plan.reason === 'paused') return write.kind === 'unchanged' ? `paused at ${write.current}` : 'paused';
   return write.kind === 'unchanged' ? `steady at ${write.current}` : 'unchanged';
 }
 

@@ -58,7 +58,8 @@ export type ScaleReason =
   | 'activator-backed-for-grace-period'
   | 'grace-period-pending'
   | 'activator-not-in-path'
-  | 'already-at-zero';
+  | 'already-at-zero'
+  | 'paused';
 
 interface PlanCommon {
   /** One delayed re-enqueue of this target per entry, after that many ms. */

@@ -34,6 +34,12 @@ export type TargetRecord = {
   reconciledAt?: number;
   /** When Drover first saw the target and adopted it as it ran. */
   adoptedAt?: number;
+  /** `drover pause`: the whole target or one direction, optionally pinned at pausedReplicas. */
+  pausedMode?: 'all' | 'scale-in' | 'scale-out';
+  pausedReplicas?: number;
+  pausedAt?: number;
+  /** The rule that bound the last decision (src/scaler/plan/bound-rules.ts). */
+  boundBy?: string;
   /**
    * Bumped by every reconcile that writes the row: a reconcile writes only over the revision it
    * read, so a holder that lost its lease cannot overwrite a newer decision. The async probe's

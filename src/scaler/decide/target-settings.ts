@@ -9,6 +9,8 @@ import type { ScaleToZeroSettings } from './scale-to-zero.js';
 export interface TargetSettings {
   /** An http or queue source's poll period: each reconcile asks for the next aligned one. */
   pollIntervalMs?: number;
+  /** `paused: true` in the configuration: wins over `drover resume`. */
+  paused?: boolean;
   bounds: ScaleBounds;
   scaleToZero: ScaleToZeroSettings;
   desired: DeciderSettings;
@@ -20,6 +22,7 @@ export function targetSettings(target: TargetConfig, targetPerReplica: number): 
   const load = target.load;
   return {
     ...(load && load.source !== 'push' ? { pollIntervalMs: load.pollInterval ?? DEFAULT_POLL_INTERVAL_MS } : {}),
+    ...(target.paused ? { paused: true } : {}),
     bounds: { minScale: target.minScale, maxScale: target.maxScale },
     scaleToZero: {
       enableScaleToZero: target.scaleToZero.enabled,

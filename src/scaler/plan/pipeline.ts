@@ -32,6 +32,7 @@ import { planScaleWithin } from '../decide/plan-scale.js';
 import type { ScalePlan, ScaleReason, SyncProbeResult } from '../decide/scale-to-zero.js';
 import { panicOf, type TargetRecord, type TargetRecordPatch } from '../decide/target-record.js';
 import type { BoundRule } from './bound-rules.js';
+import { pausedPlan, pauseOf } from './pause.js';
 
 /** After adopting a target, the next reconcile decides on it this soon. */
 export const ADOPTION_REQUEUE_MS = 1_000;
@@ -178,6 +179,16 @@ const scaleToZero: Stage = {
   },
 };
 
+const pause: Stage = {
+  name: 'pause',
+  run: (state, ctx) => {
+    if (ctx.adopted || !state.plan) return { replicas: state.replicas };
+    const { plan, bound } = pausedPlan(state.plan, pauseOf(ctx.record, ctx.settings.paused === true), ctx.observation.scale);
+    if (!bound) return { replicas: state.replicas };
+    return { replicas: plan.kind === 'hold' ? undefined : plan.scale, plan, boundBy: 'Paused' };
+  },
+};
+
 /** The stages in order. Keep the order; wire a policy in by replacing its identity entry. */
 export const PIPELINE: readonly Stage[] = [
   sources,
@@ -189,7 +200,7 @@ export const PIPELINE: readonly Stage[] = [
   identity('activation'),
   bounds,
   scaleToZero,
-  identity('pause'),
+  pause,
 ];
 
 export function runPipeline(ctx: PipelineContext, stages: readonly Stage[] = PIPELINE): PipelineResult {

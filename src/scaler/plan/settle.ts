@@ -68,7 +68,9 @@ export function settleTarget(input: SettleInput): Settlement {
   const activationTimeoutMs = settings.scaleToZero.activationTimeoutMs ?? DEFAULT_ACTIVATION_TIMEOUT_MS;
   const poll = settings.pollIntervalMs === undefined ? {} : { pollIntervalMs: settings.pollIntervalMs };
   const wants = followUps({ plan, desired, before, after, write, kind: snapshot.kind, activationTimeoutMs, settle, ...poll, now });
-  const decision = describeTargetDecision({ plan, desired, load: input.load, write, wake, dryRun: snapshot.dryRun, probe: input.probe, trigger: input.trigger });
+  const { boundBy } = input.plan.decided;
+  const described = describeTargetDecision({ plan, desired, load: input.load, write, wake, dryRun: snapshot.dryRun, probe: input.probe, trigger: input.trigger });
+  const decision = boundBy ? { ...described, boundBy } : described;
   const probe = input.probe;
 
   const recordPatch = (current: TargetRecord | undefined): TargetRecordPatch => {
@@ -80,6 +82,7 @@ export function settleTarget(input: SettleInput): Settlement {
       wakeRequestedAt: wake.kind === 'waking' ? wake.since : undefined,
       ...panicFields(settings.desired.panic.enabled ? desired.panic : undefined),
       ...changes,
+      boundBy,
       lastError: write.kind === 'failed' || write.kind === 'unread' ? write.error : input.load.error,
     };
     if (adopted) patch.adoptedAt = now;

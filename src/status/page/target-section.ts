@@ -26,6 +26,8 @@ function active(t: TargetStatus, now: number): string {
     t.wakingSince ? `waking since ${esc(clockTime(t.wakingSince, now))}` : '',
     t.activatorSeenSince ? `activator in front since ${esc(clockTime(t.activatorSeenSince, now))}` : '',
     t.panicSince ? `panicking since ${esc(clockTime(t.panicSince, now))}` : '',
+    t.boundBy ? `bound by ${esc(t.boundBy)}` : '',
+    t.paused ? `paused (${esc(t.paused.mode)}${t.paused.replicas !== null ? ` at ${t.paused.replicas}` : ''})` : '',
   ].filter(Boolean);
   return `<p data-field="active">Active <strong class="condition condition-${esc(t.active)}">${esc(t.active)}</strong>${t.reason ? ` (${esc(t.reason)})` : ''}${since}${extras.length ? `; ${extras.join('; ')}` : ''}</p>\n`;
 }

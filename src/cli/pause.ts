@@ -1,0 +1,37 @@
+/**
+ * `drover pause TARGET [--replicas N] [--scale-in | --scale-out]` and `drover resume TARGET`:
+ * the pause is kept in the target's row, written under the target's lease (taken once the
+ * reconcile holding it lets go, so an in-flight reconcile is not failed by a changed row), and
+ * every instance obeys it at its next reconcile. The row's own fields are merged: the revision
+ * that fences reconciles is left alone.
+ */
+import type { PauseMode } from '../scaler/plan/pause.js';
+import { mergeTargetRecord } from '../scaler/shell/target-store.js';
+import { LEASE_TTL_MS, withLease } from '../state/leases.js';
+import type { Runtime } from '../runtime/runtime.js';
+
+/** How long the verb waits for a reconcile holding the target's lease to finish. */
+const LEASE_WAIT_MS = 30_000;
+const RETRY_MS = 250;
+
+export type PauseRequest = { kind: 'pause'; mode: PauseMode; replicas?: number } | { kind: 'resume' };
+
+export type PauseResult = { kind: 'done'; configPaused: boolean } | { kind: 'busy'; heldBy: string; until: number };
+
+export async function setPause(rt: Runtime, target: string, request: PauseRequest): Promise<PauseResult> {
+  const configPaused = rt.config.targets.find((t) => t.name === target)?.paused === true;
+  const holder = `${rt.holder}:drover-${request.kind}`;
+  const giveUpAt = rt.clock.now() + LEASE_WAIT_MS;
+  for (;;) {
+    const leased = await withLease(rt.leases, rt.clock, `target/${target}`, holder, LEASE_TTL_MS, () =>
+      mergeTargetRecord(rt.table('targets'), target, () =>
+        request.kind === 'pause'
+          ? { pausedMode: request.mode, pausedReplicas: request.replicas, pausedAt: rt.clock.now() }
+          : { pausedMode: undefined, pausedReplicas: undefined, pausedAt: undefined },
+      ),
+    );
+    if (leased.ran) return { kind: 'done', configPaused };
+    if (rt.clock.now() >= giveUpAt) return { kind: 'busy', heldBy: leased.heldBy, until: leased.until };
+    await rt.clock.sleep(RETRY_MS);
+  }
+}

@@ -1,0 +1,75 @@
+// drover pause / resume across hosts: the pause is written to the target's row by the command
+// line (under the target's lease), and a second host, with a runtime of its own on the same
+// storage, obeys it at its next reconcile; resume lifts it, and the load is followed again.
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli.js';
+import { silentLog } from '../../src/log.js';
+import { reconcileObject } from '../../src/reconcile/object.js';
+import { createRuntime } from '../../src/runtime/runtime.js';
+import { readTargetRecord } from '../../src/scaler/shell/target-store.js';
+import { targetStatus } from '../../src/status/target-status.js';
+import { startTargetWorld, WEB, webTarget, type TargetWorld } from './support.js';
+
+let world: TargetWorld | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+async function drover(configFile: string, ...args: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(['--config', configFile, ...args], { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s), env: {} });
+  return { code, stdout, stderr };
+}
+
+describe('drover pause', () => {
+  it('pins a target at --replicas on a second host at its next reconcile, and resume undoes it', async () => {
+    world = await startTargetWorld((activator) => [webTarget(activator, { scaleToZero: { enabled: false } })]);
+    const { kube, rt } = world;
+    kube.add(WEB, { replicas: 1 });
+    const second = await createRuntime({ configFile: rt.configFile, env: {} });
+    const reconcileOn = (host: typeof rt, load?: number) =>
+      reconcileObject(host, { kind: 'target', name: 'web' }, { reason: 'test', ...(load !== undefined ? { load } : {}) }, { log: silentLog });
+    await reconcileOn(second, 10); // adopted
+    await reconcileOn(second, 10);
+    expect(kube.inspect(WEB)?.specReplicas).toBe(1);
+
+    const paused = await drover(rt.configFile, 'pause', 'web', '--replicas', '3');
+    expect(paused.code, paused.stderr).toBe(0);
+    // The second host's next reconcile brings a load of 10 (1 replica): the pause holds it at 3.
+    const outcome = await reconcileOn(second, 10);
+    expect(outcome).toMatchObject({ status: 'done', decision: { boundBy: 'Paused' } });
+    expect(kube.inspect(WEB)?.specReplicas).toBe(3);
+    await reconcileOn(second, 60);
+    expect(kube.inspect(WEB)?.specReplicas).toBe(3);
+    expect(await targetStatus(second, second.config.targets[0]!)).toMatchObject({ boundBy: 'Paused', paused: { mode: 'all', replicas: 3, by: 'drover pause' } });
+
+    const resumed = await drover(rt.configFile, 'resume', 'web');
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect((await readTargetRecord(rt.table('targets'), 'web'))?.pausedMode).toBeUndefined();
+    await reconcileOn(second, 60);
+    // Unpinned: the load (60 on top of the window's earlier 10s) takes it above 3.
+    expect(kube.inspect(WEB)?.specReplicas).toBeGreaterThan(3);
+    expect((await targetStatus(second, second.config.targets[0]!)).paused).toBeUndefined();
+  }, 30_000);
+
+  it('--scale-in holds the target where it is against a falling load, and lets it rise', async () => {
+    world = await startTargetWorld((activator) => [webTarget(activator, { scaleToZero: { enabled: false } })]);
+    const { kube, rt } = world;
+    kube.add(WEB, { replicas: 4 });
+    const reconcile = (load: number) => reconcileObject(rt, { kind: 'target', name: 'web' }, { reason: 'test', load }, { log: silentLog });
+    await reconcile(40); // adopted
+    expect((await drover(rt.configFile, 'pause', 'web', '--scale-in')).code).toBe(0);
+    await reconcile(10);
+    expect(kube.inspect(WEB)?.specReplicas).toBe(4);
+    await reconcile(80);
+    expect(kube.inspect(WEB)?.specReplicas).toBeGreaterThan(4);
+  }, 30_000);
+
+  it('refuses a direction with --replicas, and an unknown target, with exit code 2', async () => {
+    world = await startTargetWorld((activator) => [webTarget(activator)]);
+    expect((await drover(world.rt.configFile, 'pause', 'web', '--replicas', '2', '--scale-in')).code).toBe(2);
+    expect((await drover(world.rt.configFile, 'pause', 'nope')).code).toBe(2);
+  }, 30_000);
+});
