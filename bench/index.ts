@@ -26,6 +26,7 @@ const BENCHMARKS: readonly string[] = [
   './cold-start.js',
   './instance-cache.js',
   './pool.js',
+  './scale-in.js',
   './rows.js',
   './cache-scans.js',
   './cli-start.js',

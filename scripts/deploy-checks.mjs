@@ -156,12 +156,20 @@ function secretsInConfig(config) {
   };
   walk(config, '', undefined);
   (config.targets ?? []).forEach((target, i) => {
-    const load = target.load;
-    if (load?.source === 'queue' && load.connection && !KEYED_CONNECTION.test(load.connection)) {
-      errors.push(`targets[${i}].load.connection: in Azure a queue load source reads with the managed identity; give accountName instead`);
+    for (const { load, at } of loadSources(target.load, `targets[${i}].load`)) {
+      if (load.source === 'queue' && load.connection && !KEYED_CONNECTION.test(load.connection)) {
+        errors.push(`${at}.connection: in Azure a queue load source reads with the managed identity; give accountName instead`);
+      }
     }
   });
   return errors;
+}
+
+/** A target's load sources with their paths: `load` itself, or each of `load.sources`. */
+function loadSources(load, at) {
+  if (!load) return [];
+  if (Array.isArray(load.sources)) return load.sources.map((source, j) => ({ load: source, at: `${at}.sources[${j}]` }));
+  return [{ load, at }];
 }
 
 /** The credentials the URLs in one string carry: a user or password, or query parameters named like a key. */

@@ -3,6 +3,7 @@
  * started again with the same data and the same connection string.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import path from 'node:path';
@@ -19,6 +20,8 @@ async function freePort(): Promise<number> {
 export interface DiskAzurite {
   connectionString: string;
   restart(): Promise<void>;
+  /** Stops it and starts it again with nothing: what a restart of an in-memory Azurite does. */
+  restartEmpty(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -62,6 +65,11 @@ export async function startDiskAzurite(location: string): Promise<DiskAzurite> {
     connectionString: azuriteConnectionString(ports),
     async restart() {
       await stop();
+      await start();
+    },
+    async restartEmpty() {
+      await stop();
+      rmSync(location, { recursive: true, force: true });
       await start();
     },
     stop,

@@ -1,15 +1,17 @@
 /**
  * `npm run soak`: about a minute of faults against two local hosts sharing one storage account,
  * then the invariants. Two `drover run` processes reconcile two pools and three targets while
- * the soak SIGKILLs a host now and then (and starts it again), restarts Azurite (on-disk, so
- * state survives), has ARM answer bursts of 429 and 500 and go silent for a while, and serves
+ * the soak SIGKILLs a host now and then (and starts it again), restarts Azurite (once on-disk,
+ * so state survives, once empty, as an in-memory Azurite restarts: the hosts make their tables
+ * and queues again), runs one host with its clock an hour ahead (a preload that offsets its
+ * Date.now, soak/skew-preload.ts), has ARM answer bursts of 429 and 500 and go silent for a while, and serves
  * one target's load from an endpoint that never answers. Then, with the faults stopped, every
  * invariant must hold within a bounded time: inventory rows = VMs, capacity ≤ maxCount, no
  * machine doubled, every queue drained, no lease longer than ~20 s, each target at the scale its
  * load asks for. Prints the figures; exits 1 if an invariant does not hold.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -29,6 +31,9 @@ const SUBSCRIPTION = '00000000-0000-0000-0000-000000000000';
 const CHAOS_MS = 40_000;
 const SETTLE_MS = 45_000;
 const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'src', 'cli.js');
+/** Host 1 runs with its Date.now an hour and a half minute ahead (soak/skew-preload.ts). */
+const SKEW_PRELOAD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'skew-preload.js');
+const SKEW_MS = 3_630_000;
 
 const POOLS = [
   { name: 'alpha', maxCount: 3, chunkSize: 2 },
@@ -40,7 +45,7 @@ const TARGETS = [
   { name: 'api', load: 42, want: 4 },
 ];
 
-const figures = { kills: 0, hostStarts: 0, azuriteRestarts: 0, throttled: 0, failed500: 0, silentMs: 0, messagesExecuted: 0, passes: 0 };
+const figures = { kills: 0, hostStarts: 0, azuriteRestarts: 0, azuriteEmptyRestarts: 0, throttled: 0, failed500: 0, silentMs: 0, messagesExecuted: 0, passes: 0, passesByHost: [0, 0] };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function main(): Promise<number> {
@@ -82,14 +87,18 @@ async function main(): Promise<number> {
 
   const hosts: (ChildProcess | undefined)[] = [undefined, undefined];
   const startHost = (i: number) => {
-    const child = spawn(process.execPath, [CLI, '--config', configFile, 'run', '--verbose'], {
-      env: { ...process.env, DROVER_SCHEDULE: '*/2 * * * * *' },
+    const skewed = i === 1;
+    const child = spawn(process.execPath, [...(skewed ? ['--import', SKEW_PRELOAD] : []), CLI, '--config', configFile, 'run', '--verbose'], {
+      env: { ...process.env, DROVER_SCHEDULE: '*/2 * * * * *', ...(skewed ? { DROVER_SOAK_SKEW_MS: String(SKEW_MS) } : {}) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const count = (chunk: Buffer) => {
       const text = chunk.toString();
+      appendFileSync(path.join(dir, `host-${i}.log`), text);
       figures.messagesExecuted += (text.match(/executed message/g) ?? []).length;
-      figures.passes += (text.match(/pass finished/g) ?? []).length;
+      const passes = (text.match(/pass finished/g) ?? []).length;
+      figures.passes += passes;
+      figures.passesByHost[i]! += passes;
     };
     child.stdout?.on('data', count);
     child.stderr?.on('data', count);
@@ -112,17 +121,25 @@ async function main(): Promise<number> {
     const started = Date.now();
     let random = 13;
     const next = () => (random = (random * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    // A host that exited by itself (it starts while Azurite is down, say) is started again.
+    const exited = (i: number) => hosts[i] !== undefined && hosts[i].exitCode !== null;
     for (let t = 0; Date.now() - started < CHAOS_MS; t++) {
       await sleep(1_000);
+      for (const i of [0, 1]) if (exited(i)) startHost(i);
       if (t % 7 === 3) {
         const i = next() < 0.5 ? 0 : 1;
         await stopHost(i, 'SIGKILL');
         figures.kills++;
         setTimeout(() => startHost(i), 1_000);
       }
-      if (t === 15) {
+      if (t === 12) {
         await azurite.restart();
         figures.azuriteRestarts++;
+      }
+      if (t === 20) {
+        // All tables and queues gone under the running hosts: they make them again and go on.
+        await azurite.restartEmpty();
+        figures.azuriteEmptyRestarts++;
       }
       if (t % 9 === 4) {
         arm.throttleNext(3, { retryAfter: 2 });
@@ -139,7 +156,7 @@ async function main(): Promise<number> {
       }
     }
     await sleep(1_100);
-    for (const i of [0, 1]) if (!hosts[i]) startHost(i);
+    for (const i of [0, 1]) if (!hosts[i] || exited(i)) startHost(i);
 
     const storage = createStorage({ kind: 'connection', connectionString: azurite.connectionString }, 'soak');
     const check = async (): Promise<string[]> => {
@@ -181,6 +198,8 @@ async function main(): Promise<number> {
     console.log(`figures: ${Object.entries({ ...figures, decisionsRecorded: decisions, armHeldRequests: armProxy.counts.held, poisonMessages: poison[0]! + poison[1]! }).map(([k, v]) => `${k} ${v}`).join(', ')}`);
     // The figures come from the hosts' --verbose lines: a soak in which none ran proves nothing.
     if (figures.passes === 0) problems.push('no timer pass was seen in the hosts\' output');
+    // The correct host must not be kept from its objects by the skewed one.
+    if (figures.passesByHost[0] === 0) problems.push('the host with the correct clock ran no timer pass');
     if (problems.length === 0) {
       console.log('invariants: all hold (inventory rows = VMs, capacity ≤ maxCount, nothing doubled, queues drained, leases ≤ 20 s, targets at the scale their load asks for)');
       code = 0;
@@ -192,6 +211,9 @@ async function main(): Promise<number> {
     loads.closeAllConnections();
     loads.close();
     await Promise.all([armProxy.close(), arm.close(), kube.close(), azurite.stop()]);
+    // The hosts' logs are kept when an invariant does not hold: they tell why.
+    if (code === 0) rmSync(dir, { recursive: true, force: true });
+    else console.log(`hosts' logs: ${dir}`);
   }
   return code;
 }

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, type Option } from 'commander';
 import { MAX_REPLICAS } from './limits.js';
 import { parseDuration } from './config/duration.js';
-import { MAX_DURATION_MS } from './config/schema.js';
+import { MAX_DURATION_MS } from './config/fields.js';
 import { MAX_DELAY_MS } from './queue/sender.js';
 import { errorMessage } from './log.js';
 import { parseDecimalLoad } from './load/load-number.js';

@@ -17,9 +17,39 @@ import { newGeneration } from '../state/generation.js';
 import type { CachedInstance } from './instance.js';
 import { isPackRowKey, packInstances, packRowKey, PackMismatchError, unpackInstances } from './pack.js';
 import { instanceFromRow, type InstanceProps } from './rows.js';
-import type { MetaProps } from './scale-set-cache.js';
 
 export const META = '~meta';
+
+/** The meta row of a scale set's cache partition. */
+export type MetaProps = {
+  /** Epoch ms; absent = never refreshed. */
+  lastRefresh?: number;
+  periodMs: number;
+  jitterSec: number;
+  orchestrationMode?: string;
+  capacity?: number;
+  claimedBy?: string;
+  claimUntil?: number;
+  lastError?: string;
+  throttledUntil?: number;
+  slowdown?: string;
+  refreshes?: number;
+  /** Changed by every write to the partition's rows (pool/generation.ts). */
+  generation?: number;
+  /** The scale set as last read from ARM (JSON of `ScaleSetInfo`) and when: shared by every instance. */
+  scaleSet?: string;
+  scaleSetReadAt?: number;
+  /** When the last successful listing began (epoch ms): a row marked before it was listed after. */
+  listedAt?: number;
+  /**
+   * VMs of the last listing whose resource id could not be parsed: not cached, but present in
+   * ARM's capacity, so they count towards it (else every pass would see drift and list again).
+   */
+  unparseable?: number;
+  /** How many pack rows hold the instances, and the id every one of them carries (cache-store.ts); absent in the old format. */
+  packs?: number;
+  packId?: number;
+};
 
 export interface StoredCache {
   /** Undefined: nothing stored yet. */

@@ -23,42 +23,14 @@ import { withInstancesStatus, type CacheRead } from './queries.js';
 import { isExpired, lastRefreshAfterSuccess, lastRefreshAfterThrottle, mathRandomInt, type RandomInt } from './refresh-policy.js';
 import { planRefresh } from './refresh-plan.js';
 import { slowdownFromRateLimit } from './refresh-slowdown.js';
-import { readOnlyCacheStore, tableCacheStore, type CacheStore, type StoredCache } from './cache-store.js';
+import { readOnlyCacheStore, tableCacheStore, type CacheStore, type MetaProps, type StoredCache } from './cache-store.js';
 import { newGeneration } from '../state/generation.js';
 import { capText } from '../text/cap.js';
 
 /** How long a claim to refresh holds before another invocation may take over a crashed one. */
 export const REFRESH_CLAIM_MS = 60_000;
 
-export type MetaProps = {
-  /** Epoch ms; absent = never refreshed. */
-  lastRefresh?: number;
-  periodMs: number;
-  jitterSec: number;
-  orchestrationMode?: string;
-  capacity?: number;
-  claimedBy?: string;
-  claimUntil?: number;
-  lastError?: string;
-  throttledUntil?: number;
-  slowdown?: string;
-  refreshes?: number;
-  /** Changed by every write to the partition's rows (pool/generation.ts). */
-  generation?: number;
-  /** The scale set as last read from ARM (JSON of `ScaleSetInfo`) and when: shared by every instance. */
-  scaleSet?: string;
-  scaleSetReadAt?: number;
-  /** When the last successful listing began (epoch ms): a row marked before it was listed after. */
-  listedAt?: number;
-  /**
-   * VMs of the last listing whose resource id could not be parsed: not cached, but present in
-   * ARM's capacity, so they count towards it (else every pass would see drift and list again).
-   */
-  unparseable?: number;
-  /** How many pack rows hold the instances, and the id every one of them carries (cache-store.ts); absent in the old format. */
-  packs?: number;
-  packId?: number;
-};
+export type { MetaProps } from './cache-store.js';
 
 export interface ScaleSetCacheOptions {
   /** Partition of this scale set in the `instances` table. */

@@ -4,63 +4,26 @@
  * parsed, so nothing downstream re-parses strings.
  */
 import { z } from 'zod';
-import { DURATION_FORM, parseDuration } from './duration.js';
-import { parseRate } from './rate.js';
+import { boundedMs, count, duration, MAX_DURATION_MS, nonEmpty, optionalDuration, parsedString, rate } from './fields.js';
+import { parseDuration } from './duration.js';
+import { loadSource, policyFields } from './policy-schema.js';
+export { DEFAULT_POLL_INTERVAL_MS, MIN_POLL_INTERVAL_MS } from './policy-schema.js';
 import { poolTargetRef, scaleInSchema } from './pool-sizing.js';
 import { isLoopbackHost } from './loopback.js';
 // Replicas of a target and machines of a pool.
 import { MAX_REPLICAS } from '../limits.js';
 import { resourceOf, type KubernetesScaleTargetRef } from '../kubernetes/scale-target-ref.js';
 
-/** A string field parsed once by `parse`, whose error message becomes the field's problem. */
-const parsedString = <T>(expected: string, parse: (text: string) => T) =>
-  z.string({ error: expected }).transform((text, ctx) => {
-    try {
-      return parse(text);
-    } catch (err) {
-      ctx.addIssue({ code: 'custom', message: (err as Error).message });
-      return z.NEVER;
-    }
-  });
-
-/**
- * The longest duration any setting may have: beyond it a value is a typo, and timers past
- * setTimeout's range (24.8 days) would fire at once instead of never.
- */
-export const MAX_DURATION_MS = 24 * 3_600_000;
 /** Pools, and targets, in one file. */
 const MAX_OBJECTS = 1_000;
 
-const boundedMs = (text: string, ms: number, positive: boolean) => {
-  if (ms < 0 || (positive && ms === 0)) throw new Error(`expected a duration ${positive ? '>' : '≥'} 0, got "${text}"`);
-  if (ms > MAX_DURATION_MS) throw new Error(`expected a duration of at most 24h, got "${text}"`);
-  return ms;
-};
-
-const duration = (fallback: string, { positive = false } = {}) =>
-  parsedString(`expected ${DURATION_FORM}`, (text) => boundedMs(text, parseDuration(text), positive)).prefault(fallback);
-
-const rate = (fallback: string) =>
-  parsedString('expected a rate "INTERVAL,BURST" such as "5s,1"', (text) => {
-    const parsed = parseRate(text);
-    if (parsed.intervalMs > MAX_DURATION_MS) throw new Error(`invalid duration in ${JSON.stringify(text)}: at most 24h`);
-    return parsed;
-  }).prefault(fallback);
-
-const count = (min: number, max: number) =>
-  z
-    .number({ error: 'expected a number' })
-    .int({ error: 'expected a whole number' })
-    .min(min, { error: `expected a number ≥ ${min}` })
-    .max(max, { error: `expected a number ≤ ${max}` });
+export { MAX_DURATION_MS };
 
 const objectName = z
   .string({ error: 'expected a name' })
   .regex(/^[A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?$/, {
     error: 'expected 1–63 letters, digits, ".", "_" or "-", starting and ending with a letter or digit',
   });
-
-const nonEmpty = z.string({ error: 'expected a string' }).min(1, { error: 'must not be empty' });
 
 const storage = z
   .object({
@@ -190,67 +153,6 @@ const scaleTargetRef = z.unknown().transform((value, ctx) => {
   return parsed.data;
 });
 
-const targetPerReplica = z
-  .number({ error: 'expected a number' })
-  .positive({ error: 'expected a number > 0' })
-  .max(1e12, { error: 'expected a number ≤ 1e12' });
-
-/**
- * How often an http or queue source is sampled and its target decided (HPA's sync period); the
- * reconcile queue is polled every 2 s (host.json), so a shorter period gains nothing.
- */
-export const MIN_POLL_INTERVAL_MS = 2_000;
-/** Absent: DEFAULT_POLL_INTERVAL_MS (15 s), applied where the target's settings are made. */
-export const DEFAULT_POLL_INTERVAL_MS = 15_000;
-const pollInterval = parsedString('expected a duration such as "2s", "15s" or "1m"', (text) => boundedMs(text, parseDuration(text), true))
-  .refine((ms) => ms >= MIN_POLL_INTERVAL_MS, { error: 'expected a duration of at least 2s (the reconcile queue is polled every 2 s)' })
-  .optional();
-
-const loadSource = z.discriminatedUnion(
-  'source',
-  [
-    z
-      .object({
-        source: z.literal('http'),
-        url: z.url({ error: 'expected a URL' }),
-        /** Dotted path into a JSON answer (`metrics.inflight`, `queues[0].depth`); none: the body is a number. */
-        jsonPath: nonEmpty.optional(),
-        timeout: duration('2s', { positive: true }),
-        targetPerReplica,
-        pollInterval,
-      })
-      .strict(),
-    z
-      .object({
-        source: z.literal('queue'),
-        queueName: nonEmpty,
-        connection: nonEmpty.optional(),
-        accountName: nonEmpty.optional(),
-        targetPerReplica,
-        pollInterval,
-      })
-      .strict(),
-    z
-      .object({
-        source: z.literal('push'),
-        targetPerReplica,
-      })
-      .strict(),
-  ],
-  { error: 'expected source "http", "queue" or "push"' },
-);
-
-/** A duration whose absence means something of its own (a default computed from other fields). */
-const optionalDuration = z
-  .unknown()
-  .transform((value, ctx) => {
-    const parsed = duration('0s').safeParse(value);
-    if (parsed.success) return parsed.data;
-    for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
-    return z.NEVER;
-  })
-  .optional();
-
 /** Knative's rate limits: both must exceed 1 (a rate of 1 would forbid any change). */
 const scaleRate = (fallback: number) =>
   z
@@ -284,6 +186,12 @@ const target = z
       .strict()
       .optional(),
     load: loadSource.optional(),
+    fallback: policyFields.fallback,
+    behavior: policyFields.behavior,
+    scaleDownDelay: policyFields.scaleDownDelay,
+    initialScale: policyFields.initialScale,
+    activationScale: policyFields.activationScale,
+    schedules: policyFields.schedules,
     /** As `drover pause TARGET`, and stronger: `drover resume` does not lift it. */
     paused: z.boolean({ error: 'expected true or false' }).optional(),
     /** At most this many times the ready replicas in one step up (Knative max-scale-up-rate). */

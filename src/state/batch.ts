@@ -12,7 +12,9 @@ import type { TableClient } from '@azure/data-tables';
 import { RestError, createDefaultHttpClient, createHttpHeaders, createPipelineRequest, type HttpClient } from '@azure/core-rest-pipeline';
 import { escapeKey } from './keys.js';
 import { batchError, storageError, StorageRequestError, type FailedOperation } from './errors.js';
-import type { Props } from './entity-table.js';
+
+/** A row's properties (entity-table.ts `Props`, spelled here so the two modules do not import each other). */
+type Props = Record<string, string | number | boolean | undefined>;
 
 export type BatchOp =
   /** Must not exist yet (409 if it does). */

@@ -306,6 +306,20 @@ describe('checkDeployConfig', () => {
   });
 });
 
+describe('checkDeployConfig over several load sources', () => {
+  it('scans every source of a target, naming each by its path', () => {
+    const sources = [
+      { name: 'jobs', source: 'queue', queueName: 'jobs', connection: 'UseDevelopmentStorage=true', targetPerReplica: 5 },
+      { name: 'web', source: 'http', url: `https://metrics.example/load?sig=${KEY}`, targetPerReplica: 5 },
+      { name: 'clean', source: 'http', url: 'https://metrics.example/load', targetPerReplica: 5 },
+    ];
+    const config = { targets: [{ name: 'web', load: { sources, combine: 'max' } }] } as unknown as Parameters<typeof checkDeployConfig>[0];
+    const report = checkDeployConfig(config, { env: {}, exists: () => false });
+    expect(report.errors.map((e) => e.split(':')[0]).sort()).toEqual(['targets[0].load.sources[0].connection', 'targets[0].load.sources[1].url']);
+    for (const message of report.errors) expect(message).not.toContain(KEY);
+  });
+});
+
 describe('drover.config.example.yaml', () => {
   const example = path.join(ROOT, 'drover.config.example.yaml');
   const kubeloginUser = `apiVersion: v1

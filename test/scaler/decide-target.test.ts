@@ -59,10 +59,14 @@ describe('targetSettings', () => {
           maxScaleUpRate: 3,
           maxScaleDownRate: 4,
           panic: { enabled: true, window: '2s', threshold: 300 },
+          scaleDownDelay: '10s',
+          initialScale: 3,
+          activationScale: 2,
         },
       ],
     });
-    expect(targetSettings(config.targets[0]!, 5)).toEqual({
+    expect(targetSettings(config.targets[0]!, 5).policy).toMatchObject({ scaleDownDelayMs: 10_000, initialScale: 3, activationScale: 2, behavior: {}, schedules: [] });
+    expect(targetSettings(config.targets[0]!, 5)).toMatchObject({
       bounds: { minScale: 2, maxScale: 9 },
       scaleToZero: { enableScaleToZero: false, stableWindowMs: 20_000, gracePeriodMs: 7_000, activationTimeoutMs: 42_000 },
       desired: { targetPerReplica: 5, stableWindowMs: 20_000, maxScaleUpRate: 3, maxScaleDownRate: 4, panic: { enabled: true, windowMs: 2_000, thresholdPercent: 300 } },

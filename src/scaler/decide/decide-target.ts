@@ -39,6 +39,8 @@ export interface TargetDecisionInput {
   samples: DesiredInput['samples'];
   /** The source is a gauge (push): an empty window reads as its last value. */
   holdLatest: boolean;
+  /** This reconcile's read of the load source failed (a source's health; its fallback). */
+  loadFailed?: boolean;
   observation: Observation;
   settings: TargetSettings;
   /** The synchronous probe's answer, once a first call asked for it. */
@@ -73,6 +75,7 @@ export function decideTarget(input: TargetDecisionInput): TargetDecision {
     observation,
     samples: input.samples,
     holdLatest: input.holdLatest,
+    ...(input.loadFailed ? { loadFailed: true } : {}),
     settings,
     ...(input.probe ? { probe: input.probe } : {}),
     now,

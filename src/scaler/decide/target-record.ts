@@ -31,6 +31,14 @@ export type TargetRecord = {
   /** Times of the recent capacity writes of a scale set target, comma-separated. */
   capacityWrites?: string;
   lastError?: string;
+  /** Consecutive failed reads of the load source (KEDA's NumberOfFailures); absent at 0. */
+  sourceFailures?: number;
+  /** HPA behavior's recommendation and scale-event history, JSON, bounded (src/scaler/policy/history.ts). */
+  behaviorHistory?: string;
+  /** Knative scaleDownDelay's window of recent decisions, JSON. */
+  delayWindow?: string;
+  /** The target has reached its initialScale once (Knative's ScaleTargetInitialized). */
+  initialScaleReached?: boolean;
   reconciledAt?: number;
   /** When Drover first saw the target and adopted it as it ran. */
   adoptedAt?: number;

@@ -5,6 +5,7 @@ import { DEFAULT_POLL_INTERVAL_MS, type TargetConfig } from '../../config/schema
 import type { DeciderSettings } from '../../load/decider.js';
 import type { ScaleBounds } from './bounds.js';
 import type { ScaleToZeroSettings } from './scale-to-zero.js';
+import { policySettings, type PolicySettings } from '../policy/settings.js';
 
 export interface TargetSettings {
   /** An http or queue source's poll period: each reconcile asks for the next aligned one. */
@@ -14,6 +15,8 @@ export interface TargetSettings {
   bounds: ScaleBounds;
   scaleToZero: ScaleToZeroSettings;
   desired: DeciderSettings;
+  /** The policy stages' knobs (behavior, scaleDownDelay, initial and activation scale, schedules). */
+  policy?: PolicySettings;
 }
 
 /** `targetPerReplica` comes from the load source (1 for a target without one). */
@@ -37,6 +40,14 @@ export function targetSettings(target: TargetConfig, targetPerReplica: number): 
       maxScaleDownRate: target.maxScaleDownRate,
       panic: { enabled: target.panic.enabled, windowMs: target.panic.window ?? stableWindowMs / 10, thresholdPercent: target.panic.threshold },
     },
+    policy: policySettings({
+      fallback: target.fallback,
+      behavior: target.behavior,
+      scaleDownDelay: target.scaleDownDelay,
+      initialScale: target.initialScale,
+      activationScale: target.activationScale,
+      schedules: target.schedules,
+    }),
   };
 }
 

@@ -34,6 +34,12 @@ export const BOUND_RULES = [
   'ScaleToZeroPending',
   /** A queue-driven target waits out its cooldown before going to zero. */
   'CooldownPending',
+  /** HPA: the usage ratio lay within the behavior's tolerance, so the count stayed. */
+  'WithinTolerance',
+  /** A queue-driven target at zero stays there: no source is above its activation threshold. */
+  'Inactive',
+  /** A queue-driven target goes to zero only from 1: one step first. */
+  'StepToZero',
   /** Paused by `drover pause` or `paused: true`. */
   'Paused',
 ] as const;

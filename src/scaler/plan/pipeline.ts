@@ -25,13 +25,13 @@
  */
 import { decideDesiredScale, replicasFor, type DesiredInput, type DesiredScale, type RateLimit } from '../../load/decider.js';
 import { windowAverage } from '../../load/samples.js';
-import { applyBounds } from '../decide/bounds.js';
 import type { TargetConditions } from '../decide/conditions.js';
 import type { Observation, TargetSettings } from '../decide/target-settings.js';
 import { planScaleWithin } from '../decide/plan-scale.js';
 import type { ScalePlan, ScaleReason, SyncProbeResult } from '../decide/scale-to-zero.js';
 import { panicOf, type TargetRecord, type TargetRecordPatch } from '../decide/target-record.js';
 import type { BoundRule } from './bound-rules.js';
+import { activation, behavior, bounds, fallback, planBounds, scaleDownDelay } from './policy-stages.js';
 import { pausedPlan, pauseOf } from './pause.js';
 
 /** After adopting a target, the next reconcile decides on it this soon. */
@@ -51,6 +51,8 @@ export interface PipelineContext {
   samples: DesiredInput['samples'];
   /** The source is a gauge (push): an empty window reads as its last value. */
   holdLatest: boolean;
+  /** This reconcile's read of the load source failed (a source's health; its fallback). */
+  loadFailed?: boolean;
   settings: TargetSettings;
   /** The synchronous activator probe's answer, once a first run asked for it. */
   probe?: SyncProbeResult;
@@ -122,29 +124,21 @@ const RATE_RULES: Record<RateLimit, BoundRule> = { maxScaleUpRate: 'ScaleUpLimit
 /** Knative's stable and panic windows and its rate limits, from the samples (one source today). */
 const windows: Stage = {
   name: 'windows',
-  run: (_state, ctx) => {
+  run: (state, ctx) => {
     const { settings, now } = ctx;
+    // An engaged fallback stands for the load: its replicas go through the rates as a demand.
+    const fallback = state.boundBy === 'FallbackActive' && state.replicas !== undefined ? state.replicas : undefined;
     const desired = decideDesiredScale({
-      samples: ctx.samples,
+      samples: fallback === undefined ? ctx.samples : { average: () => fallback },
       holdLatest: ctx.holdLatest,
       readyReplicas: ctx.observation.ready,
       panic: settings.desired.panic.enabled ? panicOf(ctx.record) : undefined,
-      settings: settings.desired,
+      settings: fallback === undefined ? settings.desired : { ...settings.desired, targetPerReplica: 1 },
       now,
     });
     if (desired.kind === 'unknown') return { replicas: undefined, desired };
     const boundBy = desired.limitedBy ? RATE_RULES[desired.limitedBy] : desired.panic && desired.desired !== desired.fromLoad ? 'Panicking' : undefined;
     return { replicas: desired.desired, desired, ...(boundBy ? { boundBy } : {}) };
-  },
-};
-
-const bounds: Stage = {
-  name: 'bounds',
-  run: (state, ctx) => {
-    if (state.replicas === undefined) return { replicas: undefined };
-    const bounded = applyBounds(ctx.settings.bounds, state.replicas);
-    if (bounded === state.replicas) return { replicas: bounded };
-    return { replicas: bounded, boundBy: bounded > state.replicas ? 'TooFewReplicas' : 'TooManyReplicas' };
   },
 };
 
@@ -163,7 +157,7 @@ const scaleToZero: Stage = {
   name: 'scaleToZero',
   run: (state, ctx) => {
     if (ctx.adopted) return { replicas: undefined, plan: { kind: 'hold', reason: 'adopted', requeueAfterMs: [ADOPTION_REQUEUE_MS], offerAsyncProbe: false } };
-    const step = planScaleWithin(ctx.settings.bounds, state.replicas, {
+    const step = planScaleWithin(planBounds(ctx), state.replicas, {
       conditions: ctx.conditions,
       settings: ctx.settings.scaleToZero,
       activatorSeenSince: ctx.record?.activatorSeenSince ?? null,
@@ -193,11 +187,11 @@ const pause: Stage = {
 export const PIPELINE: readonly Stage[] = [
   sources,
   identity('combine'),
-  identity('fallback'),
+  fallback,
   windows,
-  identity('behavior'),
-  identity('scaleDownDelay'),
-  identity('activation'),
+  behavior,
+  scaleDownDelay,
+  activation,
   bounds,
   scaleToZero,
   pause,

@@ -37,6 +37,8 @@ export interface TargetSnapshot {
   samples: DesiredInput['samples'];
   /** The source is a gauge (push): an empty window reads as its last value. */
   holdLatest: boolean;
+  /** This reconcile's read of the load source failed (a source's health; its fallback). */
+  loadFailed?: boolean;
   /** The synchronous probe's answer, once a first plan asked for it. */
   probe?: ProbeResult;
   dryRun: boolean;
@@ -69,6 +71,7 @@ export function planTarget(snapshot: TargetSnapshot, settings: TargetSettings, n
     record,
     samples: snapshot.samples,
     holdLatest: snapshot.holdLatest,
+    ...(snapshot.loadFailed ? { loadFailed: true } : {}),
     observation,
     settings,
     ...(snapshot.probe ? { probe: snapshot.probe } : {}),

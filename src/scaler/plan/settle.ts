@@ -4,6 +4,8 @@
  * re-enqueues, whether to offer the asynchronous probe, the targets row patch and the
  * decision for the log. The caller stores and sends them under its lease.
  */
+import { scaleEventFields } from './policy-stages.js';
+import { NO_POLICY } from '../policy/settings.js';
 import type { Decision } from '../../decision.js';
 import { computeActiveCondition } from '../decide/active-condition.js';
 import { trackWake, type WakeOutcome } from '../decide/activation.js';
@@ -86,7 +88,7 @@ export function settleTarget(input: SettleInput): Settlement {
       lastError: write.kind === 'failed' || write.kind === 'unread' ? write.error : input.load.error,
     };
     if (adopted) patch.adoptedAt = now;
-    if (write.kind === 'written') patch.lastScaledAt = now;
+    if (write.kind === 'written') Object.assign(patch, { lastScaledAt: now }, scaleEventFields(current, changes, (settings.policy ?? NO_POLICY).behavior, write.from, write.to, now));
     if ((write.kind === 'written' || write.kind === 'failed') && write.capacityWrites !== undefined) patch.capacityWrites = write.capacityWrites;
     if (wake.kind === 'woke') Object.assign(patch, { lastActivationLatencyMs: wake.latencyMs, lastActivationAt: wake.readyAt });
     // The activator's sighting: set by the first probe that finds it, cleared by one that does

@@ -74,7 +74,7 @@ export interface ScaleStepOutcome {
 
 export async function runScaleStep(input: ScaleStepInput, ports: ScaleStepPorts): Promise<ScaleStepOutcome> {
   const { now, settings } = input;
-  const snapshot = { kind: ports.target.kind, record: input.record, view: input.view, samples: input.samples, holdLatest: input.holdLatest, dryRun: input.dryRun };
+  const snapshot = { kind: ports.target.kind, record: input.record, view: input.view, samples: input.samples, holdLatest: input.holdLatest, dryRun: input.dryRun, ...(input.loadError !== undefined ? { loadFailed: true } : {}) };
   const { plan, probe } = await planWithProbe(snapshot, settings, now, ports.probeActivator);
   const executed = await executeTargetPlan(plan, input.view.observed, ports);
   const load = { note: input.loadNote, ...(input.loadError !== undefined ? { error: input.loadError } : {}) };

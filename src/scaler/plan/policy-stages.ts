@@ -1,0 +1,157 @@
+/**
+ * The policy stages of the pipeline (src/scaler/plan/pipeline.ts) that the single-source target
+ * has: HPA `behavior`, Knative's `scaleDownDelay`, `activationScale` and `initialScale`, and the
+ * bounds with schedules adjusting them. Each is a module of src/scaler/policy/ over the target's
+ * settings and record; what a stage keeps between reconciles is its own record field.
+ */
+import { applyBehavior, EMPTY_BEHAVIOR_STATE, recordScaleEvent, type BehaviorSettings, type BehaviorState } from '../policy/behavior.js';
+import { fallbackEngaged, fallbackReplicas, nextFailures } from '../policy/sources.js';
+import { applyActivationScale, applyScaleDownDelay, isInitialized } from '../policy/knative.js';
+import type { MaxEntry } from '../policy/max-window.js';
+import { boundsNow, withinBounds } from '../policy/stages.js';
+import type { TargetRecord, TargetRecordPatch } from '../decide/target-record.js';
+import { effectiveMinScale } from '../decide/bounds.js';
+import type { DesiredScale } from '../../load/decider.js';
+import type { Observation, TargetSettings } from '../decide/target-settings.js';
+import type { PolicyRule } from '../policy/rules.js';
+import { NO_POLICY, type PolicySettings } from '../policy/settings.js';
+
+/**
+ * What these stages read of the pipeline's context and state, and answer: the pipeline's own
+ * types, narrowed here so that pipeline.ts can import the stages without an import cycle.
+ */
+interface PipelineContext {
+  record: TargetRecord | undefined;
+  observation: Observation;
+  settings: TargetSettings;
+  loadFailed?: boolean;
+  now: number;
+}
+
+interface Stage {
+  readonly name: 'fallback' | 'behavior' | 'scaleDownDelay' | 'activation' | 'bounds';
+  run(state: { replicas: number | undefined; desired?: DesiredScale }, ctx: PipelineContext): { replicas: number | undefined; boundBy?: PolicyRule; changes?: TargetRecordPatch };
+}
+
+const policyOf = (ctx: PipelineContext): PolicySettings => ctx.settings.policy ?? NO_POLICY;
+
+/** A record field that holds JSON; one that does not read back reads as nothing kept (a first sight). */
+function readJson<T>(text: string | undefined, fallback: T, valid: (v: unknown) => boolean): T {
+  if (!text) return fallback;
+  try {
+    const v: unknown = JSON.parse(text);
+    return valid(v) ? (v as T) : fallback;
+  } catch {
+    return fallback;
+  }
+}
+
+const isBehaviorState = (v: unknown) => typeof v === 'object' && v !== null && Array.isArray((v as BehaviorState).upEvents) && Array.isArray((v as BehaviorState).downEvents);
+
+function behaviorStateOf(record: TargetRecord | undefined): BehaviorState {
+  return readJson(record?.behaviorHistory, EMPTY_BEHAVIOR_STATE, isBehaviorState);
+}
+
+function initializedNow(ctx: PipelineContext): boolean {
+  return isInitialized(ctx.record?.initialScaleReached === true, ctx.observation.ready, policyOf(ctx).initialScale);
+}
+
+/** The bounds in force now: minScale raised to the initial scale until reached, then schedules. */
+export function effectiveBounds(ctx: PipelineContext) {
+  // An unreachable target (the upstream tables) has no lower bound, as effectiveMinScale says.
+  const minScale = effectiveMinScale(ctx.settings.bounds);
+  return boundsNow({ settings: policyOf(ctx), minScale, maxScale: ctx.settings.bounds.maxScale, now: ctx.now }, initializedNow(ctx));
+}
+
+/** The same, in the plan's terms (maxScale 0 = unbounded). */
+export function planBounds(ctx: PipelineContext) {
+  const b = effectiveBounds(ctx);
+  return { ...ctx.settings.bounds, minScale: b.minScale, maxScale: b.maxScale === Infinity ? 0 : b.maxScale };
+}
+
+/** The source's consecutive failures after this read, and whether its fallback is engaged (strictly more than the threshold). */
+function health(ctx: PipelineContext) {
+  const failures = nextFailures(ctx.record?.sourceFailures ?? 0, ctx.loadFailed ? 'failed' : 'ok');
+  return { failures, engaged: fallbackEngaged(policyOf(ctx).fallback, failures) };
+}
+
+/** KEDA's fallback: past the threshold its replicas stand for the load, in both directions. */
+export const fallback: Stage = {
+  name: 'fallback',
+  run: (state, ctx) => {
+    const { failures, engaged } = health(ctx);
+    const changes = failures === (ctx.record?.sourceFailures ?? 0) ? {} : { changes: { sourceFailures: failures === 0 ? undefined : failures } };
+    const settings = policyOf(ctx).fallback;
+    if (engaged && settings) return { replicas: fallbackReplicas(settings, ctx.observation.scale), boundBy: 'FallbackActive', ...changes };
+    return { replicas: state.replicas, ...changes };
+  },
+};
+
+/**
+ * Behavior, after HPA's rule for a broken signal: while the source's read fails (and no
+ * fallback stands for it) the load may raise the target, never lower it.
+ */
+export const behavior: Stage = {
+  name: 'behavior',
+  run: (state, ctx) => {
+    if (state.replicas !== undefined && ctx.loadFailed && !health(ctx).engaged && state.replicas < ctx.observation.scale) {
+      return { replicas: ctx.observation.scale, boundBy: 'SourceFailing' };
+    }
+    const rules = policyOf(ctx).behavior;
+    if (state.replicas === undefined || (!rules.scaleUp && !rules.scaleDown)) return { replicas: state.replicas };
+    const desired = state.desired;
+    const exact = desired?.kind === 'known' && desired.limitedBy === undefined && desired.desired === state.replicas ? desired.average / ctx.settings.desired.targetPerReplica : undefined;
+    const bounds = effectiveBounds(ctx);
+    const out = applyBehavior({
+      raw: state.replicas,
+      ...(exact === undefined ? {} : { exact }),
+      current: ctx.observation.scale,
+      minScale: bounds.minScale,
+      maxScale: bounds.maxScale,
+      behavior: rules,
+      state: behaviorStateOf(ctx.record),
+      now: ctx.now,
+    });
+    return { replicas: out.replicas, ...(out.boundBy && out.boundBy !== 'WithinTolerance' ? { boundBy: out.boundBy } : {}), changes: { behaviorHistory: JSON.stringify(out.state) } };
+  },
+};
+
+/** HPA counts a scale event once the write happened: the settle step calls this for a written scale. */
+export function scaleEventFields(record: TargetRecord | undefined, changes: TargetRecordPatch, rules: BehaviorSettings, from: number, to: number, now: number): TargetRecordPatch {
+  if (!rules.scaleUp && !rules.scaleDown) return {};
+  const current = readJson(changes.behaviorHistory ?? record?.behaviorHistory, EMPTY_BEHAVIOR_STATE, isBehaviorState);
+  return { behaviorHistory: JSON.stringify(recordScaleEvent(current, from, to, rules, now)) };
+}
+
+const isMaxWindow = (v: unknown) => Array.isArray(v) && v.every((e) => typeof (e as MaxEntry).index === 'number' && typeof (e as MaxEntry).value === 'number');
+
+export const scaleDownDelay: Stage = {
+  name: 'scaleDownDelay',
+  run: (state, ctx) => {
+    const delayMs = policyOf(ctx).scaleDownDelayMs;
+    if (state.replicas === undefined || delayMs <= 0) return { replicas: state.replicas, ...(ctx.record?.delayWindow ? { changes: { delayWindow: undefined } } : {}) };
+    const out = applyScaleDownDelay(state.replicas, readJson<MaxEntry[]>(ctx.record?.delayWindow, [], isMaxWindow), delayMs, ctx.now);
+    return { replicas: out.replicas, ...(out.boundBy ? { boundBy: out.boundBy } : {}), changes: { delayWindow: JSON.stringify(out.window) } };
+  },
+};
+
+/** Knative's activation scale on a decision above zero; the initial scale is a floor, applied with the bounds. */
+export const activation: Stage = {
+  name: 'activation',
+  run: (state, ctx) => {
+    const reached = policyOf(ctx).initialScale > 1 && ctx.record?.initialScaleReached !== true && initializedNow(ctx);
+    const changes = reached ? { changes: { initialScaleReached: true } } : {};
+    if (state.replicas === undefined || state.desired?.kind !== 'known') return { replicas: state.replicas, ...changes };
+    const out = applyActivationScale(state.replicas, state.desired.fromLoad, policyOf(ctx).activationScale);
+    return { replicas: out.replicas, ...(out.boundBy ? { boundBy: out.boundBy } : {}), ...changes };
+  },
+};
+
+export const bounds: Stage = {
+  name: 'bounds',
+  run: (state, ctx) => {
+    if (state.replicas === undefined) return { replicas: undefined };
+    const out = withinBounds(state.replicas, effectiveBounds(ctx));
+    return { replicas: out.replicas, ...(out.boundBy ? { boundBy: out.boundBy } : {}) };
+  },
+};
