@@ -25,6 +25,8 @@ export const UNIT_FILES = [
   'test/config/policy-schema.test.ts',
   'test/docs/readme-config.test.ts',
   'test/pool/machine-id.test.ts',
+  'test/replay/time-axis.test.ts',
+  'test/cli/messages.test.ts',
   'test/errors/transient.test.ts',
   'test/host/timer.test.ts',
   'test/load/collect.test.ts',

@@ -134,10 +134,11 @@ async function demo(io: CliIO, options: DemoOptions, started: Started): Promise<
   const time = () => new Date(rt.clock.now()).toISOString().slice(11, 19);
   const verbose = options.verbose === true;
   const log: Log = {
-    debug: (...a) => verbose && say(`  ${a.join(' ')}`),
-    info: (...a) => verbose && say(`  ${a.join(' ')}`),
-    warn: (...a) => verbose && say(`  warning: ${a.join(' ')}`),
-    error: (...a) => say(`  error: ${a.join(' ')}`),
+    // The --verbose lines carry their time, as the lines of changes do.
+    debug: (...a) => verbose && say(`${time()}    ${a.join(' ')}`),
+    info: (...a) => verbose && say(`${time()}    ${a.join(' ')}`),
+    warn: (...a) => verbose && say(`${time()}    warning: ${a.join(' ')}`),
+    error: (...a) => say(`${time()}    error: ${a.join(' ')}`),
   };
   // The story starts from the state before the first pass, so that the first pass is told too.
   await rt.storage.ensure();

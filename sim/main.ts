@@ -5,24 +5,16 @@
  * the `drover` bin. `npm start` bundles it with the command line (esbuild, into dist/start/),
  * which takes a moment where a full tsc build would take many seconds.
  *
- * Usage: node dist/start/main.js [--for <duration>] [--verbose]
+ * Usage: node dist/start/main.js [--for <duration>] [--verbose] [--help]: the options of
+ * `drover sim`, parsed by the very same command line, so both take and refuse the same values.
  */
+// First: the command line bundled below must not take this program for itself.
+import './embed-cli.js';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
-import { stopRequest } from '../src/cli/io.js';
-import { parseDuration } from '../src/config/duration.js';
-import { errorMessage } from '../src/log.js';
+import { runCli } from '../src/cli.js';
 import { nodeCommand } from '../src/package-root.js';
-import { runDemo, type DemoOptions } from './demo.js';
-
-function options(argv: string[]): DemoOptions {
-  const { values } = parseArgs({ args: argv, options: { for: { type: 'string' }, verbose: { type: 'boolean' } } });
-  return {
-    ...(values.for !== undefined ? { forMs: parseDuration(values.for) } : {}),
-    verbose: values.verbose === true,
-  };
-}
+import { runDemo } from './demo.js';
 
 /** The command line next to this file: beside it in the bundle, in ../src after tsc. */
 function cliCommand(): string | undefined {
@@ -35,17 +27,11 @@ function cliCommand(): string | undefined {
 process.stdout.on('error', () => undefined);
 process.stderr.on('error', () => undefined);
 
-const stop = stopRequest();
-let code: number;
-try {
-  const cli = cliCommand();
-  code = await runDemo(
-    { stdout: (s) => process.stdout.write(s), stderr: (s) => process.stderr.write(s), env: process.env },
-    { ...options(process.argv.slice(2)), signal: stop.signal, ...(cli ? { cliCommand: cli } : {}) },
-  );
-} catch (err) {
-  process.stderr.write(`error: ${errorMessage(err)}\n`);
-  code = 2;
-}
+const cli = cliCommand();
+const code = await runCli(
+  ['sim', ...process.argv.slice(2)],
+  { stdout: (s) => process.stdout.write(s), stderr: (s) => process.stderr.write(s), env: process.env },
+  { module: { runDemo }, ...(cli ? { cliCommand: cli } : {}) },
+);
 // Stopped: whatever the SDKs keep open (sockets kept alive, retry timers) must not hold the process.
 process.exit(code);

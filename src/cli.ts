@@ -5,7 +5,7 @@
  */
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, type Option } from 'commander';
 import { MAX_REPLICAS } from './limits.js';
 import { parseDuration } from './config/duration.js';
 import { MAX_DURATION_MS } from './config/fields.js';
@@ -14,6 +14,7 @@ import { errorMessage } from './log.js';
 import { parseDecimalLoad } from './load/load-number.js';
 import { droverVersion } from './package-root.js';
 import type { CliIO } from './cli/io.js';
+import type { BundledDemo } from './cli/commands.js';
 import { registerReplay } from './replay/cli-register.js';
 
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
@@ -58,7 +59,33 @@ const replicasArg = (value: string) => {
   return n;
 };
 
-export async function runCli(argv: string[], io: CliIO): Promise<number> {
+/** A bad option value, said in one line naming the option: no usage text after it. */
+class OptionValueError extends Error {
+  override name = 'OptionValueError';
+}
+
+/**
+ * Every option parser of every verb, wrapped so that a value it refuses is one line naming the
+ * option (`--delay: invalid duration "5x": …`) instead of Commander's sentence and the whole
+ * usage text: Commander passes any error but its own InvalidArgumentError through.
+ */
+function oneLineOptionErrors(command: Command): void {
+  for (const option of command.options as Option[]) {
+    const parse = option.parseArg;
+    if (!parse) continue;
+    option.parseArg = <T,>(value: string, previous: T) => {
+      try {
+        return parse(value, previous);
+      } catch (err) {
+        throw new OptionValueError(`${option.long ?? option.flags}: ${errorMessage(err)}`);
+      }
+    };
+  }
+  for (const sub of command.commands) oneLineOptionErrors(sub);
+}
+
+/** `demo`: the demo bundled with the command line by `npm start`, run by the `sim` verb. */
+export async function runCli(argv: string[], io: CliIO, demo?: BundledDemo): Promise<number> {
   let exitCode: number = EXIT.ok;
   const program = new Command('drover')
     .description('Serverless capacity controller for Azure VM Scale Sets and Kubernetes workloads')
@@ -167,15 +194,20 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .action(async function (this: Command) {
       const o = this.opts<{ for?: number; verbose?: boolean }>();
       const { commands } = await verbs();
-      return run(() => commands.sim(io, { forMs: o.for, verbose: o.verbose === true }))();
+      return run(() => commands.sim(io, { forMs: o.for, verbose: o.verbose === true }, demo))();
     });
 
+  oneLineOptionErrors(program);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return exitCode;
   } catch (err) {
     if (err instanceof CommanderError) {
       return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    if (err instanceof OptionValueError) {
+      io.stderr(`error: ${err.message}\n`);
+      return EXIT.usage;
     }
     // Any other error came from a verb, so these modules are loaded already.
     const [{ CliUsageError: UsageError }, { isConfigError }, { StorageConfigError }] = await Promise.all([
@@ -200,7 +232,15 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   }
 }
 
+/**
+ * Set by a program that bundles the command line and calls runCli itself (sim/main.ts, what
+ * `npm start` runs): in a bundle every module's import.meta.url is the bundle's, so the check
+ * below would take that program for the command line.
+ */
+export const EMBEDDED_CLI = Symbol.for('drover.cli.embedded');
+
 function isMain(): boolean {
+  if ((globalThis as Record<symbol, unknown>)[EMBEDDED_CLI]) return false;
   try {
     return realpathSync(process.argv[1] ?? '') === realpathSync(fileURLToPath(import.meta.url));
   } catch {

@@ -19,6 +19,17 @@ export const consoleLog: Log = {
 /** consoleLog with the routine lines too (`drover run --verbose`). */
 export const verboseConsoleLog: Log = { ...consoleLog, debug: consoleLog.info };
 
+/** Each line of `log` led by its time in ISO 8601 (UTC): a host's log read later says when. */
+export function timestamped(log: Log, now: () => number): Log {
+  const at = () => new Date(now()).toISOString();
+  return {
+    ...(log.debug ? { debug: (...a: unknown[]) => log.debug!(at(), ...a) } : {}),
+    info: (...a) => log.info(at(), ...a),
+    warn: (...a) => log.warn(at(), ...a),
+    error: (...a) => log.error(at(), ...a),
+  };
+}
+
 export const silentLog: Log = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 /** An InvocationContext logs through `log`, not `info`; lines are redacted like consoleLog's. */

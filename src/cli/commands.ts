@@ -1,5 +1,5 @@
 /** What each `drover` verb does, once the command line is parsed. */
-import { consoleLog, errorMessage, verboseConsoleLog, type Log } from '../log.js';
+import { consoleLog, errorMessage, timestamped, verboseConsoleLog, type Log } from '../log.js';
 import { DEFAULT_SCHEDULE, checkSchedule } from '../host/schedule.js';
 import { runPass, unfinished, type PassReport } from '../reconcile/pass.js';
 import { objectKey } from '../reconcile/types.js';
@@ -12,6 +12,7 @@ import { aborted, stopRequest, type CliIO } from './io.js';
 import { nodeCommand } from '../package-root.js';
 import { checkTableStorage } from './reachability.js';
 import { setPause, type PauseRequest } from './pause.js';
+import { fileURLToPath } from 'node:url';
 
 
 export class CliUsageError extends Error {
@@ -132,7 +133,8 @@ export const commands = {
     const rt = await runtimeFor(io, configFile);
     // Loaded only here: it brings in @azure/functions (for InvocationContext) and every handler.
     const { startLocalHost } = await import('../host/local-host.js');
-    const host = await startLocalHost({ rt, log: opts.verbose ? verboseConsoleLog : consoleLog, schedule: io.env.DROVER_SCHEDULE ?? DEFAULT_SCHEDULE });
+    const log = timestamped(opts.verbose ? verboseConsoleLog : consoleLog, () => rt.clock.now());
+    const host = await startLocalHost({ rt, log, schedule: io.env.DROVER_SCHEDULE ?? DEFAULT_SCHEDULE });
     if (host.statusUrl) io.stdout(`status page: ${host.statusUrl}\n`);
     const stop = stopRequest();
     try {
@@ -145,24 +147,34 @@ export const commands = {
     return 0;
   },
 
-  async sim(io: CliIO, opts: { forMs?: number; verbose?: boolean }): Promise<number> {
-    const demo = await importDemo();
+  async sim(io: CliIO, opts: { forMs?: number; verbose?: boolean }, bundled?: BundledDemo): Promise<number> {
+    const demo = bundled?.module ?? (await importDemo());
     if (demo === undefined) {
-      throw new CliUsageError('drover sim runs from a checkout of the repository (the simulators in sim/ are not part of the package): run `npm start` there');
+      throw new CliUsageError(
+        `no demo at ${fileURLToPath(DEMO_URL)}: drover sim runs the demo of a checkout built with \`npm run build\` ` +
+          '(or run `npm start` in the checkout, which builds its own); an installed package has none',
+      );
     }
     const stop = stopRequest();
     try {
-      // The commands it prints run this very file, from any directory.
+      // The commands it prints run the command line, from any directory: by default this very file.
       const self = process.argv[1];
-      return await demo.runDemo(io, { ...opts, signal: stop.signal, ...(self ? { cliCommand: nodeCommand(self) } : {}) });
+      const cliCommand = bundled?.cliCommand ?? (self ? nodeCommand(self) : undefined);
+      return await demo.runDemo(io, { ...opts, signal: stop.signal, ...(cliCommand ? { cliCommand } : {}) });
     } finally {
       stop.dispose();
     }
   },
 };
 
-interface DemoModule {
+export interface DemoModule {
   runDemo(io: CliIO, opts: { forMs?: number; verbose?: boolean; signal?: AbortSignal; cliCommand?: string }): Promise<number>;
+}
+
+/** The demo `npm start` bundles with the command line, and the command its lines should print. */
+export interface BundledDemo {
+  module: DemoModule;
+  cliCommand?: string;
 }
 
 /**

@@ -14,10 +14,13 @@ const UNIT_MS: Record<string, number> = {
   h: 3_600_000,
 };
 
+/** How every message about a bad duration says what one looks like. */
+export const DURATION_FORM = 'a duration such as "90s", "5m" or "1h30m"';
+
 export class DurationSyntaxError extends Error {
   override name = 'DurationSyntaxError';
   constructor(readonly input: string, detail: string) {
-    super(`invalid duration ${JSON.stringify(input)}: ${detail}`);
+    super(`invalid duration ${JSON.stringify(input)}: ${detail}; expected ${DURATION_FORM}`);
   }
 }
 
@@ -36,7 +39,7 @@ export function parseDuration(input: string): number {
     const m = part.exec(s);
     if (!m) {
       const unitless = /^(\d+(?:\.\d*)?|\.\d+)$/.test(s) || /^(\d+(?:\.\d*)?|\.\d+)[^a-zµμ]/.test(s);
-      throw new DurationSyntaxError(input, unitless ? 'missing unit (use ns, us, ms, s, m or h)' : 'expected a number followed by a unit');
+      throw new DurationSyntaxError(input, unitless ? 'missing unit (use ns, us, ms, s, m or h)' : 'not a number followed by a unit');
     }
     total += Number(m[1]) * UNIT_MS[m[2]!]!;
     s = s.slice(m[0].length);

@@ -5,7 +5,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { isMap, isScalar, isSeq, parseDocument, type Node } from 'yaml';
-import { configSchema, type DroverConfig } from './schema.js';
+import { configSchema, offlineConfigSchema, type DroverConfig } from './schema.js';
 
 export const DEFAULT_CONFIG_FILE = 'drover.config.yaml';
 /** Larger than any real fleet's file; keeps parsing and validation quick. */
@@ -45,9 +45,14 @@ export function resolveConfigFile(explicit?: string, env: NodeJS.ProcessEnv = pr
   return path.resolve(explicit ?? env.DROVER_CONFIG ?? DEFAULT_CONFIG_FILE);
 }
 
+export interface LoadOptions {
+  /** For a tool that reaches neither Azure nor Kubernetes (replay): their sections may be absent. */
+  offline?: boolean;
+}
+
 /** Validates an already parsed document (plain data). */
-export function parseConfig(data: unknown, file = '(inline)'): DroverConfig {
-  const result = configSchema.safeParse(data ?? {});
+export function parseConfig(data: unknown, file = '(inline)', options: LoadOptions = {}): DroverConfig {
+  const result = (options.offline ? offlineConfigSchema : configSchema).safeParse(data ?? {});
   if (!result.success) {
     const problems = result.error.issues.map((issue) => ({
       path: formatPath(issue.path),
@@ -75,7 +80,7 @@ function resolveRelativeFiles(cfg: DroverConfig, dir: string): DroverConfig {
 }
 
 /** Parses YAML or JSON text (JSON is YAML), reporting syntax errors with line and column. */
-export function parseConfigText(text: string, file = '(inline)'): DroverConfig {
+export function parseConfigText(text: string, file = '(inline)', options: LoadOptions = {}): DroverConfig {
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > MAX_CONFIG_BYTES) throw tooLarge(file, bytes);
   // The yaml library's own uniqueKeys check compares every key with every other (quadratic).
@@ -93,7 +98,7 @@ export function parseConfigText(text: string, file = '(inline)'): DroverConfig {
       })),
     );
   }
-  return parseConfig(doc.toJS(), file);
+  return parseConfig(doc.toJS(), file, options);
 }
 
 function tooLarge(file: string, bytes: number): ConfigError {
@@ -120,7 +125,7 @@ function duplicateKeys(root: unknown): ConfigProblem[] {
   return problems;
 }
 
-export async function loadConfig(file: string): Promise<DroverConfig> {
+export async function loadConfig(file: string, options: LoadOptions = {}): Promise<DroverConfig> {
   let text: string;
   try {
     const size = (await stat(file)).size;
@@ -130,7 +135,7 @@ export async function loadConfig(file: string): Promise<DroverConfig> {
     if (isConfigError(err)) throw err;
     throw new ConfigError(file, [{ path: '', message: `cannot read the file: ${(err as Error).message}` }]);
   }
-  return parseConfigText(text, file);
+  return parseConfigText(text, file, options);
 }
 
 function deepFreeze<T>(value: T): T {

@@ -230,7 +230,11 @@ const target = z
     }
   });
 
-export const configSchema = z
+/**
+ * Every check but whether the sections that reach Azure and Kubernetes are there: what a tool that
+ * reaches neither (`drover replay`) loads.
+ */
+export const offlineConfigSchema = z
   .object({
     storage: storage.optional(),
     azure: azure.optional(),
@@ -250,14 +254,6 @@ export const configSchema = z
       const key = `target/${t.name}`;
       if (seen.has(key)) ctx.addIssue({ code: 'custom', path: ['targets', i, 'name'], message: `duplicate target name "${t.name}" (also ${seen.get(key)})` });
       seen.set(key, `targets[${i}]`);
-      const ref = t.scaleTargetRef as { kind?: string };
-      const usesScaleSet = ref.kind === 'VirtualMachineScaleSet' || ref.kind === 'Pool';
-      if (usesScaleSet && !cfg.azure) {
-        ctx.addIssue({ code: 'custom', path: ['targets', i, 'scaleTargetRef'], message: 'a scale set target needs the azure section' });
-      }
-      if (!usesScaleSet && !cfg.kubernetes) {
-        ctx.addIssue({ code: 'custom', path: ['targets', i, 'scaleTargetRef'], message: 'a Kubernetes target needs the kubernetes section' });
-      }
       if (t.scaleToZero.enabled && t.minScale === 0 && !t.activator) {
         ctx.addIssue({
           code: 'custom',
@@ -275,9 +271,6 @@ export const configSchema = z
         path: ['azure', 'credential'],
         message: `"dev" sends a static token and is only allowed for a loopback resourceManagerEndpoint, not ${cfg.azure.resourceManagerEndpoint}`,
       });
-    }
-    if (cfg.pools.length > 0 && !cfg.azure) {
-      ctx.addIssue({ code: 'custom', path: ['azure'], message: 'required when pools are configured' });
     }
     // One scale set, one owner: two owners would each manage every VM, and fight.
     const owners = new Map<string, string>();
@@ -305,6 +298,25 @@ export const configSchema = z
       }
     });
   });
+
+/** The sections a pass uses to reach each pool and target. */
+function requireConnections(cfg: z.output<typeof offlineConfigSchema>, ctx: z.RefinementCtx): void {
+  if (cfg.pools.length > 0 && !cfg.azure) {
+    ctx.addIssue({ code: 'custom', path: ['azure'], message: 'required when pools are configured' });
+  }
+  cfg.targets.forEach((t, i) => {
+    const kind = (t.scaleTargetRef as { kind?: string }).kind;
+    const usesScaleSet = kind === 'VirtualMachineScaleSet' || kind === 'Pool';
+    if (usesScaleSet && !cfg.azure) {
+      ctx.addIssue({ code: 'custom', path: ['targets', i, 'scaleTargetRef'], message: 'a scale set target needs the azure section' });
+    }
+    if (!usesScaleSet && !cfg.kubernetes) {
+      ctx.addIssue({ code: 'custom', path: ['targets', i, 'scaleTargetRef'], message: 'a Kubernetes target needs the kubernetes section' });
+    }
+  });
+}
+
+export const configSchema = offlineConfigSchema.superRefine(requireConnections);
 
 export type DroverConfig = z.output<typeof configSchema>;
 export type PoolConfig = DroverConfig['pools'][number];

@@ -3,11 +3,13 @@ import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/fu
 import { errorMessage, invocationLog } from '../log.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { buildStatus } from '../status/status.js';
-import { statusFormat } from '../status/page/negotiate.js';
+import { queryProblem, statusFormat } from '../status/page/negotiate.js';
 import { buildStatusPage, errorPage, pageHeaders } from '../status/page/status-page.js';
 
 /** `GET /api/status`: the status page for a browser, JSON for anything else or with `?format=json`. */
 export async function onStatusRequest(rt: Runtime, request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> {
+  const problem = queryProblem(request.query);
+  if (problem) return { status: 400, jsonBody: { error: problem.message, parameter: problem.parameter } };
   const format = statusFormat(request.headers.get('accept'), request.query.get('format'));
   try {
     const limit = Number(request.query.get('decisions') ?? 50);

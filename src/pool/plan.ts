@@ -144,10 +144,6 @@ export function planPool(snapshot: PoolSnapshot, settings: PoolSettings, now: nu
     return { ...empty, decision, switchHolds: true, safety: unchanged ? { kind: 'unchanged' } : { kind: 'set', state: next }, lines };
   }
 
-  lines.push(...retire.map((r) => r.why));
-  if (inventory.safety) lines.push('the views agree again: safety switch cleared');
-  lines.push(decision.reason);
-
   const byId = new Map(instances.map((i) => [i.id, i]));
   const adopt: Adoption[] = [];
   let slots = 0;
@@ -161,6 +157,10 @@ export function planPool(snapshot: PoolSnapshot, settings: PoolSettings, now: nu
       adopt.push({ id: m.id, name: instance?.name ?? m.id, status: instance ? providerStatusOf(instance) : 'Unknown' });
     }
   }
+
+  lines.push(...retire.map((r) => r.why));
+  if (inventory.safety) lines.push('the views agree again: safety switch cleared');
+  lines.push(decision.kind === 'bringUp' ? bringUpLine(decision, adopt.length, slots, settings) : decision.reason);
   // Slots are only offered with a known capacity and ETag (scaleSetMachines, noSlots).
   const raise = slots > 0 && scaleSet.capacity !== undefined && scaleSet.etag !== undefined
     ? { from: scaleSet.capacity, to: scaleSet.capacity + slots, etag: scaleSet.etag }
@@ -259,4 +259,14 @@ export function changesNothing(plan: PoolPlan): boolean {
     plan.backoff === undefined &&
     plan.statusUpdates.length === 0
   );
+}
+
+/**
+ * The bring-up in the pool's own numbers: the decision was asked with the chunk widened by the
+ * adoptable VMs (adopting costs no capacity), so its own line would give that sum as the chunk.
+ */
+function bringUpLine(decision: Extract<ProvisioningDecision, { kind: 'bringUp' }>, adopted: number, created: number, settings: { maxCount: number; chunkSize: number }): string {
+  const limit = settings.maxCount === 0 ? 'no limit' : String(settings.maxCount);
+  const parts = [adopted > 0 ? `${adopted} running VM(s) to adopt` : '', created > 0 ? `${created} new` : ''].filter(Boolean).join(' and ');
+  return `Below managed machine limit (${limit}), bringing up ${decision.machines.length} machines: ${parts} (${decision.managed} managed, ${decision.available} available, chunk ${settings.chunkSize} for new VMs)`;
 }

@@ -113,7 +113,7 @@ export function decideProvisioning(
       providerOnly,
       inventoryOnly,
       reason:
-        `fatal discrepency between inventory and provider, refusing to do any work: ` +
+        `fatal discrepancy between inventory and provider, refusing to do any work: ` +
         `${providerOnly.length} used in the provider but missing from the inventory, ` +
         `${inventoryOnly.length} in the inventory but missing from the provider`,
     };

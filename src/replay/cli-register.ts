@@ -3,7 +3,7 @@
  * command itself (src/replay/cli-verb.ts, with the runtime and the replay behind it) loads only
  * when the verb runs, so that `drover --help` does not load it.
  */
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { CliIO } from '../cli/io.js';
 import { parseDuration } from '../config/duration.js';
 import { errorMessage } from '../log.js';
@@ -41,7 +41,12 @@ export function registerReplay(program: Command, io: CliIO, configFile: () => st
     .option('--target <name>', 'only this target')
     .option('--ready-delay <duration>', 'how long a new replica takes to become ready', nonNegativeDuration, 0)
     .option('--initial-scale <n>', "the workload's scale at the start (default: the target's minScale)", wholeNumber)
-    .option('--schedule <schedule>', 'the timer: NCRONTAB or a period such as 30s', argument(parseReplaySchedule), parseReplaySchedule(DEFAULT_REPLAY_SCHEDULE))
+    // The default is shown as written, not as the parsed schedule object.
+    .addOption(
+      new Option('--schedule <schedule>', 'the timer: NCRONTAB or a period such as 30s')
+        .argParser(argument(parseReplaySchedule))
+        .default(parseReplaySchedule(DEFAULT_REPLAY_SCHEDULE), DEFAULT_REPLAY_SCHEDULE),
+    )
     .option('--compare <config>', 'replay a second configuration over the same trace, side by side')
     .option('--compare-schedule <schedule>', "the second configuration's timer (default: --schedule)", argument(parseReplaySchedule))
     .option('--json', 'print { targets: [ { name, summary, timeline } ] } with ISO times')

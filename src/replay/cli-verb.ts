@@ -37,9 +37,10 @@ export interface ReplayOpts {
 export async function replayCommand(io: CliIO, configFileArg: string | undefined, o: ReplayOpts): Promise<number> {
   if (!!o.trace === (o.fromHistory !== undefined)) throw new CliUsageError('give exactly one of --trace FILE or --from-history DURATION');
   const configFile = resolveConfigFile(configFileArg, io.env);
-  const config = await loadConfig(configFile);
-  const other = o.compare ? await loadConfig(resolveConfigFile(o.compare)) : undefined;
-  const history = o.fromHistory !== undefined ? await historyRows(io, configFileArg, config, o.target, o.fromHistory) : undefined;
+  // A replay reaches no cluster and no scale set: it needs neither section.
+  const config = await loadConfig(configFile, { offline: true });
+  const other = o.compare ? await loadConfig(resolveConfigFile(o.compare), { offline: true }) : undefined;
+  const history = o.fromHistory !== undefined ? await historyRows(io, configFile, config, o.target, o.fromHistory) : undefined;
   // A file is streamed once per configuration; history rows are already in memory.
   const rows = (): TraceSource => history ?? readTraceFile(o.trace!);
   try {
@@ -64,9 +65,10 @@ export async function replayCommand(io: CliIO, configFileArg: string | undefined
   }
 }
 
-async function historyRows(io: CliIO, configFile: string | undefined, config: DroverConfig, target: string | undefined, windowMs: number): Promise<TraceRow[]> {
+async function historyRows(io: CliIO, configFile: string, config: DroverConfig, target: string | undefined, windowMs: number): Promise<TraceRow[]> {
   if (target !== undefined && !config.targets.some((t) => t.name === target)) throw new CliUsageError(`no target named "${target}" in the configuration`);
-  const rt = await createRuntime({ configFile, env: io.env });
+  // Only storage is reached: the runtime takes the configuration as loaded, sections absent or not.
+  const rt = await createRuntime({ configFile, config, env: io.env });
   const location = resolveStorageLocation(config.storage, io.env);
   return readHistoryTrace({ location, prefix: rt.storage.prefix, credential: rt.azureCredential }, target ? [target] : config.targets.map((t) => t.name), rt.clock.now(), windowMs);
 }

@@ -11,6 +11,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { summaryJson, type ReplayRunResult } from './report.js';
 import type { Timeline } from './timeline.js';
+import { TIME_INCREMENTS, timeTickLabels } from './time-axis.js';
 
 const DRAW_POINTS = 2_000;
 
@@ -55,13 +56,13 @@ export async function renderHtmlReport(runs: ReplayRunResult[]): Promise<string>
     const start = Math.min(...runs.map((r) => r.targets.find((t) => t.name === target.name)?.summary.startedAt ?? Infinity));
     const end = Math.max(...runs.map((r) => r.targets.find((t) => t.name === target.name)?.summary.endedAt ?? -Infinity));
     const grid = gridFor(start, end);
-    const series: { label: string; values: (number | null)[]; load?: true }[] = [{ label: 'load', values: downsample(target.timeline, 'load', grid), load: true }];
+    const series: { label: string; values: (number | null)[]; load?: true; config?: number }[] = [{ label: 'load', values: downsample(target.timeline, 'load', grid), load: true }];
     const summaries: { config: string; summary: ReturnType<typeof summaryJson> }[] = [];
-    for (const run of runs) {
+    for (const [config, run] of runs.entries()) {
       const t = run.targets.find((x) => x.name === target.name);
       if (!t) continue;
-      series.push({ label: `desired (${run.config})`, values: downsample(t.timeline, 'desired', grid) });
-      series.push({ label: `ready (${run.config})`, values: downsample(t.timeline, 'ready', grid, 'min') });
+      series.push({ label: `desired (${run.config})`, values: downsample(t.timeline, 'desired', grid), config });
+      series.push({ label: `ready (${run.config})`, values: downsample(t.timeline, 'ready', grid, 'min'), config });
       summaries.push({ config: run.config, summary: summaryJson(t.summary) });
     }
     return { name: target.name, x: grid.map((ms) => ms / 1000), series, summaries };
@@ -86,7 +87,20 @@ td:first-child, th:first-child { text-align: left; }
 <script>${script.replace(/<\/script/gi, '<\\/script')}</script>
 <script>
 const charts = ${data};
-const colors = ['#888', '#1f77b4', '#2ca02c', '#d62728', '#ff7f0e'];
+const TIME_INCREMENTS = ${JSON.stringify(TIME_INCREMENTS)};
+const timeTickLabels = ${timeTickLabels.toString()};
+// Each configuration its own colours; the second dashed and thinner, drawn over the first, so
+// a series equal to the first one's still shows both.
+const styles = [
+  { desired: '#1f77b4', ready: '#2ca02c', width: 3 },
+  { desired: '#9467bd', ready: '#ff7f0e', width: 1.5, dash: [6, 4] },
+];
+const styleOf = (s) => {
+  if (s.load) return { stroke: '#888', width: 1 };
+  const style = styles[s.config % styles.length];
+  return { stroke: s.label.startsWith('desired') ? style.desired : style.ready, width: style.width, ...(style.dash ? { dash: style.dash } : {}) };
+};
+window.replayPlots = [];
 for (const chart of charts) {
   const section = document.createElement('section');
   const h = document.createElement('h2');
@@ -105,13 +119,19 @@ for (const chart of charts) {
   const plot = document.createElement('div');
   section.append(plot);
   document.getElementById('charts').append(section);
-  new uPlot({
+  const x = { space: 80, incrs: TIME_INCREMENTS, values: (u, splits, axis, space, step) => timeTickLabels(splits, step) };
+  // The legend shows the last values whenever the pointer is not picking other ones.
+  const lastValues = (u) => { if (u.cursor.idx == null) u.setLegend({ idx: chart.x.length - 1 }); };
+  const u = new uPlot({
+    hooks: { ready: [lastValues], setCursor: [lastValues] },
     width: Math.min(1200, window.innerWidth - 40),
     height: 360,
+    tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
     scales: { x: { time: true }, load: {}, replicas: {} },
-    axes: [{}, { scale: 'replicas', label: 'replicas' }, { scale: 'load', label: 'load', side: 1, grid: { show: false } }],
-    series: [{}].concat(chart.series.map((s, i) => ({ label: s.label, scale: s.load ? 'load' : 'replicas', stroke: colors[i % colors.length], width: s.load ? 1 : 2, paths: uPlot.paths.stepped({ align: 1 }) }))),
+    axes: [x, { scale: 'replicas', label: 'replicas' }, { scale: 'load', label: 'load', side: 1, grid: { show: false } }],
+    series: [{ label: 'time (UTC)', value: (u, v) => (v == null ? '--' : new Date(v * 1000).toISOString().slice(11, 19)) }].concat(chart.series.map((s) => ({ label: s.label, scale: s.load ? 'load' : 'replicas', ...styleOf(s), paths: uPlot.paths.stepped({ align: 1 }) }))),
   }, [chart.x].concat(chart.series.map((s) => s.values)), plot);
+  window.replayPlots.push(u);
 }
 </script>
 </body>

@@ -20,6 +20,8 @@ it('drover run starts the local host without the "test mode" lines of @azure/fun
     const all = [...printed, out].join('\n');
     expect(all).toMatch(/local host running/);
     expect(all).toMatch(/reconcileTimer: executing/);
+    // Every line of the host's log says when.
+    expect(printed.filter((line) => !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z /.test(line))).toEqual([]);
     expect(all).not.toMatch(/test mode/);
     expect(out).toMatch(/^status page: http:\/\/127\.0\.0\.1:\d+\/api\/status$/m);
   } finally {

@@ -241,4 +241,11 @@ describe('the upstream reconcile table, through planPool', () => {
     expect(plan.adopt).toHaveLength(30);
     expect(plan.raise).toEqual({ from: 30, to: 34, etag: '"1"' });
   });
+
+  it('says the bring-up in the real numbers: VMs adopted, VMs new and the chunk as configured', () => {
+    const r: Row = { name: 'adopt', provider: [...ids('p', 2).map(P), ...ids('u', 8).map(U)], maxCount: 10, chunkSize: 2, wantCreateCalls: [], want: { kind: 'bringUp' } };
+    const plan = planPool(snapshotOf(r), settings(r, 10), 0);
+    expect([plan.adopt.length, plan.raise]).toEqual([2, { from: 2, to: 4, etag: '"1"' }]);
+    expect(plan.lines).toContain('Below managed machine limit (10), bringing up 4 machines: 2 running VM(s) to adopt and 2 new (0 managed, 10 available, chunk 2 for new VMs)');
+  });
 });

@@ -14,6 +14,7 @@ import type { ScaleSetApi } from '../../src/azure/scale-set-api.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import type { ObjectOutcome } from '../../src/reconcile/types.js';
 import { armWorld, type ArmWorld } from '../support/arm.js';
+import { shortId } from '../../src/cache/ids.js';
 
 let world: ArmWorld;
 beforeAll(async () => {
@@ -258,8 +259,8 @@ describe('drover machines forget', () => {
     const goneId = `azure://${vanished.id.replace(RG, RG.toLowerCase())}`;
     const preview = await cli(rt, '--pool', 'forget', '--gone', '--dry-run');
     expect(preview.code).toBe(0);
-    // Named by its short id, as status prints it.
-    expect(preview.stdout).toContain(`${RG}/forget/${vanished.instanceId}`);
+    // Named as status names it.
+    expect(preview.stdout).toContain(`  ${shortId(goneId)}\n`);
     expect(await ids(rt, 'forget')).toContain(goneId);
     const gone = await cli(rt, '--pool', 'forget', '--gone');
     expect(gone.code).toBe(0);

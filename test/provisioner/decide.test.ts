@@ -42,7 +42,7 @@ describe('decideProvisioning', () => {
   it('lists both sides of a desync, each in id order, and says why in its reason', () => {
     const decision = decideProvisioning([K('x2'), K('x1'), K('x3')], [inventoryMachine(row('y2')), inventoryMachine(row('y1')), inventoryMachine(row('x3'))], limits);
     expect(decision).toMatchObject({ kind: 'safetySwitch', providerOnly: ['x1', 'x2'], inventoryOnly: ['y1', 'y2'] });
-    expect(decision.reason).toMatch(/^fatal discrepency between inventory and provider/);
+    expect(decision.reason).toMatch(/^fatal discrepancy between inventory and provider/);
   });
 
   it('checks availability before consistency: an undefined machine wins over a desync', () => {

@@ -46,6 +46,9 @@ it('Ctrl+C in the middle of a pass: the demo, Azurite with it, is gone within 2 
   const passes = () => demo.output().match(/reconcileTimer: executing/g)?.length ?? 0;
   const seen = passes();
   await until('the next pass', () => passes() > seen, 30_000, demo.output);
+  // --verbose lines carry their time, as the lines of changes do.
+  const executing = demo.output().split('\n').filter((line) => line.includes('reconcileTimer: executing'));
+  expect(executing.filter((line) => !/^\d{2}:\d{2}:\d{2} {4}\S/.test(line))).toEqual([]);
 
   const sent = Date.now();
   process.kill(-pgid, 'SIGINT');

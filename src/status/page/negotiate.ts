@@ -17,3 +17,28 @@ export function refreshSeconds(value: string | null): number {
   if (!Number.isFinite(n)) return 15;
   return n <= 0 ? 0 : Math.min(3600, Math.max(2, n));
 }
+
+/** A query parameter the status function refuses (400), and why, in words naming it. */
+export interface QueryProblem {
+  parameter: string;
+  message: string;
+}
+
+const WHOLE_NUMBER = /^\d+$/;
+
+/**
+ * The first query parameter whose value cannot mean anything (`?format=xml`, `?refresh=abc`),
+ * so that a typo is answered as one instead of with a default the caller did not ask for.
+ */
+export function queryProblem(query: { get(name: string): string | null }): QueryProblem | undefined {
+  const checks: [string, (v: string) => boolean, string][] = [
+    ['format', (v) => v === 'json' || v === 'html', '"json" or "html"'],
+    ['refresh', (v) => WHOLE_NUMBER.test(v), 'a whole number of seconds (0: never reload)'],
+    ['decisions', (v) => WHOLE_NUMBER.test(v), 'a whole number of decisions (at most 500 are shown)'],
+  ];
+  for (const [parameter, valid, expected] of checks) {
+    const value = query.get(parameter);
+    if (value !== null && !valid(value)) return { parameter, message: `${parameter}: expected ${expected}, got ${JSON.stringify(value.slice(0, 40))}` };
+  }
+  return undefined;
+}
