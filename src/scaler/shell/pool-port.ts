@@ -10,14 +10,15 @@ import type { Runtime } from '../../runtime/runtime.js';
 import { cacheKey, peekCache } from '../../cache/scale-set-cache.js';
 import { WANTED_KEY, wantedOf, writeWanted, type WantedProps } from '../../pool/wanted.js';
 import { isBroken } from '../../pool/fast-delete.js';
-import type { TargetPort } from './target-port.js';
-import { isRunning } from './target-port.js';
+import type { CachedInstance } from '../../cache/instance.js';
+import { isKnownPowerState, isRunningPowerState } from '../../cache/power-state.js';
 
-export function poolScale(rt: Runtime, pool: PoolConfig): TargetPort {
+/** Structurally a TargetPort (target-port.ts imports this module, so it is not named here). */
+export function poolScale(rt: Runtime, pool: PoolConfig) {
   const description = `pool ${pool.name}`;
   const machines = rt.table('machines');
   return {
-    kind: 'pool',
+    kind: 'pool' as const,
     description,
     async read() {
       const [{ instances }, row] = await Promise.all([peekCache(rt.table('instances'), cacheKey(pool.scaleSet)), machines.get<WantedProps>(pool.name, WANTED_KEY)]);
@@ -27,7 +28,7 @@ export function poolScale(rt: Runtime, pool: PoolConfig): TargetPort {
       const wanted = wantedOf(row) ?? (pool.maxCount > 0 ? Math.min(pool.maxCount, live.length) : live.length);
       return { specReplicas: wanted, ready, ...(row ? { etag: row.etag } : {}) };
     },
-    async write(replicas) {
+    async write(replicas: number): Promise<string | undefined> {
       const wanted = pool.maxCount > 0 ? Math.min(replicas, pool.maxCount) : replicas;
       const written = await writeWanted(machines, pool.name, wanted, rt.holder, rt.clock.now());
       if (!written) throw new Error(`${description}: the wanted count changed while it was written; read again on the next pass`);
@@ -35,4 +36,9 @@ export function poolScale(rt: Runtime, pool: PoolConfig): TargetPort {
       return wanted < replicas ? `the pool's maxCount ${pool.maxCount} caps the wanted ${replicas}` : undefined;
     },
   };
+}
+
+/** A VM that serves: Running, with a known running power state. */
+export function isRunning(instance: CachedInstance): boolean {
+  return instance.state === 'Running' && isKnownPowerState(instance.powerState) && isRunningPowerState(instance.powerState);
 }

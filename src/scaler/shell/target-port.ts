@@ -15,9 +15,7 @@ import type { ScalePrecondition } from '../../kubernetes/scale-target-api.js';
 import type { KubernetesScaleTargetRef } from '../../kubernetes/scale-target-ref.js';
 import { describeRef } from '../../kubernetes/scale-target-ref.js';
 import { ScaleSetCache, cacheKey } from '../../cache/scale-set-cache.js';
-import type { CachedInstance } from '../../cache/instance.js';
-import { isKnownPowerState, isRunningPowerState } from '../../cache/power-state.js';
-import { poolScale } from './pool-port.js';
+import { isRunning, poolScale } from './pool-port.js';
 
 export interface ObservedTarget {
   /** Spec replicas or capacity; undefined when a workload sets none (it runs one). */
@@ -130,8 +128,4 @@ function scaleSetScale(rt: Runtime, api: ScaleSetApi, scaleSet: { resourceGroup:
       return result.done ? undefined : `ARM accepted capacity ${replicas} and is still applying it`;
     },
   };
-}
-
-export function isRunning(instance: CachedInstance): boolean {
-  return instance.state === 'Running' && isKnownPowerState(instance.powerState) && isRunningPowerState(instance.powerState);
 }
