@@ -78,7 +78,7 @@ export const commands = {
     io.stdout(
       sent
         ? `enqueued a reconcile of ${kind}/${name} on ${rt.storage.names.queues.reconcile}, due ${due}${o.load !== undefined ? ` with load ${o.load}` : ''}\n`
-        : `a reconcile of ${kind}/${name} due ${due} is already pending; nothing more enqueued\n`,
+        : `a reconcile of ${kind}/${name} due ${due} is already pending${o.load !== undefined ? `; load ${o.load} is recorded with it` : '; nothing more enqueued'}\n`,
     );
     return 0;
   },

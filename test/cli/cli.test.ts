@@ -52,15 +52,17 @@ describe('drover CLI', () => {
     expect((await drover('status')).stdout).toMatch(/POOLS \(1\)[\s\S]*TARGETS \(1\)[\s\S]*RECENT DECISIONS/);
   });
 
-  it('enqueue sends a forced reconcile with pushed load', async () => {
+  it('enqueue asks for a reconcile with pushed load: a message, or the pending one that will serve it', async () => {
     const r = await drover('enqueue', '--target', 'web', '--load', '25');
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/enqueued a reconcile of target\/web .* with load 25/);
+    expect(r.stdout).toMatch(/(enqueued a reconcile of target\/web .* with load 25|a reconcile of target\/web .* is already pending; load 25 is recorded with it)/);
     const rt = await createRuntime({ configFile: file });
+    // The earlier reconcile asked for follow-ups, so the push may have folded into the object's pending
+    // marker (src/queue/pending-plan.ts) instead of a message of its own: either way its load is kept.
+    expect((await rt.queues.markers!.read({ kind: 'target', name: 'web' }))?.pending).toMatchObject({ load: 25 });
     const msgs = await rt.storage.queue('reconcile').receiveMessages({ numberOfMessages: 5 });
     const bodies = msgs.receivedMessageItems.map((m) => JSON.parse(Buffer.from(m.messageText, 'base64').toString()) as Record<string, unknown>);
-    // The earlier reconcile adopted web and asked for a follow-up a second later: only the forced one carries load.
-    expect(bodies.filter((b) => b.reason !== 'first sight: adopted as it runs, nothing written')).toEqual([expect.objectContaining({ kind: 'target', name: 'web', load: 25 })]);
+    expect(bodies.filter((b) => b.kind === 'target' && b.name === 'web').length).toBeLessThanOrEqual(1);
   });
 
   it.each([
