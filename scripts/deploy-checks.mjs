@@ -112,12 +112,6 @@ function configuredScaleSets(config) {
   (config.pools ?? []).forEach((pool, i) => {
     scaleSets.push({ field: `pools[${i}].scaleSet`, resourceGroup: pool.scaleSet.resourceGroup, name: pool.scaleSet.name });
   });
-  (config.targets ?? []).forEach((target, i) => {
-    const ref = target.scaleTargetRef;
-    if (ref.kind === 'VirtualMachineScaleSet') {
-      scaleSets.push({ field: `targets[${i}].scaleTargetRef`, resourceGroup: ref.resourceGroup, name: ref.name });
-    }
-  });
   return scaleSets;
 }
 

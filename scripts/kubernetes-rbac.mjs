@@ -32,7 +32,8 @@ export function kubernetesRbac(config, { principalId, only = 'all' }) {
   const byNamespace = new Map();
   for (const target of config.targets ?? []) {
     const ref = target.scaleTargetRef;
-    if (ref.kind === 'VirtualMachineScaleSet') continue;
+    // A pool's target reaches Azure, not Kubernetes.
+    if (ref.kind === 'Pool') continue;
     const namespace = ref.namespace ?? 'default';
     const workload = Object.hasOwn(WORKLOADS, ref.kind) ? WORKLOADS[ref.kind] : undefined;
     if (workload && only === 'custom') continue;

@@ -120,7 +120,7 @@ const pool = z
 
 const kubernetesKindRef = z
   .object({
-    kind: z.enum(['Deployment', 'StatefulSet'], { error: 'expected "Deployment", "StatefulSet" or "VirtualMachineScaleSet"' }),
+    kind: z.enum(['Deployment', 'StatefulSet'], { error: 'expected "Deployment", "StatefulSet" or "Pool"' }),
     apiVersion: z.literal('apps/v1', { error: 'expected "apps/v1"' }).optional(),
     namespace: nonEmpty.default('default'),
     name: nonEmpty,
@@ -137,14 +137,25 @@ const customScaleRef = z
   })
   .strict();
 
-const scaleSetTargetRef = z
-  .object({ kind: z.literal('VirtualMachineScaleSet'), resourceGroup: nonEmpty, name: nonEmpty })
-  .strict();
+/**
+ * The retired kind wrote `sku.capacity` straight, so Azure chose which VMs went: refused, with
+ * the pool form that replaces it, filled in with the scale set it named.
+ */
+function retiredScaleSetKind(v: Record<string, unknown>): string {
+  const text = (x: unknown, fallback: string) => (typeof x === 'string' && x !== '' ? x : fallback);
+  return (
+    'the VirtualMachineScaleSet kind is retired: size a scale set through a pool — ' +
+    `pools: [{ name: workers, scaleSet: { resourceGroup: ${text(v.resourceGroup, 'rg')}, name: ${text(v.name, 'vmss')} } }] and scaleTargetRef: { kind: Pool, name: workers }`
+  );
+}
 
 const scaleTargetRef = z.unknown().transform((value, ctx) => {
   const v = (value ?? {}) as Record<string, unknown>;
-  const schema =
-    v.kind === 'VirtualMachineScaleSet' ? scaleSetTargetRef : v.kind === 'Pool' ? poolTargetRef : 'kind' in v ? kubernetesKindRef : customScaleRef;
+  if (v.kind === 'VirtualMachineScaleSet') {
+    ctx.addIssue({ code: 'custom', message: retiredScaleSetKind(v), path: [] });
+    return z.NEVER;
+  }
+  const schema = v.kind === 'Pool' ? poolTargetRef : 'kind' in v ? kubernetesKindRef : customScaleRef;
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
     for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, code: 'custom', message: issue.message, path: issue.path });
@@ -289,8 +300,6 @@ export const offlineConfigSchema = z
       if (ref.kind === 'Pool') {
         if (!cfg.pools.some((p) => p.name === ref.name)) ctx.addIssue({ code: 'custom', path: [...path, 'name'], message: `names no pool: add a pool named "${ref.name}", or name one of ${cfg.pools.map((p) => `"${p.name}"`).join(', ') || 'the pools (there are none)'}` });
         claim(`pool/${ref.name}`, entry, path, `pool "${ref.name}"`);
-      } else if (ref.kind === 'VirtualMachineScaleSet') {
-        claim(scaleSetKey(ref as { resourceGroup: string; name: string }), entry, path, `scale set ${ref.resourceGroup}/${ref.name}`);
       } else {
         // A Deployment named by kind and by apps/v1 deployments is one object: key both the same.
         const { group, plural, namespace, name } = resourceOf(ref as unknown as KubernetesScaleTargetRef);
@@ -306,9 +315,9 @@ function requireConnections(cfg: z.output<typeof offlineConfigSchema>, ctx: z.Re
   }
   cfg.targets.forEach((t, i) => {
     const kind = (t.scaleTargetRef as { kind?: string }).kind;
-    const usesScaleSet = kind === 'VirtualMachineScaleSet' || kind === 'Pool';
+    const usesScaleSet = kind === 'Pool';
     if (usesScaleSet && !cfg.azure) {
-      ctx.addIssue({ code: 'custom', path: ['targets', i, 'scaleTargetRef'], message: 'a scale set target needs the azure section' });
+      ctx.addIssue({ code: 'custom', path: ['targets', i, 'scaleTargetRef'], message: 'a Pool target needs the azure section' });
     }
     if (!usesScaleSet && !cfg.kubernetes) {
       ctx.addIssue({ code: 'custom', path: ['targets', i, 'scaleTargetRef'], message: 'a Kubernetes target needs the kubernetes section' });

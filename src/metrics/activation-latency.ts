@@ -10,7 +10,7 @@ export const ACTIVATION_LATENCY_METRIC = 'drover.target.activation_latency';
 
 export interface ActivationLatency {
   target: string;
-  kind: 'kubernetes' | 'scaleSet' | 'pool';
+  kind: 'kubernetes' | 'pool';
   latencyMs: number;
 }
 

@@ -44,7 +44,7 @@ export interface TargetPassDeps {
 
 export async function targetPassDeps(ctx: ReconcileContext, target: TargetConfig): Promise<TargetPassDeps> {
   const { rt, log, signal } = ctx;
-  const port = await targetPortFor(rt, target, log);
+  const port = await targetPortFor(rt, target);
   return {
     row: new FencedTargetRow(rt.table('targets'), target.name),
     samples: sampleRow(rt.table('samples'), target.name),

@@ -44,7 +44,7 @@ describe('with Table Storage unreachable', () => {
   beforeAll(async () => {
     endpoint = `http://127.0.0.1:${await closedPort()}/devstoreaccount1`;
     const connection = `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${AZURITE_KEY};TableEndpoint=${endpoint};QueueEndpoint=${endpoint};`;
-    file = writeConfig({ storage: { connection }, targets: [{ name: 'web', minScale: 1, scaleTargetRef: { kind: 'VirtualMachineScaleSet', resourceGroup: 'rg', name: 'vmss' } }], azure: { subscriptionId: '00000000-0000-0000-0000-000000000000' } });
+    file = writeConfig({ storage: { connection }, pools: [{ name: 'workers', scaleSet: { resourceGroup: 'rg', name: 'vmss' } }], targets: [{ name: 'web', minScale: 1, scaleTargetRef: { kind: 'Pool', name: 'workers' } }], azure: { subscriptionId: '00000000-0000-0000-0000-000000000000' } });
   });
 
   it('status fails within 5 s, saying which endpoint it could not reach', async () => {

@@ -126,17 +126,10 @@ const rows: Row[] = [
     wantFiles: ['aks.kubeconfig'],
   },
   {
-    name: 'a pool or scale set target in a resource group without the role is a warning naming the field',
-    config: {
-      azure,
-      pools: [pool('rg-workers'), pool('rg-gpu')],
-      targets: [{ name: 'vmss', minScale: 1, scaleTargetRef: { kind: 'VirtualMachineScaleSet', resourceGroup: 'rg-web', name: 'web' } }],
-    },
+    name: 'a pool in a resource group without the role is a warning naming the field',
+    config: { azure, pools: [pool('rg-workers'), pool('rg-gpu')] },
     env: AZD,
-    wantWarnings: [
-      /^pools\[1\]\.scaleSet: "rg-gpu\/vmss" is not in DROVER_SCALE_SETS/,
-      /^targets\[0\]\.scaleTargetRef: "rg-web\/web" is not in DROVER_SCALE_SETS/,
-    ],
+    wantWarnings: [/^pools\[1\]\.scaleSet: "rg-gpu\/vmss" is not in DROVER_SCALE_SETS/],
   },
   {
     name: 'scale sets in another subscription than the one the roles are granted in is a warning',

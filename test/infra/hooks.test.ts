@@ -140,10 +140,14 @@ targets:
     const dir = tempDir();
     writeFileSync(
       path.join(dir, 'drover.config.yaml'),
-      `targets:
-  - { name: jobs, minScale: 1, scaleTargetRef: { kind: VirtualMachineScaleSet, resourceGroup: rg-a, name: vmss1 }, load: { source: queue, accountName: stjobs, queueName: work, targetPerReplica: 10 } }
-  - { name: other, minScale: 1, scaleTargetRef: { kind: VirtualMachineScaleSet, resourceGroup: rg-b, name: vmss2 }, load: { source: queue, accountName: stgone, queueName: q, targetPerReplica: 10 } }
-  - { name: local, minScale: 1, scaleTargetRef: { kind: VirtualMachineScaleSet, resourceGroup: rg-b, name: vmss3 }, load: { source: queue, connection: UseDevelopmentStorage=true, queueName: q, targetPerReplica: 10 } }
+      `pools:
+  - { name: p1, scaleSet: { resourceGroup: rg-a, name: vmss1 } }
+  - { name: p2, scaleSet: { resourceGroup: rg-b, name: vmss2 } }
+  - { name: p3, scaleSet: { resourceGroup: rg-b, name: vmss3 } }
+targets:
+  - { name: jobs, minScale: 1, scaleTargetRef: { kind: Pool, name: p1 }, load: { source: queue, accountName: stjobs, queueName: work, targetPerReplica: 10 } }
+  - { name: other, minScale: 1, scaleTargetRef: { kind: Pool, name: p2 }, load: { source: queue, accountName: stgone, queueName: q, targetPerReplica: 10 } }
+  - { name: local, minScale: 1, scaleTargetRef: { kind: Pool, name: p3 }, load: { source: queue, connection: UseDevelopmentStorage=true, queueName: q, targetPerReplica: 10 } }
 `,
     );
     const { stdout } = await hook('postprovision', tools.bin, dir, { DROVER_SCALE_SETS: '', DROVER_IDENTITY_PRINCIPAL_ID: 'p-1' });

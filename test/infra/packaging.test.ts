@@ -185,7 +185,8 @@ describe('building with a configuration', () => {
   it('stops any build, azd or not, on a configuration carrying secrets, naming each path', async () => {
     const configFile = await writeSource(path.join(tmp, 'secrets'), {
       azure: { subscriptionId: '00000000-0000-0000-0000-000000000000', credential: 'dev', devToken: 'dev-token-value', resourceManagerEndpoint: 'https://127.0.0.1:8443' },
-      targets: [{ name: 'web', scaleTargetRef: { kind: 'VirtualMachineScaleSet', resourceGroup: 'rg', name: 'web' }, minScale: 1, load: { source: 'http', url: 'https://ops:pw@metrics.example/load?api_key=k', targetPerReplica: 5 } }],
+      pools: [{ name: 'workers', scaleSet: { resourceGroup: 'rg', name: 'web' } }],
+      targets: [{ name: 'web', scaleTargetRef: { kind: 'Pool', name: 'workers' }, minScale: 1, load: { source: 'http', url: 'https://ops:pw@metrics.example/load?api_key=k', targetPerReplica: 5 } }],
     });
     const outDir = path.join(tmp, 'secrets-deploy');
     const message = await buildDeployPackage({ outDir, configFile, loadConfig, env: {}, warn: () => undefined }).then(() => 'built', (e: unknown) => String((e as Error).message));

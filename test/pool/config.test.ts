@@ -50,7 +50,6 @@ async function cli(args: string[]) {
   return { code, stderr };
 }
 
-const vmssTarget = (name: string, resourceGroup: string, vmss: string) => ({ name, scaleTargetRef: { kind: 'VirtualMachineScaleSet', resourceGroup, name: vmss } });
 const deployment = (name: string, workload: string) => ({
   name,
   scaleTargetRef: { kind: 'Deployment', namespace: 'default', name: workload },
@@ -60,8 +59,6 @@ const deployment = (name: string, workload: string) => ({
 describe('one scale set, one owner', () => {
   it.each([
     { name: 'two pools on one scale set, the resource group in another case', doc: { azure, pools: [pool(), pool({ name: 'other', scaleSet: { resourceGroup: 'RG', name: 'VMSS' } })] }, path: 'pools[1].scaleSet', both: ['pools[1] ("other")', 'pools[0] ("workers")'] },
-    { name: 'a pool and a scale set target', doc: { azure, pools: [pool()], targets: [vmssTarget('web', 'Rg', 'vmss')] }, path: 'targets[0].scaleTargetRef', both: ['targets[0] ("web")', 'pools[0] ("workers")'] },
-    { name: 'two scale set targets', doc: { azure, targets: [vmssTarget('a', 'rg', 'x'), vmssTarget('b', 'RG', 'x')] }, path: 'targets[1].scaleTargetRef', both: ['targets[1] ("b")', 'targets[0] ("a")'] },
     { name: 'two targets on one workload', doc: { kubernetes: { kubeconfig: '/dev/null' }, targets: [deployment('a', 'web'), deployment('b', 'web')] }, path: 'targets[1].scaleTargetRef', both: ['targets[1] ("b")', 'targets[0] ("a")'] },
     {
       name: 'two targets on one Deployment, one naming it by kind and one by group/version/plural',
@@ -94,6 +91,12 @@ describe('targets that size a pool', () => {
   it.each([
     { name: 'two targets on one pool', doc: { azure, pools: [pool()], targets: [poolTarget('a', 'workers'), poolTarget('b', 'workers')] }, path: 'targets[1].scaleTargetRef', fix: /pool "workers" is also managed by targets\[0\] \("a"\).*give it one owner/ },
     { name: 'a Pool target naming no pool', doc: { azure, pools: [pool()], targets: [poolTarget('a', 'nowhere')] }, path: 'targets[0].scaleTargetRef.name', fix: /names no pool: add a pool named "nowhere", or name one of "workers"/ },
+    {
+      name: 'a target of the retired VirtualMachineScaleSet kind',
+      doc: { azure, targets: [{ name: 'batch', minScale: 1, scaleTargetRef: { kind: 'VirtualMachineScaleSet', resourceGroup: 'rg-batch', name: 'vmss-batch' } }] },
+      path: 'targets[0].scaleTargetRef',
+      fix: /the VirtualMachineScaleSet kind is retired: size a scale set through a pool — pools: \[\{ name: workers, scaleSet: \{ resourceGroup: rg-batch, name: vmss-batch \} \}\] and scaleTargetRef: \{ kind: Pool, name: workers \}/,
+    },
     { name: 'a scale-in policy that is not one', doc: { azure, pools: [pool({ scaleIn: { policy: 'random' } })] }, path: 'pools[0].scaleIn.policy', fix: /expected "newest" or "oldest"/ },
   ])('refuses $name with exit code 2, naming the fix', async ({ doc, path, fix }) => {
     const { code, stderr } = await cli(['--config', writeConfig(doc), 'status']);

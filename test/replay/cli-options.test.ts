@@ -17,9 +17,10 @@ describe('drover replay', () => {
     const dir = tempDir();
     const config = writeConfig(
       {
+        pools: [{ name: 'workers', scaleSet: { resourceGroup: 'rg', name: 'vmss' } }],
         targets: [
           { name: 'web', scaleTargetRef: { kind: 'Deployment', name: 'web' }, minScale: 1, load: { source: 'push', targetPerReplica: 10 } },
-          { name: 'batch', scaleTargetRef: { kind: 'VirtualMachineScaleSet', resourceGroup: 'rg', name: 'vmss' }, minScale: 1, load: { source: 'push', targetPerReplica: 10 } },
+          { name: 'batch', scaleTargetRef: { kind: 'Pool', name: 'workers' }, minScale: 1, load: { source: 'push', targetPerReplica: 10 } },
         ],
       },
       dir,

@@ -1,5 +1,4 @@
-// Replay goes through the scaler's other paths too: a scale set's write budget and the
-// activation timeout, decided by the same functions a reconcile runs.
+// Replay goes through the scaler's other paths too: the activation timeout, decided by the same functions a reconcile runs.
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
 import { replayTrace } from '../../src/replay/replay.js';
@@ -28,31 +27,6 @@ function deploymentConfig(target: Record<string, unknown>) {
 }
 
 describe('replay through the scaler', () => {
-  it('a scale set target writes its capacity at most 4 times in any minute, however the load jumps', async () => {
-    const config = parseConfig({
-      azure: { subscriptionId: '00000000-0000-0000-0000-000000000000' },
-      targets: [
-        {
-          name: 'vmss',
-          scaleTargetRef: { kind: 'VirtualMachineScaleSet', resourceGroup: 'rg', name: 'vmss' },
-          minScale: 1,
-          scaleToZero: { stableWindow: '1s' },
-          load: { source: 'push', targetPerReplica: 10 },
-        },
-      ],
-    });
-    const [vmss] = await replayTrace(config, rows(600, (s) => (s % 2 === 0 ? 10 : 50)), { readyDelayMs: 0, schedule });
-    const writes: number[] = [];
-    let scale = 1;
-    for (const row of vmss!.timeline.rows()) {
-      if (row.scale !== scale) writes.push(row.at);
-      scale = row.scale;
-    }
-    expect(vmss!.summary.scaleWrites).toBe(writes.length);
-    expect(writes.length).toBeGreaterThan(20);
-    for (let i = 4; i < writes.length; i++) expect(writes[i]! - writes[i - 4]!).toBeGreaterThanOrEqual(60_000);
-  });
-
   it('replicas that never get ready and the load gone: back to zero only when the activation timeout has passed, no latency measured', async () => {
     const config = deploymentConfig({ activationTimeout: '60s', load: { source: 'push', targetPerReplica: 10 } });
     // Load for 10 s, then none: the target, still activating, may only go back to zero once the timeout has passed.

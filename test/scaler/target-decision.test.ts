@@ -36,7 +36,7 @@ describe('followUps', () => {
     { name: 'a rate limit held the step back: the next 2 s tick', input: { desired: known(5, { limitedBy: 'maxScaleDownRate' }), write: { kind: 'written', from: 10, to: 5 } }, want: [Date.UTC(2026, 10, 30, 10, 0, 2)] },
     { name: 'waiting for a ready replica (Kubernetes, early): the next whole second', input: { after: markActivating({}, NOW - 2_000) }, want: [Date.UTC(2026, 10, 30, 10, 0, 1)] },
     { name: 'waiting for a ready replica (Kubernetes, long): every 10 s', input: { after: markActivating({}, NOW - 60_000) }, want: [Date.UTC(2026, 10, 30, 10, 0, 10)] },
-    { name: 'waiting for running instances of a scale set: every 10 s', input: { kind: 'scaleSet', after: markActivating({}, NOW) }, want: [Date.UTC(2026, 10, 30, 10, 0, 10)] },
+    { name: 'waiting for running VMs of a pool: every 10 s', input: { kind: 'pool', after: markActivating({}, NOW) }, want: [Date.UTC(2026, 10, 30, 10, 0, 10)] },
     { name: 'ready replicas not yet at the scale written: look again next second', input: { settle: { ready: 3, requested: 1, lastScaledAt: NOW } }, want: [Date.UTC(2026, 10, 30, 10, 0, 1)] },
     { name: 'still not settled 5 minutes after the write: left to the timer', input: { settle: { ready: 3, requested: 1, lastScaledAt: NOW - 300_000 } }, want: [] },
     { name: 'just adopted: a second later, to decide', input: { plan: hold({ reason: 'adopted', requeueAfterMs: [1_000] }) }, want: [NOW + 1_000] },
@@ -45,7 +45,6 @@ describe('followUps', () => {
       input: { plan: hold({ reason: 'activation-timed-out-without-samples' }), after: markActivating({}, NOW - 700_000) },
       want: [],
     },
-    { name: 'a deferred capacity write: when the budget allows', input: { write: { kind: 'deferred', from: 0, to: 3, retryAt: NOW + 12_000 } }, want: [NOW + 12_000] },
   ])('$name', ({ input, want }) => {
     expect(followUps({ ...base, ...input }).map((f) => f.at)).toEqual(want);
   });
@@ -58,7 +57,6 @@ describe('describeTargetDecision', () => {
   it.each<{ name: string; write: Parameters<typeof describeTargetDecision>[0]['write']; decision: string; error?: boolean }>([
     { name: 'a write', write: { kind: 'written', from: 0, to: 3 }, decision: 'scaled 0 → 3' },
     { name: 'a dry run', write: { kind: 'would', from: 0, to: 3 }, decision: 'would scale 0 → 3' },
-    { name: 'a deferred write', write: { kind: 'deferred', from: 0, to: 3, retryAt: 0 }, decision: 'capacity write deferred' },
     { name: 'a failed write: an error that may pass', write: { kind: 'failed', from: 0, to: 3, error: 'HTTP 500', transient: true }, decision: 'scaling 0 → 3 failed', error: true },
     { name: 'a failed write: an error that will not pass', write: { kind: 'failed', from: 0, to: 3, error: 'HTTP 403', transient: false }, decision: 'scaling 0 → 3 failed' },
     { name: 'nothing to write', write: { kind: 'unchanged', current: 3 }, decision: 'steady at 3' },

@@ -3,8 +3,7 @@
  *
  * Re-enqueues stand in for the informer events the seed was woken by: the SKS reconcile that
  * follows marking a target inactive (a second later), readiness of a waking target (polled),
- * the next step of a rate-limited change (on Knative's two-second tick), the moment a scale
- * set's write budget allows the deferred write, the plan's own waits, and the next poll of an
+ * the next step of a rate-limited change (on Knative's two-second tick), the plan's own waits, and the next poll of an
  * http or queue source (`load.pollInterval`).
  */
 import type { Decision } from '../../decision.js';
@@ -20,9 +19,8 @@ export type WriteResult =
   | { kind: 'none' }
   | { kind: 'unchanged'; current: number }
   | { kind: 'would'; from: number; to: number }
-  | { kind: 'deferred'; from: number; to: number; retryAt: number }
-  | { kind: 'written'; from: number; to: number; note?: string; capacityWrites?: string }
-  | { kind: 'failed'; from: number; to: number; error: string; transient: boolean; capacityWrites?: string }
+  | { kind: 'written'; from: number; to: number; note?: string }
+  | { kind: 'failed'; from: number; to: number; error: string; transient: boolean }
   | { kind: 'missing'; error: unknown };
 
 /** The target could not be read: the plan was made from its stored record, nothing written. */
@@ -75,7 +73,7 @@ export interface FollowUpInput {
   before: TargetConditions;
   after: TargetConditions;
   write: ScaleOutcome;
-  kind: 'kubernetes' | 'scaleSet' | 'pool';
+  kind: 'kubernetes' | 'pool';
   activationTimeoutMs: number;
   /** Ready replicas now, the target's own scale after this reconcile, and when it was last written. */
   settle: { ready: number; requested: number; lastScaledAt: number | undefined };
@@ -109,7 +107,6 @@ export function followUps(input: FollowUpInput): FollowUp[] {
     const why = input.after.active?.status === 'Unknown' ? 'activating: look for a ready replica' : 'look again until the ready replicas match the scale';
     wants.push({ at: nextGridPoint(now, brisk ? SETTLE_POLL.kubernetesFirstMs : SETTLE_POLL.laterMs), why });
   }
-  if (write.kind === 'deferred') wants.push({ at: write.retryAt, why: 'scale set write budget: write the capacity wanted by then' });
   // On the interval's grid, so the chains of every reconcile (timer, push, re-enqueue) meet in
   // one message per instant instead of multiplying.
   if (input.pollIntervalMs !== undefined) wants.push({ at: nextGridPoint(now, input.pollIntervalMs), why: POLL_WHY });
@@ -149,7 +146,6 @@ export function describeTargetDecision({ plan, desired, load, write, wake, dryRu
   if (boundBy) parts.push(`bound by ${boundBy}`);
   if (probe) parts.push(probe.ok ? 'activator answered' : `activator: ${probe.error ?? 'no answer'}`);
   if (write.kind === 'written' && write.note) parts.push(write.note);
-  if (write.kind === 'deferred') parts.push(`4 capacity writes in the last minute: ${write.from} → ${write.to} waits until ${new Date(write.retryAt).toISOString()}`);
   if (wake.kind === 'woke') parts.push(`woke from zero in ${wake.latencyMs} ms`);
   if (wake.kind === 'abandoned') parts.push('the wake from zero was abandoned before a replica was ready');
   const reason = `${parts.join('; ')} (${trigger})`;
@@ -158,8 +154,6 @@ export function describeTargetDecision({ plan, desired, load, write, wake, dryRu
       return { decision: `scaled ${write.from} → ${write.to}`, reason };
     case 'would':
       return { decision: `would scale ${write.from} → ${write.to}`, reason };
-    case 'deferred':
-      return { decision: 'capacity write deferred', reason };
     case 'failed':
       return { decision: `scaling ${write.from} → ${write.to} failed`, reason, error: write.error, transient: write.transient };
     case 'unread':

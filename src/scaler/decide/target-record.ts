@@ -1,8 +1,7 @@
 /**
  * A target's status row in the `targets` table, as plain data: the Active condition with its
  * last transition time and reason, desired and actual scale, when the activator was first seen
- * in front, the wake in progress and the last activation latency, panic bookkeeping, the recent
- * capacity writes of a scale set target, and the revision that fences reconciles (see
+ * in front, the wake in progress and the last activation latency, panic bookkeeping, and the revision that fences reconciles (see
  * `shell/target-store.ts`). The decisions read it; only the shell stores it.
  */
 import type { PanicState } from '../../load/decider.js';
@@ -28,8 +27,6 @@ export type TargetRecord = {
   panicStartedAt?: number;
   panicLastOverAt?: number;
   panicMaxScale?: number;
-  /** Times of the recent capacity writes of a scale set target, comma-separated. */
-  capacityWrites?: string;
   lastError?: string;
   /** Consecutive failed reads of the load source (KEDA's NumberOfFailures); absent at 0. */
   sourceFailures?: number;

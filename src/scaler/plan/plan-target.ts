@@ -5,7 +5,7 @@
  * it. The reconcile, the scaler tables and `drover replay` all plan through here.
  *
  *   decideTarget (adoption, or the pipeline of src/scaler/plan/pipeline.ts)
- *   → the write: none | unchanged | would (dry run) | deferred (a scale set's write budget)
+ *   → the write: none | unchanged | would (dry run)
  *     | unread (planned from the stored record) | write (with what to save before it)
  *
  * Like decideTarget it answers `{ kind: 'probe' }` when the synchronous activator probe is
@@ -13,7 +13,6 @@
  */
 import type { DesiredInput } from '../../load/decider.js';
 import { startsWake } from '../decide/activation.js';
-import { checkWriteBudget, decodeWrites, encodeWrites, recordWrite } from '../decide/capacity-budget.js';
 import { decideTarget, type TargetDecided, type TargetSettings } from '../decide/decide-target.js';
 import { explainPlan } from '../decide/follow-ups.js';
 import { decidePatch, DEFAULT_REPLICAS } from '../decide/plan-scale.js';
@@ -30,7 +29,7 @@ export type TargetView =
   | { kind: 'stored'; observed: ObservedTarget; error: string; transient: boolean };
 
 export interface TargetSnapshot {
-  kind: 'kubernetes' | 'scaleSet' | 'pool';
+  kind: 'kubernetes' | 'pool';
   record: TargetRecord | undefined;
   view: TargetView;
   /** The target's load samples: a `SampleWindow`, an array, or anything with its `average`. */
@@ -50,11 +49,10 @@ export type WriteIntent =
   | { kind: 'none' }
   | { kind: 'unchanged'; current: number }
   | { kind: 'would'; from: number; to: number }
-  | { kind: 'deferred'; from: number; to: number; retryAt: number }
   /** The target could not be read: the plan was made from its stored record, nothing is written. */
   | { kind: 'unread'; error: string; transient: boolean }
-  /** Write `to`; `save` must reach the row first (the write budget, the start of a wake). */
-  | { kind: 'write'; from: number; to: number; wakes: boolean; capacityWrites?: string; save?: TargetRecordPatch };
+  /** Write `to`; `save` must reach the row first (the start of a wake). */
+  | { kind: 'write'; from: number; to: number; wakes: boolean; save?: TargetRecordPatch };
 
 export interface TargetPlan {
   kind: 'plan';
@@ -90,15 +88,6 @@ function writeIntent(snapshot: TargetSnapshot, decided: TargetDecided, now: numb
   if (!patch.patch) return { kind: 'unchanged', current: patch.current };
   const { from, to } = patch;
   if (snapshot.dryRun) return { kind: 'would', from, to };
-  let capacityWrites: string | undefined;
-  if (snapshot.kind === 'scaleSet') {
-    const writes = decodeWrites(record?.capacityWrites);
-    const budget = checkWriteBudget(writes, now);
-    if (!budget.ok) return { kind: 'deferred', from, to, retryAt: budget.retryAt };
-    // Every attempt counts: ARM counts a refused update against the scale set too.
-    capacityWrites = encodeWrites(recordWrite(writes, now));
-  }
   const wakes = startsWake(record?.wakeRequestedAt, from, to);
-  const save: TargetRecordPatch = { ...(capacityWrites ? { capacityWrites } : {}), ...(wakes ? { wakeRequestedAt: now } : {}) };
-  return { kind: 'write', from, to, wakes, ...(capacityWrites ? { capacityWrites } : {}), ...(Object.keys(save).length ? { save } : {}) };
+  return { kind: 'write', from, to, wakes, ...(wakes ? { save: { wakeRequestedAt: now } } : {}) };
 }

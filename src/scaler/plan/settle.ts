@@ -89,7 +89,6 @@ export function settleTarget(input: SettleInput): Settlement {
     };
     if (adopted) patch.adoptedAt = now;
     if (write.kind === 'written') Object.assign(patch, { lastScaledAt: now }, scaleEventFields(current, changes, (settings.policy ?? NO_POLICY).behavior, write.from, write.to, now));
-    if ((write.kind === 'written' || write.kind === 'failed') && write.capacityWrites !== undefined) patch.capacityWrites = write.capacityWrites;
     if (wake.kind === 'woke') Object.assign(patch, { lastActivationLatencyMs: wake.latencyMs, lastActivationAt: wake.readyAt });
     // The activator's sighting: set by the first probe that finds it, cleared by one that does
     // not, and forgotten once the target is active again (the activator is out of the path).

@@ -19,7 +19,7 @@ export interface TargetExecutorPorts {
   probeActivator(): Promise<ProbeResult>;
   /** The lease check that must precede every write. */
   checkLease(): Promise<void>;
-  /** Saves what must survive the write (write budget, start of a wake); after the lease check, before the write. */
+  /** Saves what must survive the write (the start of a wake); after the lease check, before the write. */
   beforeWrite?(patch: TargetRecordPatch): Promise<void>;
   /** After the write that wakes a target from zero: its ready replicas, watched for a while. */
   watchReadiness?(): Promise<{ ready: number; at: number } | undefined>;
@@ -53,16 +53,15 @@ export async function executeTargetPlan(plan: TargetPlan, observed: ObservedTarg
   const intent = plan.write;
   if (intent.kind !== 'write') return { write: intent, waking: false };
   const { from, to } = intent;
-  const budget = intent.capacityWrites ? { capacityWrites: intent.capacityWrites } : {};
   await ports.checkLease();
   if (intent.save && ports.beforeWrite) await ports.beforeWrite(intent.save);
   let write: WriteResult;
   try {
     const note = await ports.target.write(to, observed, ports.signal);
-    write = { kind: 'written', from, to, ...(note ? { note } : {}), ...budget };
+    write = { kind: 'written', from, to, ...(note ? { note } : {}) };
   } catch (error) {
     if (isTargetMissing(error)) return { write: { kind: 'missing', error }, waking: false };
-    write = { kind: 'failed', from, to, error: errorMessage(error), transient: isTransient(error), ...budget };
+    write = { kind: 'failed', from, to, error: errorMessage(error), transient: isTransient(error) };
   }
   // The reconcile that wakes a target watches for its first ready replica, to time the wake.
   const waking = write.kind === 'written' && intent.wakes;

@@ -4,6 +4,6 @@
  * not watched unless `activationWatch` asks for it. The reconcile caps the watch by its lease;
  * replay uses the same figures.
  */
-export function readinessWatch(kind: 'kubernetes' | 'scaleSet' | 'pool', activationWatchMs: number | undefined): { watchMs: number; pollMs: number } {
+export function readinessWatch(kind: 'kubernetes' | 'pool', activationWatchMs: number | undefined): { watchMs: number; pollMs: number } {
   return kind === 'kubernetes' ? { watchMs: activationWatchMs ?? 5_000, pollMs: 100 } : { watchMs: activationWatchMs ?? 0, pollMs: 5_000 };
 }
