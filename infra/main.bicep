@@ -25,7 +25,7 @@ param environmentName string
 })
 param location string
 
-@description('Comma-separated resourceGroup/name of every scale set Drover manages (pools[].scaleSet and VirtualMachineScaleSet targets). The identity gets the scale set operator role on each and the operation reader role on their groups. Empty: no ARM rights.')
+@description('Comma-separated resourceGroup/name of every scale set Drover manages (pools[].scaleSet). The identity gets the scale set operator role on each and the operation reader role on their groups. Empty: no ARM rights.')
 param scaleSets string = ''
 
 @description('Comma-separated resource groups (of those in scaleSets) holding a Flexible scale set; the pre-provision hook fills it from the scale set models. They also get the Flexible role (VMs, NICs and disks of the group).')
