@@ -60,7 +60,7 @@ export interface ComputeAdapterOptions {
 }
 
 const DEFAULT_ARM_REQUEST_TIMEOUT_MS = 30_000;
-/** A listing's VM cap when the caller gives none (a scale set target's). */
+/** A listing's VM cap when the caller gives none. */
 const DEFAULT_MAX_VMS = 1_000;
 
 type PipelinePolicy = NonNullable<

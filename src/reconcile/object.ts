@@ -10,7 +10,7 @@ import { reasonOf } from '../deadline.js';
 import { isLeaseExpired, LEASE_TTL_MS, withLease } from '../state/leases.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { reconcilePool } from './pool.js';
-import { SCALE_SET_TARGET_MAX_VMS, scopedRuntime } from './scope.js';
+import { TARGET_MAX_VMS, scopedRuntime } from './scope.js';
 import { reconcileTarget } from './target.js';
 import { targetPassDeps } from './target-deps.js';
 import { objectKey, type Decision, type ObjectOutcome, type ObjectRef, type ReconcileContext, type ReconcileRequest } from './types.js';
@@ -44,7 +44,7 @@ export async function reconcileObject(
     const holder = `${rt.holder}:${randomUUID().slice(0, 8)}`;
     // The lease's signal: aborted by the caller's (pass deadline, shutdown) or a lost lease.
     const work = async (lease: ReconcileContext['lease'], leaseSignal: AbortSignal) => {
-      const scoped = scopedRuntime(rt, { signal: leaseSignal, maxVms: pool ? pool.instanceLimit : SCALE_SET_TARGET_MAX_VMS });
+      const scoped = scopedRuntime(rt, { signal: leaseSignal, maxVms: pool ? pool.instanceLimit : TARGET_MAX_VMS });
       const ctx = { ...request, rt: scoped, ref, lease, log, signal: leaseSignal };
       const { observed, ...decided } = pool ? await reconcilePool(ctx, pool) : await reconcileTarget(await targetPassDeps(ctx, target!), target!, request);
       // Under a checked lease, so an older holder's row never lands after a newer one's; a

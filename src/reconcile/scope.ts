@@ -8,8 +8,8 @@ import type { CallOptions, ScaleSetApi } from '../azure/scale-set-api.js';
 import type { ScaleTargetApi } from '../kubernetes/scale-target-api.js';
 import type { Runtime } from '../runtime/runtime.js';
 
-/** VMs a scale set target's listing may hold (a pool uses its own instanceLimit). */
-export const SCALE_SET_TARGET_MAX_VMS = 1_000;
+/** VMs a target's listing may hold: a Pool target lists none (it reads the pool's cache), a pool uses its own instanceLimit. */
+export const TARGET_MAX_VMS = 1_000;
 
 export interface ObjectScope {
   signal: AbortSignal;
