@@ -71,6 +71,8 @@ export const UNIT_FILES = [
   'test/scaler/target-bookkeeping.test.ts',
   'test/scaler/target-decision.test.ts',
   'test/state/keys.test.ts',
+  'test/state/stall-watch.test.ts',
+  'test/scaler/future-times.test.ts',
   'test/state/row-conversion.test.ts',
   'test/status/page.test.ts',
   'test/state/history-writes.test.ts',

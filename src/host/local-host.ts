@@ -51,6 +51,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
   checkSchedule(schedule);
   await rt.storage.ensure();
   rt.storage.onRecreated(() => log.warn(`storage had lost the ${rt.storage.prefix} tables or queues: created them again`));
+  rt.storage.onStalled((line) => log.warn(line));
   const ac = new AbortController();
   const running = registrations.flatMap((r) => {
     switch (r.trigger) {

@@ -10,6 +10,8 @@ import type { PipelineRequest, SendRequest } from '@azure/core-rest-pipeline';
 import type { StorageConfig } from '../config/schema.js';
 import { storageError } from './errors.js';
 import { retryAfterCapPolicy } from './retry-after-cap.js';
+import { stallWatch, type StallWatch, type StallWatchOptions } from './stall-watch.js';
+import { errorMessage } from '../log.js';
 
 export type StorageLocation =
   | { kind: 'connection'; connectionString: string }
@@ -98,6 +100,13 @@ export interface Storage {
   recreate(): Promise<void>;
   /** Called after each recreation, for the host's log. */
   onRecreated(listener: () => void): void;
+  /** Called with one warning line when a table's calls have stalled for long (src/state/stall-watch.ts). */
+  onStalled(listener: (line: string) => void): void;
+}
+
+export interface StorageOptions {
+  /** Defaults: warn after STORAGE_STALL_WARN_MS, a call of one try's timeout counts as stalled. */
+  stall?: Partial<StallWatchOptions>;
 }
 
 /** How long after a recreation a new one is not tried: a flood of NotFound answers makes one. */
@@ -134,8 +143,9 @@ const baseTableOptions = tableClientOptions();
 /** Also for the `queue` load source's client: every queue read ends within a few seconds. */
 export const queueOptions = { retryOptions: { maxTries: STORAGE_TRIES, tryTimeoutInMs: STORAGE_TRY_TIMEOUT_MS, retryDelayInMs: 200, maxRetryDelayInMs: 1_000 } };
 
-export function createStorage(location: StorageLocation, prefix: string, credential?: () => TokenCredential): Storage {
+export function createStorage(location: StorageLocation, prefix: string, credential?: () => TokenCredential, options: StorageOptions = {}): Storage {
   const names = storageNames(prefix);
+  const stalls = stallWatch({ slowCallMs: STORAGE_TRY_TIMEOUT_MS, ...options.stall });
   const insecure = location.kind === 'connection' && /DefaultEndpointsProtocol=http;|UseDevelopmentStorage=true|=http:\/\//.test(location.connectionString);
   const tables = new Map<string, TableClient>();
   const queues = new Map<string, QueueClient>();
@@ -143,6 +153,7 @@ export function createStorage(location: StorageLocation, prefix: string, credent
   const tableClient = (tableName: string): TableClient => {
     let client = tables.get(tableName);
     if (!client) {
+      const tableOptions = { ...baseOptions, additionalPolicies: [...baseOptions.additionalPolicies, { policy: stallWatchPolicy(stalls, `table ${tableName}`), position: 'perCall' as const }] };
       client =
         location.kind === 'connection'
           ? TableClient.fromConnectionString(location.connectionString, tableName, { allowInsecureConnection: insecure, ...tableOptions })
@@ -185,7 +196,7 @@ export function createStorage(location: StorageLocation, prefix: string, credent
     return recreating;
   };
   // Each table call answered TableNotFound has the tables made again and is sent once more.
-  const tableOptions = { ...baseTableOptions, additionalPolicies: [...baseTableOptions.additionalPolicies, { policy: recreateTablesPolicy(recreate), position: 'perCall' as const }] };
+  const baseOptions = { ...baseTableOptions, additionalPolicies: [...baseTableOptions.additionalPolicies, { policy: recreateTablesPolicy(recreate), position: 'perCall' as const }] };
   const storage: Storage = {
     prefix,
     names,
@@ -217,6 +228,7 @@ export function createStorage(location: StorageLocation, prefix: string, credent
     },
     recreate,
     onRecreated: (listener) => listeners.push(listener),
+    onStalled: (listener) => stalls.onStalled(listener),
   };
   return storage;
 }
@@ -237,6 +249,24 @@ function recreateTablesPolicy(recreate: () => Promise<void>) {
       }
       await recreate();
       return next(request);
+    },
+  };
+}
+
+/** Times each whole call (all its tries) for the stall watch; the call's outcome is untouched. */
+function stallWatchPolicy(watch: StallWatch, resource: string) {
+  return {
+    name: 'droverStallWatch',
+    async sendRequest(request: PipelineRequest, next: SendRequest) {
+      const startedAt = watch.now();
+      try {
+        const response = await next(request);
+        watch.record(resource, startedAt, { answered: true });
+        return response;
+      } catch (err) {
+        watch.record(resource, startedAt, { answered: (err as { response?: unknown }).response !== undefined, error: errorMessage(err) });
+        throw err;
+      }
     },
   };
 }

@@ -109,6 +109,16 @@ describe('Knative knobs through the plan', () => {
   });
 });
 
+describe('times from the future through the plan', () => {
+  it('an activeSince an hour ahead (a host whose clock ran ahead) holds an idle target for one stable window, not an hour', async () => {
+    const settings = target({ minScale: 0, scaleToZero: { stableWindow: '60s' }, activator: { probeUrl: 'http://web.example/healthz' } }, 1);
+    const s = stepper(settings, 1, markActive({}, T0 + 60 * MINUTE));
+    expect((await s.at(T0, 0, 1)).scale).toBe(1);
+    expect((await s.at(T0 + 30 * SECOND, 0, 1)).scale).toBe(1);
+    expect((await s.at(T0 + 61 * SECOND, 0, 1)).scale).toBe(0);
+  });
+});
+
 describe('schedules through the plan', () => {
   it('a floor of 5 from 09:00 to 17:00 Europe/Berlin holds on the day of the DST change, and lets go at 17:00 local', async () => {
     const settings = target({ schedules: [{ cron: '0 9 * * *', duration: '8h', timezone: 'Europe/Berlin', minScale: 5 }], maxScale: 10 }, 10);

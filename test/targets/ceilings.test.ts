@@ -9,14 +9,12 @@ import { MAX_LOAD, MAX_REPLICAS } from '../../src/limits.js';
 import { silentLog } from '../../src/log.js';
 import { reconcileObject } from '../../src/reconcile/object.js';
 import { readTargetRecord } from '../../src/scaler/shell/target-store.js';
-import { startTargetWorld, WEB, webTarget, type TargetWorld } from './support.js';
+import { closeWorldAndServer, startTargetWorld, WEB, webTarget, type TargetWorld } from './support.js';
 
 let world: TargetWorld | undefined;
 let server: http.Server | undefined;
 afterEach(async () => {
-  await world?.close();
-  server?.closeAllConnections();
-  await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+  await closeWorldAndServer(world, server);
   world = undefined;
   server = undefined;
 });

@@ -5,14 +5,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { eventually, startTargetWorld, WEB, webTarget, type TargetWorld } from './support.js';
+import { closeWorldAndServer, eventually, startTargetWorld, WEB, webTarget, type TargetWorld } from './support.js';
 
 let world: TargetWorld | undefined;
 let server: http.Server | undefined;
 afterEach(async () => {
-  await world?.close();
-  server?.closeAllConnections();
-  await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+  await closeWorldAndServer(world, server);
   world = undefined;
   server = undefined;
 });

@@ -2,6 +2,7 @@
 // config file, the runtime the handlers are given, and optionally the local host polling the real
 // queues (fast polling from a host.json of its own, a timer that never fires unless asked).
 import { writeFileSync } from 'node:fs';
+import type http from 'node:http';
 import path from 'node:path';
 import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
 import { startLocalHost, type LocalHost } from '../../src/host/local-host.js';
@@ -98,4 +99,11 @@ export async function eventually(check: () => boolean | Promise<boolean>, ms: nu
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return check();
+}
+
+/** Closes what a test started: its world and its load server (either may be absent). */
+export async function closeWorldAndServer(world: TargetWorld | undefined, server: http.Server | undefined): Promise<void> {
+  await world?.close();
+  server?.closeAllConnections();
+  await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
 }

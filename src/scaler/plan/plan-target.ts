@@ -19,6 +19,7 @@ import { decidePatch, DEFAULT_REPLICAS } from '../decide/plan-scale.js';
 import type { SyncProbeResult } from '../decide/scale-to-zero.js';
 import type { TargetRecord, TargetRecordPatch } from '../decide/target-record.js';
 import type { ObservedTarget } from '../shell/target-port.js';
+import { clampRecordTimes, clampSamples } from './future-times.js';
 
 export type ProbeResult = SyncProbeResult & { error?: string };
 
@@ -63,11 +64,12 @@ export interface TargetPlan {
 }
 
 export function planTarget(snapshot: TargetSnapshot, settings: TargetSettings, now: number): { kind: 'probe' } | TargetPlan {
-  const { record, view } = snapshot;
+  const { view } = snapshot;
+  const record = clampRecordTimes(snapshot.record, now);
   const observation = { scale: view.observed.specReplicas ?? DEFAULT_REPLICAS, ready: view.observed.ready };
   const decided = decideTarget({
     record,
-    samples: snapshot.samples,
+    samples: clampSamples(snapshot.samples, now),
     holdLatest: snapshot.holdLatest,
     ...(snapshot.loadFailed ? { loadFailed: true } : {}),
     observation,
@@ -76,7 +78,7 @@ export function planTarget(snapshot: TargetSnapshot, settings: TargetSettings, n
     now,
   });
   if (decided.kind === 'probe') return decided;
-  return { kind: 'plan', decided, write: writeIntent(snapshot, decided, now), lines: explainPlan(decided) };
+  return { kind: 'plan', decided, write: writeIntent({ ...snapshot, record }, decided, now), lines: explainPlan(decided) };
 }
 
 function writeIntent(snapshot: TargetSnapshot, decided: TargetDecided, now: number): WriteIntent {
