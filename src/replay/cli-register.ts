@@ -37,7 +37,7 @@ export function registerReplay(program: Command, io: CliIO, configFile: () => st
     .command('replay')
     .description('the production decisions over a load trace on a virtual clock: timeline, summary, HTML report')
     .option('--trace <file>', 'CSV (time,target,load) or JSON lines with the same fields')
-    .option('--from-history <duration>', 'replay the per-minute load of the history table over this long (e.g. 24h)', nonNegativeDuration)
+    .option('--from-history <duration>', 'replay the load samples kept in the history table, at their own times, over this long (e.g. 24h)', nonNegativeDuration)
     .option('--target <name>', 'only this target')
     .option('--ready-delay <duration>', 'how long a new replica takes to become ready', nonNegativeDuration, 0)
     .option('--initial-scale <n>', "the workload's scale at the start (default: the target's minScale)", wholeNumber)
