@@ -4,20 +4,14 @@
 import { writeFile } from 'node:fs/promises';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createComputeScaleSetApi } from '../../src/azure/compute-adapter.js';
 import { ArmRequestError } from '../../src/azure/errors.js';
 import { generateSimCertificate } from '../../sim/arm/certificate.js';
-import { armWorld, type ArmWorld } from '../support/arm.js';
+import { armWorldPerFile } from '../support/arm.js';
 import { SUBSCRIPTION } from '../support/config.js';
 
-let world: ArmWorld;
-beforeAll(async () => {
-  world = await armWorld({ pageSize: 2 });
-});
-afterAll(async () => {
-  await world.sim.close();
-});
+const world = armWorldPerFile({ pageSize: 2 });
 
 describe('a VM listing with a cap', () => {
   it('refuses more VMs than the cap, naming it, after no more pages than it needs', async () => {

@@ -3,7 +3,7 @@
  * the whole reconcile (issue 21): every test here failed on the code before its fix.
  */
 import { rmSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { systemClock, type Clock } from '../../src/clock.js';
 import { silentLog } from '../../src/log.js';
 import { reconcileObject } from '../../src/reconcile/object.js';
@@ -11,16 +11,9 @@ import { readInventory } from '../../src/pool/inventory.js';
 import { poolCache } from '../../src/reconcile/pool.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import type { ObjectOutcome } from '../../src/reconcile/types.js';
-import { armWorld, type ArmWorld } from '../support/arm.js';
+import { armWorld, armWorldPerFile } from '../support/arm.js';
 
-let world: ArmWorld;
-beforeAll(async () => {
-  world = await armWorld();
-});
-afterAll(async () => {
-  await world.sim.close();
-  rmSync(world.dir, { recursive: true, force: true });
-});
+const world = armWorldPerFile();
 
 const RG = 'rg-audit';
 const MIN = 60_000;

@@ -3,7 +3,7 @@
  * plan, executor, decision log): dry runs, routine churn, the safety switch, broken VMs, large
  * adoptions, lost races, and `machines forget`.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli.js';
 import { systemClock, type Clock } from '../../src/clock.js';
 import { silentLog } from '../../src/log.js';
@@ -13,16 +13,10 @@ import { poolStatus } from '../../src/status/pool-status.js';
 import type { ScaleSetApi } from '../../src/azure/scale-set-api.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import type { ObjectOutcome } from '../../src/reconcile/types.js';
-import { armWorld, type ArmWorld } from '../support/arm.js';
+import { armWorld, armWorldPerFile } from '../support/arm.js';
 import { shortId } from '../../src/cache/ids.js';
 
-let world: ArmWorld;
-beforeAll(async () => {
-  world = await armWorld();
-});
-afterAll(async () => {
-  await world.sim.close();
-});
+const world = armWorldPerFile();
 
 const RG = 'rg-rules';
 const pool = (name: string, extra: object = {}) => ({

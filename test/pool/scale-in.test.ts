@@ -3,24 +3,16 @@
  * (`~wanted`), carried out by the pool: raises in chunks, scale-in by instance id with broken
  * VMs first, never a capacity write down, never a protected VM.
  */
-import { rmSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { silentLog } from '../../src/log.js';
 import { reconcileObject } from '../../src/reconcile/object.js';
 import { readInventory } from '../../src/pool/inventory.js';
 import { writeWanted } from '../../src/pool/wanted.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import type { ObjectOutcome } from '../../src/reconcile/types.js';
-import { armWorld, type ArmWorld } from '../support/arm.js';
+import { armWorldPerFile } from '../support/arm.js';
 
-let world: ArmWorld;
-beforeAll(async () => {
-  world = await armWorld();
-});
-afterAll(async () => {
-  await world.sim.close();
-  rmSync(world.dir, { recursive: true, force: true });
-});
+const world = armWorldPerFile();
 
 const RG = 'rg-scale-in';
 const pool = (name: string, extra: object = {}) => ({

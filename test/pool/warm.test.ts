@@ -4,7 +4,7 @@
  * and no ARM call; every writer changes a generation and the next pass reads again; a VM that
  * Azure deletes is still seen within the cache's period.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { silentLog } from '../../src/log.js';
 import { reconcileObject } from '../../src/reconcile/object.js';
@@ -17,15 +17,9 @@ import type { TableName } from '../../src/state/storage.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import type { ObjectOutcome } from '../../src/reconcile/types.js';
 import { DEFAULT_RATE_LIMIT_HEADERS } from '../../sim/arm/index.js';
-import { armWorld, type ArmWorld } from '../support/arm.js';
+import { armWorldPerFile } from '../support/arm.js';
 
-let world: ArmWorld;
-beforeAll(async () => {
-  world = await armWorld();
-});
-afterAll(async () => {
-  await world.sim.close();
-});
+const world = armWorldPerFile();
 
 const RG = 'rg-warm';
 const TABLES: TableName[] = ['instances', 'machines', 'targets', 'probes', 'limiters', 'leases', 'decisions', 'samples'];

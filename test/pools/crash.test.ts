@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { reconcileObject } from '../../src/reconcile/object.js';
 import { silentLog } from '../../src/log.js';
 import { readInventory } from '../../src/pool/inventory.js';
@@ -7,16 +7,10 @@ import type { TableClient } from '@azure/data-tables';
 import type { PipelineRequest, SendRequest } from '@azure/core-rest-pipeline';
 import type { Runtime, TableFactory } from '../../src/runtime/runtime.js';
 import { EntityTable } from '../../src/state/entity-table.js';
-import { armWorld, type ArmWorld } from '../support/arm.js';
+import { armWorldPerFile } from '../support/arm.js';
 import { providerIdFromResourceId } from '../../src/cache/ids.js';
 
-let world: ArmWorld;
-beforeAll(async () => {
-  world = await armWorld();
-});
-afterAll(async () => {
-  await world.sim.close();
-});
+const world = armWorldPerFile();
 
 const pass = (rt: Runtime, name: string) => reconcileObject(rt, { kind: 'pool', name }, { reason: 'test' }, { log: silentLog });
 const settle = () => new Promise((r) => setTimeout(r, 120));

@@ -1,18 +1,12 @@
 // What a pool's passes leave in its history: the state each pass leaves at its own time, and
 // the events (VMs adopted, a VM failed and deleted).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { reconcileObject } from '../../src/reconcile/object.js';
 import { silentLog } from '../../src/log.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
-import { armWorld, type ArmWorld } from '../support/arm.js';
+import { armWorldPerFile } from '../support/arm.js';
 
-let world: ArmWorld;
-beforeAll(async () => {
-  world = await armWorld();
-});
-afterAll(async () => {
-  await world.sim.close();
-});
+const world = armWorldPerFile();
 
 const pool = (name: string, fastDelete: boolean) => ({
   name,

@@ -2,20 +2,14 @@
  * What the log and the decision log say must be what happened: an adopted VM is not "created",
  * a reserved slot is no machine, a back-off is named as the cause, a stop is no failure.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { reconcileObject } from '../../src/reconcile/object.js';
 import { silentLog, type Log } from '../../src/log.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import { describeTargetDecision } from '../../src/scaler/decide/follow-ups.js';
-import { armWorld, type ArmWorld } from '../support/arm.js';
+import { armWorldPerFile } from '../support/arm.js';
 
-let world: ArmWorld;
-beforeAll(async () => {
-  world = await armWorld();
-});
-afterAll(async () => {
-  await world.sim.close();
-});
+const world = armWorldPerFile();
 
 const pool = (name: string, extra: object = {}) => ({
   name,

@@ -1,17 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { reconcileObject } from '../../src/reconcile/object.js';
 import { silentLog } from '../../src/log.js';
 import { readInventory, toInventoryRow } from '../../src/pool/inventory.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
-import { armWorld, type ArmWorld } from '../support/arm.js';
+import { armWorldPerFile } from '../support/arm.js';
 
-let world: ArmWorld;
-beforeAll(async () => {
-  world = await armWorld();
-});
-afterAll(async () => {
-  await world.sim.close();
-});
+const world = armWorldPerFile();
 
 const pool = (name: string, extra: object = {}) => ({
   name,

@@ -1,22 +1,16 @@
 // Issue 22: one VM listing answered 429 with a year's Retry-After (in seconds, or as an HTTP date
 // in 9999) froze the pool's cache until then, so a VM removed at ARM was never replaced. Drover
 // honours a Retry-After for 30 min at most, and status says both the capped time and what ARM asked.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { MAX_RETRY_AFTER_MS } from '../../src/limits.js';
 import { silentLog } from '../../src/log.js';
 import { reconcileObject } from '../../src/reconcile/object.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import { poolStatus } from '../../src/status/pool-status.js';
-import { armWorld, type ArmWorld } from '../support/arm.js';
+import { armWorldPerFile } from '../support/arm.js';
 
-let world: ArmWorld;
-beforeAll(async () => {
-  world = await armWorld();
-});
-afterAll(async () => {
-  await world.sim.close();
-});
+const world = armWorldPerFile();
 
 const pass = (rt: Runtime, name: string) => reconcileObject(rt, { kind: 'pool', name }, { reason: 'test' }, { log: silentLog });
 const settle = () => new Promise((r) => setTimeout(r, 150));

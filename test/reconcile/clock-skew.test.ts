@@ -1,26 +1,20 @@
 // Issue 22: a host whose clock is wrong cannot make a correct one skip its objects. Two hosts on
 // one storage account, one of them an hour ahead (its clock skewed in-process); the storage
 // service's clock, shared by both, is the test's clock moved by hand.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { nextOccurrence } from '../../src/host/schedule.js';
 import { silentLog } from '../../src/log.js';
 import { runPass, type PassReport } from '../../src/reconcile/pass.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import { simulatedService } from '../../src/state/service-clock.js';
-import { armWorld, type ArmWorld } from '../support/arm.js';
+import { armWorldPerFile } from '../support/arm.js';
 import { skewedClock } from '../support/skew.js';
 
 const SCHEDULE = '0 */1 * * * *';
 const HOUR = 3_600_000;
 
-let world: ArmWorld;
-beforeAll(async () => {
-  world = await armWorld();
-});
-afterAll(async () => {
-  await world.sim.close();
-});
+const world = armWorldPerFile();
 
 const reconciled = (report: PassReport) => report.outcomes.filter((o) => o.status === 'done').map((o) => o.ref.name).sort();
 /** A timer pass of `rt` for the next occurrence on its own clock, as its timer would run it. */

@@ -1,4 +1,6 @@
+import { rmSync } from 'node:fs';
 import path from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { startArmSim, type ArmSim, type ArmSimOptions } from '../../sim/arm/index.js';
 import { createRuntime, type Runtime, type RuntimeAdapters, type TableFactory } from '../../src/runtime/runtime.js';
 import type { Clock } from '../../src/clock.js';
@@ -38,4 +40,20 @@ export async function armWorld(options: ArmSimOptions = {}): Promise<ArmWorld> {
       return opts.holder ? { ...rt, holder: opts.holder } : rt;
     },
   };
+}
+
+/**
+ * One ARM world for a test file: started before its first test, closed (and its folder removed)
+ * after its last. The object is filled in by the `beforeAll`, so tests use it as they would the world.
+ */
+export function armWorldPerFile(options: ArmSimOptions = {}): ArmWorld {
+  const world = {} as ArmWorld;
+  beforeAll(async () => {
+    Object.assign(world, await armWorld(options));
+  });
+  afterAll(async () => {
+    await world.sim?.close();
+    if (world.dir) rmSync(world.dir, { recursive: true, force: true });
+  });
+  return world;
 }
