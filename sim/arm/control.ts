@@ -1,5 +1,5 @@
 /** The scripting handle of one simulated scale set. */
-import type { SimOrchestrationMode, SimScaleSet, SimVm, SimVmSpec, SimWorld } from './model.js';
+import type { SimOrchestrationMode, SimScaleSet, SimScaleSetSettings, SimVm, SimVmSpec, SimWorld } from './model.js';
 import { applySpec } from './model.js';
 import type { ResourceContext } from './representation.js';
 import { etagOf, scaleSetId, vmId } from './representation.js';
@@ -33,6 +33,8 @@ export interface SimScaleSetControl {
   failNextCreations(count: number, outcome?: SimVmSpec): void;
   /** Someone else wrote the scale set: its ETag changes. */
   touch(): void;
+  /** Changes the model settings status shows (overprovisioning, terminate notification); the ETag changes. */
+  configure(settings: SimScaleSetSettings): void;
 }
 
 export const FAILED_CREATION: SimVmSpec = Object.freeze({
@@ -88,6 +90,10 @@ export function scaleSetControl(
       for (let i = 0; i < count; i++) scaleSet.creationOutcomes.push(outcome);
     },
     touch: () => {
+      world.touch(scaleSet);
+    },
+    configure: (settings) => {
+      scaleSet.settings = { ...scaleSet.settings, ...settings };
       world.touch(scaleSet);
     },
   };

@@ -5,6 +5,7 @@
  * them with a ManualClock and nothing needs a timer.
  */
 import type { Clock } from '../../src/clock.js';
+import type { SimAutoscaleSetting } from './autoscale.js';
 
 export type SimOrchestrationMode = 'Uniform' | 'Flexible';
 
@@ -66,6 +67,14 @@ export interface SimScaleSet {
   vms: SimVm[];
   nextOrdinal: number;
   creationOutcomes: SimVmSpec[];
+  /** Model settings that status shows (absent: not in ARM's answer). */
+  settings: SimScaleSetSettings;
+}
+
+/** The scale set's `overprovision` and `scheduledEventsProfile.terminateNotificationProfile`. */
+export interface SimScaleSetSettings {
+  overprovision?: boolean;
+  terminateNotification?: { enable: boolean; notBeforeTimeout?: string };
 }
 
 export interface SimOperation {
@@ -90,6 +99,8 @@ export const SUCCEEDED_OUTCOME: SimVmSpec = Object.freeze({
 
 export class SimWorld {
   readonly scaleSets: SimScaleSet[] = [];
+  /** The resource groups' Azure Monitor autoscale settings (autoscale.ts). */
+  readonly autoscaleSettings: SimAutoscaleSetting[] = [];
   private readonly operations = new Map<string, SimOperation>();
   private operationCount = 0;
 
@@ -122,6 +133,7 @@ export class SimWorld {
       vms: [],
       nextOrdinal: 0,
       creationOutcomes: [],
+      settings: {},
     };
     this.scaleSets.push(scaleSet);
     return scaleSet;

@@ -33,7 +33,16 @@ export function scaleSetJson(ctx: ResourceContext, scaleSet: SimScaleSet, provis
       ...(scaleSet.orchestrationMode ? { orchestrationMode: scaleSet.orchestrationMode } : {}),
       provisioningState,
       singlePlacementGroup: false,
+      ...settingsJson(scaleSet),
     },
+  };
+}
+
+function settingsJson(scaleSet: SimScaleSet): object {
+  const { overprovision, terminateNotification } = scaleSet.settings;
+  return {
+    ...(overprovision === undefined ? {} : { overprovision }),
+    ...(terminateNotification ? { virtualMachineProfile: { scheduledEventsProfile: { terminateNotificationProfile: terminateNotification } } } : {}),
   };
 }
 

@@ -7,8 +7,9 @@ import type { SimWorld } from './model.js';
 import type { OperationDeps, Reply, RequestInfo } from './operations.js';
 import { deleteInstances, getScaleSet, listFlexibleVms, listUniformVms, pollOperation, writeScaleSet } from './operations.js';
 import { armError } from './representation.js';
+import { listAutoscaleSettings } from './autoscale.js';
 
-export type ArmSimOperation = 'getScaleSet' | 'updateScaleSet' | 'listVms' | 'deleteInstances' | 'pollOperation';
+export type ArmSimOperation = 'getScaleSet' | 'updateScaleSet' | 'listVms' | 'deleteInstances' | 'pollOperation' | 'listAutoscaleSettings';
 
 export interface ArmSimCounts {
   /** Every request received, including refused ones. */
@@ -22,6 +23,8 @@ export interface ArmSimCounts {
   listVmsPages: number;
   deleteInstances: number;
   pollOperation: number;
+  /** Pages of a resource group's autoscale settings list. */
+  listAutoscaleSettings: number;
   /** Requests answered 429 by a `throttleNext` rule (also counted under their operation). */
   throttled: number;
   /** Requests refused for want of a bearer token. */
@@ -37,6 +40,7 @@ export function zeroCounts(): ArmSimCounts {
     listVmsPages: 0,
     deleteInstances: 0,
     pollOperation: 0,
+    listAutoscaleSettings: 0,
     throttled: 0,
     unauthorized: 0,
   };
@@ -94,6 +98,12 @@ const ROUTES: Route[] = [
     pattern: split('subscriptions/{sub}/providers/Microsoft.Compute/locations/{location}/operations/{id}'),
     operation: 'pollOperation',
     handle: pollOperation,
+  },
+  {
+    method: 'GET',
+    pattern: split('subscriptions/{sub}/resourceGroups/{rg}/providers/Microsoft.Insights/autoscalesettings'),
+    operation: 'listAutoscaleSettings',
+    handle: listAutoscaleSettings,
   },
 ];
 

@@ -18,6 +18,16 @@ export function scaleSetInfoOf(vmss: VirtualMachineScaleSet): ScaleSetInfo {
     capacity: typeof vmss.sku?.capacity === 'number' && Number.isSafeInteger(vmss.sku.capacity) && vmss.sku.capacity >= 0 ? vmss.sku.capacity : undefined,
     etag: vmss.etag ?? undefined,
     provisioningState: vmss.provisioningState ?? undefined,
+    ...scaleSetNotesOf(vmss),
+  };
+}
+
+/** What status says about the scale set's own settings: overprovisioning and the terminate notification. */
+function scaleSetNotesOf(vmss: VirtualMachineScaleSet): Pick<ScaleSetInfo, 'overprovision' | 'terminateNotification'> {
+  const terminate = vmss.virtualMachineProfile?.scheduledEventsProfile?.terminateNotificationProfile;
+  return {
+    ...(typeof vmss.overprovision === 'boolean' ? { overprovision: vmss.overprovision } : {}),
+    ...(terminate ? { terminateNotification: { enabled: terminate.enable === true, ...(terminate.notBeforeTimeout ? { notBeforeTimeout: terminate.notBeforeTimeout } : {}) } } : {}),
   };
 }
 

@@ -23,6 +23,17 @@ export interface ScaleSetInfo {
   /** The scale set's ETag, for `setCapacity`'s If-Match. */
   etag: string | undefined;
   provisioningState: string | undefined;
+  /** `properties.overprovision` as ARM reports it (Uniform only; Flexible has none). */
+  overprovision?: boolean;
+  /** `virtualMachineProfile.scheduledEventsProfile.terminateNotificationProfile`, when ARM reports one. */
+  terminateNotification?: TerminateNotification;
+}
+
+/** Whether a VM about to be deleted gets a Terminate scheduled event first, and how long before. */
+export interface TerminateNotification {
+  enabled: boolean;
+  /** ISO 8601 duration (`PT5M`), as ARM has it. */
+  notBeforeTimeout?: string;
 }
 
 export interface VmStatusRecord {
