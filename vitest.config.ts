@@ -36,6 +36,7 @@ export const UNIT_FILES = [
   'test/scaler/hostile-numbers.test.ts',
   'test/load/samples.test.ts',
   'test/metrics/export.test.ts',
+  'test/pool/autoscale-hold-table.test.ts',
   'test/pool/backoff-fast-delete.test.ts',
   'test/pool/churn.test.ts',
   'test/pool/generation.test.ts',

@@ -8,6 +8,7 @@ import type { BackoffState } from '../provisioner/backoff.js';
 import type { InventoryRow, ProviderId, ProviderStatus } from '../provisioner/machine.js';
 import { GENERATION_KEY, type GenerationProps } from './generation.js';
 import { WANTED_KEY, wantedOf, type WantedProps } from './wanted.js';
+import { NOTES_KEY } from './notes.js';
 
 export type MachineProps = {
   providerStatus?: string;
@@ -44,6 +45,8 @@ export interface InventorySnapshot {
   wanted: number | undefined;
   /** The partition's generation row as read (generation.ts); undefined before anything bumped it. */
   generationRow: Row<GenerationProps> | undefined;
+  /** What status shows of the pool beyond its counts (notes.ts), as read. */
+  notesRow?: Row<JsonProps>;
 }
 
 /** The whole partition in one read: the machines and the pool's bookkeeping. */
@@ -63,6 +66,7 @@ export function inventoryFromRows(all: readonly Row<Partial<MachineProps & JsonP
     backoffRow,
     wanted: wantedOf(all.find((r) => r.rowKey === WANTED_KEY) as Row<Partial<WantedProps>> | undefined),
     generationRow: all.find((r) => r.rowKey === GENERATION_KEY) as Row<GenerationProps> | undefined,
+    notesRow: bookkeeping(NOTES_KEY),
   };
 }
 

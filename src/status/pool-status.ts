@@ -6,13 +6,14 @@ import { countMachines, type MachineCounts } from '../pool/counts.js';
 import { nextRefreshAt } from '../cache/refresh-policy.js';
 import type { InstanceStatus } from '../cache/instance.js';
 import { iso } from './time.js';
+import { poolNotesStatus, type PoolNotesStatus } from './pool-notes.js';
 
 export interface InstanceStatusView extends InstanceStatus {
   id: string;
   powerState: string | null;
 }
 
-export interface PoolStatus {
+export interface PoolStatus extends PoolNotesStatus {
   name: string;
   scaleSet: { resourceGroup: string; name: string; orchestrationMode: string | null; capacity: number | null };
   cache: { lastRefresh: string | null; nextRefresh: string | null; size: number; refreshes: number; lastError: string | null; slowdown: string | null; throttledUntil?: string } | null;
@@ -25,7 +26,7 @@ export interface PoolStatus {
 }
 
 export async function poolStatus(rt: Runtime, pool: PoolConfig): Promise<PoolStatus> {
-  const [cache, { rows, safety, backoff }] = await Promise.all([peekCache(rt.table('instances'), cacheKey(pool.scaleSet)), readInventory(rt.table('machines'), pool.name)]);
+  const [cache, { rows, safety, backoff, notesRow }] = await Promise.all([peekCache(rt.table('instances'), cacheKey(pool.scaleSet)), readInventory(rt.table('machines'), pool.name)]);
   const meta = cache.meta;
   return {
     name: pool.name,
@@ -52,5 +53,6 @@ export async function poolStatus(rt: Runtime, pool: PoolConfig): Promise<PoolSta
     safetySwitch: safety ? { providerOnly: safety.providerOnly, inventoryOnly: safety.inventoryOnly, since: iso(safety.since)! } : null,
     backoffUntil: backoff && backoff.until > rt.clock.now() ? iso(backoff.until) : null,
     counts: countMachines(cache.instances, rows),
+    ...poolNotesStatus(notesRow, meta !== undefined),
   };
 }
