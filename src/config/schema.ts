@@ -8,7 +8,7 @@ import { boundedMs, count, duration, MAX_DURATION_MS, nonEmpty, optionalDuration
 import { parseDuration } from './duration.js';
 import { loadSource, policyFields } from './policy-schema.js';
 export { DEFAULT_POLL_INTERVAL_MS, MIN_POLL_INTERVAL_MS } from './policy-schema.js';
-import { poolTargetRef, scaleInSchema } from './pool-sizing.js';
+import { poolTargetRef, scaleInSchema, warmSchema } from './pool-sizing.js';
 import { isLoopbackHost } from './loopback.js';
 // Replicas of a target and machines of a pool.
 import { MAX_REPLICAS } from '../limits.js';
@@ -104,6 +104,7 @@ const pool = z
     /** Scale-in deletes, one token per VM. */
     deletionRate: rate('5s,10'),
     scaleIn: scaleInSchema,
+    warm: warmSchema,
     /** Also caps how many VMs a listing reads (pages stop there). */
     instanceLimit: count(1, MAX_REPLICAS).default(1000),
     instanceCache,

@@ -16,7 +16,7 @@ function pool(over: Partial<PoolStatus> = {}): PoolStatus {
     machines: [0, 1].map((n) => ({ providerId: vm(n), providerStatus: 'Running', address: null, createdAt: null, updatedAt: null })),
     safetySwitch: null,
     backoffUntil: null,
-    counts: { healthy: 2, broken: 0, creating: 0, stopped: 0, deleting: 0, unmanaged: 0, missing: 0 },
+    counts: { healthy: 2, broken: 0, creating: 0, warm: 0, stopped: 0, deleting: 0, unmanaged: 0, missing: 0 },
     ...over,
   };
 }
@@ -40,7 +40,7 @@ describe('the demo story', () => {
       name: 'a capacity raise and the VMs it brought, adopted',
       after: pool({
         scaleSet: { resourceGroup: 'rg', name: 'vmss', orchestrationMode: 'Uniform', capacity: 4 },
-        counts: { healthy: 2, broken: 0, creating: 2, stopped: 0, deleting: 0, unmanaged: 0, missing: 0 },
+        counts: { healthy: 2, broken: 0, creating: 2, warm: 0, stopped: 0, deleting: 0, unmanaged: 0, missing: 0 },
         instances: [0, 1, 2, 3].map((n) => ({ id: vm(n), state: n < 2 ? ('Running' as const) : ('Creating' as const), powerState: null, errorInfo: null })),
         machines: [0, 1, 2, 3].map((n) => ({ providerId: vm(n), providerStatus: 'Running', address: null, createdAt: null, updatedAt: null })),
       }),
@@ -58,7 +58,7 @@ describe('the demo story', () => {
     },
     {
       name: 'a VM that went away',
-      after: pool({ instances: [pool().instances[0]!], counts: { healthy: 1, broken: 0, creating: 0, stopped: 0, deleting: 0, unmanaged: 0, missing: 1 } }),
+      after: pool({ instances: [pool().instances[0]!], counts: { healthy: 1, broken: 0, creating: 0, warm: 0, stopped: 0, deleting: 0, unmanaged: 0, missing: 1 } }),
       want: ['workers: deleted rg/vmss/1', '  = workers: capacity 2, 1 healthy, 1 missing, inventory 2'],
     },
   ])('pool: $name', ({ after, want }) => {
@@ -85,10 +85,10 @@ describe('the demo story', () => {
 
   it('right after a VM failed, the summary counts it broken as status does, not creating', () => {
     const oom = { errorClass: 'OutOfResources' as const, errorCode: 'provisioning-state-failed', errorMessage: 'out of capacity' };
-    const before = pool({ counts: { healthy: 2, broken: 0, creating: 1, stopped: 0, deleting: 0, unmanaged: 0, missing: 0 } });
+    const before = pool({ counts: { healthy: 2, broken: 0, creating: 1, warm: 0, stopped: 0, deleting: 0, unmanaged: 0, missing: 0 } });
     const after = pool({
       instances: [...pool().instances, { id: vm(4), state: 'Creating', powerState: 'PowerState/stopped', errorInfo: oom }],
-      counts: { healthy: 2, broken: 1, creating: 0, stopped: 0, deleting: 0, unmanaged: 0, missing: 0 },
+      counts: { healthy: 2, broken: 1, creating: 0, warm: 0, stopped: 0, deleting: 0, unmanaged: 0, missing: 0 },
     });
     before.instances.push({ id: vm(4), state: 'Creating', powerState: null, errorInfo: null });
     expect(storyLines(status(before, target()), status(after, target()), NOW)).toEqual([
