@@ -16,6 +16,20 @@ describe('Knative knobs through the plan', () => {
   });
 });
 
+describe('HPA behavior over many reconciles through the plan', () => {
+  it('a 2-minute down window reconciled every 2 s (more decisions than the history keeps) lets go 2 minutes after the load fell', async () => {
+    const d = planDriver(target({ maxScale: 10, behavior: { scaleDown: { stabilizationWindow: '2m' } } }, 10), { current: 5 });
+    const FELL = 5 * MINUTE;
+    let released: number | undefined;
+    for (let t = 0; t <= FELL + 4 * MINUTE && released === undefined; t += 2 * SECOND) {
+      const out = await d.step({ at: T0 + t, load: t < FELL ? 50 : 10 });
+      if (t >= FELL && out.written) released = t - FELL;
+    }
+    // A recommendation counts while strictly newer than now − window: the last 5 (at FELL − 2 s) leaves at 1:58.
+    expect(released).toBe(2 * MINUTE - 2 * SECOND);
+  });
+});
+
 describe('times from the future through the plan', () => {
   it('an activeSince an hour ahead (a host whose clock ran ahead) holds an idle target for one stable window, not an hour', async () => {
     const d = planDriver(target({ minScale: 0, scaleToZero: { stableWindow: '60s' }, ...ACTIVATOR }, 1), { current: 1, conditions: markActive({}, T0 + 60 * MINUTE) });
