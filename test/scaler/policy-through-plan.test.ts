@@ -53,6 +53,15 @@ describe('schedules through the plan', () => {
   });
 });
 
+describe('a schedule floor under HPA behavior through the plan', () => {
+  it('a down policy that stops at the scheduled floor names the schedule, not minScale', async () => {
+    const settings = target({ schedules: [{ cron: '0 10 * * *', duration: '1h', minScale: 2 }], maxScaleDownRate: 2, behavior: { scaleDown: { stabilizationWindow: '0s' } } }, 10);
+    // At 2 ready Knative's rate lets the idle load go to 1; HPA's policy stops at the floor 2.
+    const out = await planDriver(settings, { current: 2 }).step({ at: T0, load: 0 });
+    expect(out).toMatchObject({ scale: 2, boundBy: 'ScheduledFloor', written: undefined });
+  });
+});
+
 describe('source health and fallback through the plan', () => {
   const withFallback = (behavior: string) => target({ minScale: 0, scaleToZero: { enabled: false }, maxScale: 20, fallback: { failureThreshold: 3, replicas: 10, behavior } }, 10);
   const failing = (at: number) => ({ at, load: undefined, failed: true });
