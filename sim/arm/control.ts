@@ -1,6 +1,7 @@
 /** The scripting handle of one simulated scale set. */
 import type { SimOrchestrationMode, SimScaleSet, SimScaleSetSettings, SimVm, SimVmSpec, SimWorld } from './model.js';
 import { applySpec } from './model.js';
+import { evictVm } from './power.js';
 import type { ResourceContext } from './representation.js';
 import { etagOf, scaleSetId, vmId } from './representation.js';
 
@@ -35,6 +36,8 @@ export interface SimScaleSetControl {
   touch(): void;
   /** Changes the model settings status shows (overprovisioning, terminate notification); the ETag changes. */
   configure(settings: SimScaleSetSettings): void;
+  /** Azure evicts a Spot VM (power.ts): deallocated, or deleted, by the scale set's eviction policy. */
+  evict(instanceIdOrName: string): void;
 }
 
 export const FAILED_CREATION: SimVmSpec = Object.freeze({
@@ -96,5 +99,6 @@ export function scaleSetControl(
       scaleSet.settings = { ...scaleSet.settings, ...settings };
       world.touch(scaleSet);
     },
+    evict: (instanceIdOrName) => evictVm(world, scaleSet, vmNamed(instanceIdOrName)),
   };
 }
