@@ -43,6 +43,7 @@ export const UNIT_FILES = [
   'test/pool/machines.test.ts',
   'test/pool/plan-table.test.ts',
   'test/pool/scale-in-table.test.ts',
+  'test/pool/vm-names.test.ts',
   'test/pool/warm-buffer-table.test.ts',
   'test/pool/property.test.ts',
   'test/pool/smoke.test.ts',

@@ -158,7 +158,9 @@ describe('what status shows of the scale set and the scale-in', () => {
     const rt = await world.runtime({ pools: [pool('guarded', { maxCount: 5 })] });
     await pass(rt, 'guarded');
     await writeWanted(rt.table('machines'), 'guarded', 1, 'test', Date.now());
-    await pass(rt, 'guarded');
+    const scaledIn = decisionOf(await pass(rt, 'guarded'));
+    // The decision names the VM it deleted by its name, as churn and fast delete do.
+    expect(scaledIn?.reason).toContain('scaled in: deleted 1 VM(s) by instance id in 1 call(s): guarded_1');
     const status = await poolStatusOf(rt);
     expect(status.keptAboveWanted).toBe('4 protected VMs kept above the wanted 1');
     expect(renderStatus(await buildStatus(rt), Date.now())).toContain('scale-in: 4 protected VMs kept above the wanted 1');
