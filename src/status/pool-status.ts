@@ -1,11 +1,13 @@
 import type { PoolConfig } from '../config/schema.js';
 import type { Runtime } from '../runtime/runtime.js';
-import { cacheKey, peekCache } from '../cache/scale-set-cache.js';
-import { readInventory, toInventoryRow } from '../pool/inventory.js';
+import { cacheKey } from '../cache/scale-set-cache.js';
+import { inventoryFromRows, toInventoryRow } from '../pool/inventory.js';
 import { countMachines, type MachineCounts } from '../pool/counts.js';
 import { nextRefreshAt } from '../cache/refresh-policy.js';
 import type { InstanceStatus } from '../cache/instance.js';
 import { iso } from './time.js';
+import { readCacheView } from './cache-read.js';
+import { listPartitionPaged, type PagedListOptions } from './paged-list.js';
 
 export interface InstanceStatusView extends InstanceStatus {
   id: string;
@@ -24,8 +26,10 @@ export interface PoolStatus {
   counts: MachineCounts;
 }
 
-export async function poolStatus(rt: Runtime, pool: PoolConfig): Promise<PoolStatus> {
-  const [cache, { rows, safety, backoff }] = await Promise.all([peekCache(rt.table('instances'), cacheKey(pool.scaleSet)), readInventory(rt.table('machines'), pool.name)]);
+/** The cache in point reads, the inventory in pages (each with its deadline): no read per VM. */
+export async function poolStatus(rt: Runtime, pool: PoolConfig, options: PagedListOptions = {}): Promise<PoolStatus> {
+  const [cache, inventory] = await Promise.all([readCacheView(rt.table('instances'), cacheKey(pool.scaleSet), options), listPartitionPaged(rt.table('machines'), pool.name, options)]);
+  const { rows, safety, backoff } = inventoryFromRows(inventory);
   const meta = cache.meta;
   return {
     name: pool.name,
