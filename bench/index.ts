@@ -1,5 +1,6 @@
 /**
- * Runs Drover's benchmarks and prints their figures: `npm run bench [-- NAME…] [-- --json]`.
+ * Runs Drover's benchmarks and prints their figures: `npm run bench [-- NAME…] [-- --json] [-- --quick]`.
+ * `--quick` runs the fleet benchmarks at smaller sizes and over shorter windows (a check, not figures).
  * `npm run bench` builds first, so every benchmark may rely on dist/ being current.
  *
  * A benchmark is a module whose default export is a `Benchmark`; adding one is adding its
@@ -59,7 +60,8 @@ function formatValue(value: number): string {
 }
 
 async function main(): Promise<void> {
-  const { values, positionals } = parseArgs({ options: { json: { type: 'boolean', default: false } }, allowPositionals: true });
+  const { values, positionals } = parseArgs({ options: { json: { type: 'boolean', default: false }, quick: { type: 'boolean', default: false } }, allowPositionals: true });
+  if (values.quick) process.env.DROVER_BENCH_QUICK = '1';
   const all = await loadBenchmarks();
   const unknown = positionals.filter((name) => !all.some((b) => b.name === name));
   if (unknown.length > 0) {
