@@ -6,16 +6,11 @@
  */
 import type { OperationDeps, Reply } from './operations.js';
 import { armError } from './representation.js';
+import type { SimAutoscaleSetting } from './model.js';
+
+export type { SimAutoscaleSetting } from './model.js';
 
 export const AUTOSCALE_API_VERSION = '2022-10-01';
-
-export interface SimAutoscaleSetting {
-  readonly resourceGroup: string;
-  readonly name: string;
-  targetResourceUri: string;
-  enabled: boolean;
-  removed: boolean;
-}
 
 export interface SimAutoscaleSettingSpec {
   resourceGroup: string;

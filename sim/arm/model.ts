@@ -5,7 +5,6 @@
  * them with a ManualClock and nothing needs a timer.
  */
 import type { Clock } from '../../src/clock.js';
-import type { SimAutoscaleSetting } from './autoscale.js';
 
 export type SimOrchestrationMode = 'Uniform' | 'Flexible';
 
@@ -83,6 +82,15 @@ export interface SimScaleSetSettings {
 
 export type SimPriority = 'Regular' | 'Spot';
 export type SimEvictionPolicy = 'Deallocate' | 'Delete';
+
+/** An Azure Monitor autoscale setting of a resource group (autoscale.ts lists and scripts them). */
+export interface SimAutoscaleSetting {
+  readonly resourceGroup: string;
+  readonly name: string;
+  targetResourceUri: string;
+  enabled: boolean;
+  removed: boolean;
+}
 
 export interface SimOperation {
   readonly id: string;

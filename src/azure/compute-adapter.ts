@@ -130,6 +130,7 @@ class ComputeScaleSetApi implements ScaleSetApi, AutoscaleSettingsApi {
   private readonly requestTimeoutMs: number;
   /** For the requests this adapter sends through the client's pipeline itself (the autoscale settings). */
   private httpClient: HttpClient | undefined;
+  private readonly agent: Agent | undefined;
 
   constructor(
     private readonly subscriptionId: string,
@@ -142,10 +143,11 @@ class ComputeScaleSetApi implements ScaleSetApi, AutoscaleSettingsApi {
     this.lroWaitMs = options.lroWaitMs ?? 5_000;
     this.lroPollIntervalMs = options.lroPollIntervalMs ?? 1_000;
     this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_ARM_REQUEST_TIMEOUT_MS;
+    this.agent = extraCa ? agentTrusting(extraCa) : undefined;
     this.client = new ComputeManagementClient(credential, subscriptionId, {
       endpoint,
       credentials: { scopes: [`${new URL(endpoint).origin}/.default`] },
-      ...(extraCa ? { agent: agentTrusting(extraCa) } : {}),
+      ...(this.agent ? { agent: this.agent } : {}),
       retryOptions: { maxRetries: 0 },
       userAgentOptions: { userAgentPrefix: 'drover' },
       additionalPolicies: [
@@ -248,7 +250,11 @@ class ComputeScaleSetApi implements ScaleSetApi, AutoscaleSettingsApi {
 
   /** The resource group's Azure Monitor autoscale settings: one paged GET through this client's pipeline (autoscale-settings.ts). */
   async listAutoscaleSettings(resourceGroup: string, options: CallOptions = {}): Promise<AutoscaleSettingRecord[]> {
-    const send: SendRequest = (request) => this.client.pipeline.sendRequest((this.httpClient ??= createDefaultHttpClient()), request);
+    const send: SendRequest = (request) => {
+      // The client's keep-alive agent: a new TLS context per request costs tens of milliseconds of CPU.
+      if (this.agent) request.agent ??= this.agent;
+      return this.client.pipeline.sendRequest((this.httpClient ??= createDefaultHttpClient()), request);
+    };
     return listAutoscaleSettingsVia(send, resourceGroup, { endpoint: this.endpoint, subscriptionId: this.subscriptionId, abortSignal: options.abortSignal, now: () => this.clock.now() });
   }
 

@@ -1,6 +1,6 @@
 /**
- * The autoscale settings of each resource group, read at most once per `maxAgeMs` (the pool's
- * instance cache ttl) by this process: the passes in between use the read, and passes that ask
+ * The autoscale settings of each resource group, read at most once per the pool's instance
+ * cache ttl (and at most every 30 s) by this process: the passes in between use the read, and passes that ask
  * while a read is under way share it. So the autoscale hold costs one ARM GET per resource group
  * and ttl, not one per pass. Built once per process by the composition root (each Functions
  * instance reads for itself; the count stays one per instance and ttl).
@@ -15,6 +15,12 @@ import { AbortedError } from '../deadline.js';
 import type { AutoscaleRead } from './autoscale-hold.js';
 
 const FAILED_READ_RETRY_MS = 60_000;
+/**
+ * However short the pool's cache ttl (tests use 0), the settings are read at most every 30 s:
+ * an operator's change to an autoscale setting needs no faster answer, and a pass a few seconds
+ * apart should not pay an ARM round trip each.
+ */
+export const MIN_READ_PERIOD_MS = 30_000;
 
 interface Entry {
   /** The last good read. */
@@ -32,7 +38,8 @@ export class AutoscaleWatch {
     private readonly clock: Clock,
   ) {}
 
-  async settings(resourceGroup: string, maxAgeMs: number, signal?: AbortSignal): Promise<AutoscaleRead> {
+  async settings(resourceGroup: string, ttlMs: number, signal?: AbortSignal): Promise<AutoscaleRead> {
+    const maxAgeMs = Math.max(ttlMs, MIN_READ_PERIOD_MS);
     const key = resourceGroup.toLowerCase();
     const entry = this.groups.get(key) ?? {};
     this.groups.set(key, entry);

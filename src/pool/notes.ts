@@ -9,9 +9,11 @@ import type { ScaleSetInfo, TerminateNotification } from '../azure/scale-set-api
 import type { Decision } from '../decision.js';
 import type { EntityTable, Row } from '../state/entity-table.js';
 import type { AutoscaleHold } from './autoscale-hold.js';
-import type { JsonProps } from './inventory.js';
 
 export const NOTES_KEY = '~notes';
+
+/** The row's one property (the inventory's bookkeeping rows are all JSON). */
+type NotesProps = { json: string };
 
 export interface PoolNotes {
   /** Why nothing is written to the scale set. `since`: epoch ms, kept while the same setting holds. */
@@ -29,7 +31,7 @@ export const OVERPROVISION_WARNING =
 /** The line the scale-in plan (scale-in.ts) gives when protected VMs keep the pool above its wanted count. */
 const KEPT_ABOVE = /^\d+ protected VMs kept above the wanted \d+$/;
 
-export function notesOf(row: Row<JsonProps> | undefined): PoolNotes {
+export function notesOf(row: Row<NotesProps> | undefined): PoolNotes {
   if (!row) return {};
   try {
     return JSON.parse(row.props.json) as PoolNotes;
@@ -63,7 +65,7 @@ export const newWarnings = (previous: PoolNotes, next: PoolNotes) => (next.warni
 /** Replaces the notes row (deleting it when there is nothing to note). Last writer wins: notes only inform. */
 export async function writeNotes(table: EntityTable, pool: string, notes: PoolNotes): Promise<void> {
   if (Object.keys(notes).length === 0) await table.delete(pool, NOTES_KEY);
-  else await table.upsert(pool, NOTES_KEY, { json: JSON.stringify(notes) } satisfies JsonProps);
+  else await table.upsert(pool, NOTES_KEY, { json: JSON.stringify(notes) } satisfies NotesProps);
 }
 
 /** The decision with each warning first noted in this pass, for the decision log. */
