@@ -148,7 +148,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     limiter: (name, rate) => new SharedLimiter(table('limiters'), clock, name, rate),
     azureCredential,
     scaleSetApi: once(async () => options.adapters?.scaleSetApi ?? compute()),
-    autoscale: new AutoscaleWatch(once(async () => options.adapters?.autoscaleSettings ?? compute()), clock),
+    // An injected compute adapter reads the autoscale settings too (one pipeline, not a second one).
+    autoscale: new AutoscaleWatch(once(async () => options.adapters?.autoscaleSettings ?? readsAutoscale(options.adapters?.scaleSetApi) ?? compute()), clock),
     scaleTargets: once(async () => {
       if (options.adapters?.scaleTargets) return options.adapters.scaleTargets;
       if (!config.kubernetes) throw new Error('the configuration has no kubernetes section');
@@ -159,6 +160,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       return new KubernetesScaleTargets(loadKubeConfig(config.kubernetes, { clock }), { requestTimeoutMs: config.kubernetes.requestTimeout });
     }),
   };
+}
+
+function readsAutoscale(api: ScaleSetApi | undefined): AutoscaleSettingsApi | undefined {
+  return api && 'listAutoscaleSettings' in api ? (api as ScaleSetApi & AutoscaleSettingsApi) : undefined;
 }
 
 /** Memoises an async factory; a failure is not kept, so the next call tries again. */
