@@ -5,7 +5,8 @@
  *
  * A pool pass runs when production would run one: at every timer occurrence, when the target
  * wrote the wanted count (it enqueues the pool), and at the pool's own rechecks 15 s after a
- * pass that left work unfinished. As in production, a pass that finds nothing changed since a
+ * pass that left work unfinished. With a warm buffer (`warm.max`), the scale-in parks VMs
+ * (deallocated at once) and the scale-out starts them, running `startDelayMs` later. As in production, a pass that finds nothing changed since a
  * plan that changed nothing (a warm pass) plans nothing and takes no token; any other takes a
  * `reconcileRate` token (a recheck excepted), waiting for one up to the pass's bound, and the
  * raise and the scale-in draw `creationRate` and `deletionRate` tokens. A wait for creation
@@ -26,14 +27,21 @@ import type { ReplayWorkload } from './workload.js';
 export interface PoolReplayOptions {
   /** From a capacity raise to the VM running. */
   creationDelayMs: number;
+  /** From the start of a parked VM to it running. */
+  startDelayMs: number;
   schedule: ReplaySchedule;
 }
 
 export interface PoolReplaySummary {
-  /** VMs in the scale set (what is paid for) integrated over the trace. */
+  /** VMs allocated (creating, starting or running: what is paid for) integrated over the trace. */
   vmMinutes: number;
+  /** Parked VMs (deallocated: their disks are paid for) integrated over the trace. */
+  parkedMinutes: number;
   peakVms: number;
   vmsCreated: number;
+  /** VMs the warm buffer parked, and parked VMs started. */
+  vmsParked: number;
+  vmsStarted: number;
   /** VMs a scale-in deleted by instance id, and the calls it took. */
   vmsScaledIn: number;
   deleteCalls: number;
@@ -48,9 +56,12 @@ export interface PoolTimelineRow {
   /** The target's wanted count; undefined before it wrote one. */
   wanted: number | undefined;
   capacity: number;
+  /** VMs provisioning or starting. */
   creating: number;
   /** Running VMs (healthy: the replay fails none). */
   ready: number;
+  /** Parked in the warm buffer (deallocated). */
+  parked: number;
 }
 
 export interface PoolReplayResult {
@@ -97,9 +108,10 @@ export class PoolWorkload implements ReplayWorkload {
   /** The last plan changed nothing, and nothing was written since: the next pass is warm. */
   private warm = false;
   private readonly limits: { reconcile: Bucket; creation: Bucket; deletion: Bucket };
-  private readonly summary: PoolReplaySummary = { vmMinutes: 0, peakVms: 0, vmsCreated: 0, vmsScaledIn: 0, deleteCalls: 0, capacityWrites: 0, passes: 0, rateLimitedPasses: 0 };
+  private readonly summary: PoolReplaySummary = { vmMinutes: 0, parkedMinutes: 0, peakVms: 0, vmsCreated: 0, vmsParked: 0, vmsStarted: 0, vmsScaledIn: 0, deleteCalls: 0, capacityWrites: 0, passes: 0, rateLimitedPasses: 0 };
   private readonly timeline: PoolTimelineRow[] = [];
   private vmMs = 0;
+  private parkedMs = 0;
   private integratedTo: number;
 
   constructor(
@@ -108,7 +120,7 @@ export class PoolWorkload implements ReplayWorkload {
     initial: number,
     start: number,
   ) {
-    this.world = new PoolWorld(pool, options.creationDelayMs);
+    this.world = new PoolWorld(pool, { creationMs: options.creationDelayMs, startMs: options.startDelayMs });
     this.world.seed(initial, start);
     this.limits = { reconcile: new Bucket(pool.reconcileRate), creation: new Bucket(pool.creationRate), deletion: new Bucket(pool.deletionRate) };
     this.nextTimer = options.schedule.next(start - 1);
@@ -166,7 +178,7 @@ export class PoolWorkload implements ReplayWorkload {
 
   result(end: number): PoolReplayResult {
     this.moveTo(end);
-    return { name: this.pool.name, summary: { ...this.summary, vmMinutes: this.vmMs / 60_000 }, timeline: this.timeline };
+    return { name: this.pool.name, summary: { ...this.summary, vmMinutes: this.vmMs / 60_000, parkedMinutes: this.parkedMs / 60_000 }, timeline: this.timeline };
   }
 
   private async pass(now: number, due: Due): Promise<void> {
@@ -200,8 +212,13 @@ export class PoolWorkload implements ReplayWorkload {
           return Promise.resolve({ done: true });
         },
         deleteInstances: (deletions) => Promise.resolve(void world.delete(deletions)).then(() => ({ done: true })),
+        setPower: (power, vms) => Promise.resolve(void world.setPower(power, vms, power === 'start' ? runsFrom : now)).then(() => ({ done: true })),
       },
-      cache: { relist: () => Promise.resolve(world.list(now)), markDeleting: (deletions) => Promise.resolve(world.markDeleting(deletions)) },
+      cache: {
+        relist: () => Promise.resolve(world.list(now)),
+        relistAfterPower: () => Promise.resolve(void world.list(now)),
+        markDeleting: (deletions) => Promise.resolve(world.markDeleting(deletions)),
+      },
       lease: { check: () => Promise.resolve() },
       creations: {
         draw: (wanted) => {
@@ -224,6 +241,8 @@ export class PoolWorkload implements ReplayWorkload {
       s.vmsCreated += outcome.raise.to - outcome.raise.from;
     }
     s.vmsScaledIn += outcome.scaledIn.length;
+    s.vmsParked += outcome.parked.length;
+    s.vmsStarted += outcome.woken.length;
     s.deleteCalls += outcome.scaleInCalls;
     s.peakVms = Math.max(s.peakVms, this.world.capacity);
   }
@@ -241,17 +260,19 @@ export class PoolWorkload implements ReplayWorkload {
       this.record(ran);
     }
     if (t > this.integratedTo) {
-      this.vmMs += this.world.capacity * (t - this.integratedTo);
+      const { parked } = this.world.countAt(this.integratedTo);
+      this.vmMs += (this.world.capacity - parked) * (t - this.integratedTo);
+      this.parkedMs += parked * (t - this.integratedTo);
       this.integratedTo = t;
     }
     this.settledTo = Math.max(this.settledTo, t);
   }
 
   private record(at: number): void {
-    const { running, creating } = this.world.countAt(at);
-    const row: PoolTimelineRow = { at, wanted: this.world.wanted, capacity: this.world.capacity, creating, ready: running };
+    const { running, creating, starting, parked } = this.world.countAt(at);
+    const row: PoolTimelineRow = { at, wanted: this.world.wanted, capacity: this.world.capacity, creating: creating + starting, ready: running, parked };
     const last = this.timeline.at(-1);
-    if (last && last.wanted === row.wanted && last.capacity === row.capacity && last.creating === row.creating && last.ready === row.ready) return;
+    if (last && last.wanted === row.wanted && last.capacity === row.capacity && last.creating === row.creating && last.ready === row.ready && last.parked === row.parked) return;
     if (last && last.at === at) this.timeline[this.timeline.length - 1] = row;
     else this.timeline.push(row);
   }

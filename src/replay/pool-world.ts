@@ -1,11 +1,12 @@
 /**
  * The scale set, instance cache and inventory of a pool in a replay, in memory, and the ports
  * the pool's executor (`executePlan`, src/pool/execute.ts) writes through. VMs a capacity raise
- * creates run `creationMs` later; a deleted VM leaves the scale set (and its capacity) at once.
+ * creates run `creationMs` later, and parked VMs a start wakes run `startMs` later; a
+ * deallocated VM stops at once, and a deleted one leaves the scale set (and its capacity) at once.
  * The cache holds what the last listing saw, as the pool's passes keep it: a listing when the
  * cache's ttl ran out, and one after each capacity raise.
  */
-import type { ScaleSetInfo } from '../azure/scale-set-api.js';
+import type { PowerChange, ScaleSetInfo } from '../azure/scale-set-api.js';
 import type { CachedInstance } from '../cache/instance.js';
 import type { PoolConfig } from '../config/schema.js';
 import { inventoryFromRows, type InventorySnapshot } from '../pool/inventory.js';
@@ -22,8 +23,12 @@ interface ReplayVm {
   id: string;
   name: string;
   createdAt: number;
-  /** When it finished provisioning and runs. */
+  /** When it finished provisioning (or starting) and runs. */
   runningAt: number;
+  /** Parked: deallocated. */
+  deallocated: boolean;
+  /** It was started after being deallocated (it is starting until `runningAt`, not creating). */
+  started: boolean;
 }
 
 export class PoolWorld {
@@ -40,7 +45,7 @@ export class PoolWorld {
 
   constructor(
     private readonly pool: PoolConfig,
-    private readonly creationMs: number,
+    private readonly delays: { creationMs: number; startMs: number },
   ) {}
 
   /**
@@ -59,15 +64,20 @@ export class PoolWorld {
   /** When the next VM on its way starts running, after `t`. */
   nextRunningAfter(t: number): number | undefined {
     let next: number | undefined;
-    for (const vm of this.vms.values()) if (vm.runningAt > t && (next === undefined || vm.runningAt < next)) next = vm.runningAt;
+    for (const vm of this.vms.values()) if (!vm.deallocated && vm.runningAt > t && (next === undefined || vm.runningAt < next)) next = vm.runningAt;
     return next;
   }
 
-  /** VMs in the scale set at `t`: running ones, and those still provisioning. */
-  countAt(t: number): { running: number; creating: number } {
-    let running = 0;
-    for (const vm of this.vms.values()) if (vm.runningAt <= t) running++;
-    return { running, creating: this.vms.size - running };
+  /** VMs in the scale set at `t`: running, still provisioning, starting, and parked (deallocated). */
+  countAt(t: number): { running: number; creating: number; starting: number; parked: number } {
+    const counts = { running: 0, creating: 0, starting: 0, parked: 0 };
+    for (const vm of this.vms.values()) {
+      if (vm.deallocated) counts.parked++;
+      else if (vm.runningAt <= t) counts.running++;
+      else if (vm.started) counts.starting++;
+      else counts.creating++;
+    }
+    return counts;
   }
 
   isFresh(now: number): boolean {
@@ -109,7 +119,7 @@ export class PoolWorld {
 
   setCapacity(capacity: number, etag: string, at: number, runsFrom: number): boolean {
     if (etag !== this.scaleSetEtag) return false;
-    if (capacity > this.capacity) this.create(capacity - this.capacity, at, runsFrom + this.creationMs);
+    if (capacity > this.capacity) this.create(capacity - this.capacity, at, runsFrom + this.delays.creationMs);
     this.capacity = capacity;
     this.scaleSetEtag = `W/"${++this.etagCount}"`;
     return true;
@@ -121,6 +131,16 @@ export class PoolWorld {
     this.scaleSetEtag = `W/"${++this.etagCount}"`;
   }
 
+  /** A start runs the VMs `startMs` after `from`; a deallocate stops them at once. */
+  setPower(power: PowerChange, vms: readonly Deletion[], from: number): void {
+    for (const d of vms) {
+      const vm = this.vms.get(d.id);
+      if (!vm) continue;
+      if (power === 'start' && vm.deallocated) Object.assign(vm, { deallocated: false, started: true, runningAt: from + this.delays.startMs });
+      else if (power === 'deallocate') vm.deallocated = true;
+    }
+  }
+
   markDeleting(deletions: readonly Deletion[]): void {
     const ids = new Set(deletions.map((d) => d.id));
     this.cache = this.cache.map((i) => (ids.has(i.id) ? { ...i, state: 'Deleting' as const } : i));
@@ -130,7 +150,7 @@ export class PoolWorld {
     for (let k = 0; k < count; k++) {
       const instanceId = String(this.nextInstance++);
       const id = `azure://${this.scaleSetId()}/virtualMachines/${instanceId}`;
-      this.vms.set(id, { id, name: `${this.pool.scaleSet.name}_${instanceId}`, createdAt: at, runningAt });
+      this.vms.set(id, { id, name: `${this.pool.scaleSet.name}_${instanceId}`, createdAt: at, runningAt, deallocated: false, started: false });
     }
   }
 
@@ -159,15 +179,10 @@ export class PoolWorld {
   }
 }
 
+/** As ARM lists it: provisioning (Creating), starting, running or deallocated. */
 function instanceOf(vm: ReplayVm, now: number): CachedInstance {
-  const running = vm.runningAt <= now;
-  return {
-    id: vm.id,
-    name: vm.name,
-    state: running ? 'Running' : 'Creating',
-    errorInfo: null,
-    powerState: running ? 'PowerState/running' : 'PowerState/starting',
-    provisioningState: running ? 'Succeeded' : 'Creating',
-    timeCreated: vm.createdAt,
-  };
+  const running = !vm.deallocated && vm.runningAt <= now;
+  const provisioned = running || vm.deallocated || vm.started;
+  const powerState = vm.deallocated ? 'PowerState/deallocated' : running ? 'PowerState/running' : 'PowerState/starting';
+  return { id: vm.id, name: vm.name, state: provisioned ? 'Running' : 'Creating', errorInfo: null, powerState, provisioningState: provisioned ? 'Succeeded' : 'Creating', timeCreated: vm.createdAt };
 }

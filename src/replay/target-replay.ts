@@ -11,9 +11,12 @@
 import type { PoolConfig, TargetConfig } from '../config/schema.js';
 import { takeReading } from '../load/collect.js';
 import { SampleWindow } from '../load/sample-window.js';
+import { isSeveral, loadSources } from '../load/sources.js';
+import type { SourceObservation } from '../scaler/plan/sources-view.js';
 import { busyRetryDelay } from '../queue/retry.js';
 import { dueSecond } from '../queue/sender.js';
 import { targetSettings } from '../scaler/decide/decide-target.js';
+import type { BoundRule } from '../scaler/plan/bound-rules.js';
 import { applyRecordPatch, type TargetRecord } from '../scaler/decide/target-record.js';
 import { readinessWatch } from '../scaler/shell/readiness-watch.js';
 import { runScaleStep, type ScaleStepPorts } from '../scaler/shell/scale-step.js';
@@ -31,10 +34,14 @@ export interface ReplayOptions {
   schedule: ReplaySchedule;
   /** A Pool target's VMs: from a capacity raise to running (default 3 min). */
   creationDelayMs?: number;
+  /** A Pool target's parked VMs (warm buffer): from a start to running (default 40 s). */
+  startDelayMs?: number;
 }
 
 /** `--creation-delay`'s default: about what a scale set VM takes to provision and boot. */
 export const DEFAULT_CREATION_DELAY_MS = 180_000;
+/** `--start-delay`'s default: about what a deallocated VM takes to start and boot. */
+export const DEFAULT_START_DELAY_MS = 40_000;
 
 export interface ReplaySummary {
   /** The target's scale (what is paid for) integrated over the trace, in replica-minutes. */
@@ -62,6 +69,8 @@ export interface TargetReplayResult {
 
 export class TargetReplay {
   private readonly samples = new SampleWindow();
+  /** A target with several sources: each one's samples (every source reads the trace's value). */
+  private readonly sourceSamples: Map<string, SampleWindow> | undefined;
   private readonly workload: ReplayWorkload;
   private readonly timeline = new Timeline();
   private readonly requeues: number[] = [];
@@ -78,6 +87,8 @@ export class TargetReplay {
   private cursor: number;
   private load: number | undefined;
   private desired: number | undefined;
+  /** What bound the last decision, for the timeline. */
+  private boundBy: BoundRule | undefined;
   private readonly summary: ReplaySummary;
   private underMs = 0;
   private replicaMs = 0;
@@ -91,10 +102,12 @@ export class TargetReplay {
   ) {
     const initial = options.initialScale ?? target.minScale;
     this.workload = pool
-      ? new PoolWorkload(pool, { creationDelayMs: options.creationDelayMs ?? DEFAULT_CREATION_DELAY_MS, schedule: options.schedule }, initial, start)
+      ? new PoolWorkload(pool, { creationDelayMs: options.creationDelayMs ?? DEFAULT_CREATION_DELAY_MS, startDelayMs: options.startDelayMs ?? DEFAULT_START_DELAY_MS, schedule: options.schedule }, initial, start)
       : new Workload(initial, options.readyDelayMs);
-    this.targetPerReplica = target.load?.targetPerReplica ?? 1;
-    this.push = (target.load?.source ?? 'push') === 'push';
+    const sources = loadSources(target.load);
+    this.targetPerReplica = sources[0]?.source.targetPerReplica ?? 1;
+    this.push = sources.every((s) => s.source.source === 'push');
+    if (isSeveral(target.load)) this.sourceSamples = new Map(sources.map((s) => [s.name, new SampleWindow()]));
     this.watch = readinessWatch(targetPortKind(target.scaleTargetRef), target.activationWatch);
     this.nextTimer = options.schedule.next(start - 1);
     this.cursor = start;
@@ -152,6 +165,21 @@ export class TargetReplay {
     }
   }
 
+  /** The trace's value as this reconcile's reading: of the one source, or of each of several. */
+  private takeReadings(reading: number | undefined, pushed: boolean, now: number): { note: string; sources?: SourceObservation[] } {
+    const target = this.target;
+    const keepMs = target.scaleToZero.stableWindow;
+    const raw = reading === undefined ? undefined : { ok: true as const, value: reading };
+    if (!this.sourceSamples) return takeReading(this.samples, isSeveral(target.load) ? undefined : target.load, raw, pushed, now, keepMs);
+    const sources = loadSources(target.load).map((s): SourceObservation => {
+      const window = this.sourceSamples!.get(s.name)!;
+      const read = s.source.source === 'push' && !pushed ? undefined : raw;
+      takeReading(window, s.source, read, pushed, now, keepMs);
+      return { name: s.name, window, holdLatest: s.source.source === 'push', read: read === undefined ? 'none' : 'ok' };
+    });
+    return { note: reading === undefined ? 'no reading' : `every source ${reading}`, sources };
+  }
+
   /** The holder's lease is renewed while it watches: it ends no sooner than a lease period from now. */
   private busyRetryDelay(now: number): number {
     return busyRetryDelay(now, now + LEASE_TTL_MS);
@@ -175,7 +203,7 @@ export class TargetReplay {
     const w = this.workload;
     const target = this.target;
     const reading = pushed !== undefined ? pushed : !this.push ? this.load : undefined;
-    const { note } = takeReading(this.samples, target.load, reading === undefined ? undefined : { ok: true, value: reading }, pushed !== undefined, now, target.scaleToZero.stableWindow);
+    const { note, sources } = this.takeReadings(reading, pushed !== undefined, now);
     const observed = w.observed(now);
     const ports: ScaleStepPorts = {
       target: { kind: targetPortKind(target.scaleTargetRef), write: async (to) => void (await w.scaleTo(to, now)) },
@@ -193,6 +221,7 @@ export class TargetReplay {
         view: { kind: 'read', observed },
         settings: targetSettings(target, this.targetPerReplica),
         loadNote: note,
+        ...(sources ? { sources } : {}),
         trigger: 'replay',
         dryRun: false,
         now,
@@ -201,6 +230,7 @@ export class TargetReplay {
     );
     this.row = applyRecordPatch(this.row, step.recordPatch(this.row));
     this.desired = step.desired.kind === 'known' ? step.desired.desired : undefined;
+    this.boundBy = step.boundBy;
     if (step.write.kind === 'written') {
       this.summary.scaleWrites++;
       if (step.write.from === 0) this.summary.wakesFromZero++;
@@ -269,6 +299,6 @@ export class TargetReplay {
   }
 
   private record(): void {
-    this.timeline.record(this.cursor, this.load ?? 0, this.desired, this.workload.scale, this.workload.readyAt(this.cursor));
+    this.timeline.record(this.cursor, this.load ?? 0, this.desired, this.workload.scale, this.workload.readyAt(this.cursor), this.boundBy);
   }
 }

@@ -25,7 +25,7 @@ function trace(): TraceRow[] {
   return rows;
 }
 
-const options = (creationDelayMs: number) => ({ readyDelayMs: 0, initialScale: 2, creationDelayMs, schedule: parseReplaySchedule('0 */1 * * * *') });
+const options = (creationDelayMs: number, more: { initialScale?: number; startDelayMs?: number } = {}) => ({ readyDelayMs: 0, initialScale: 2, creationDelayMs, schedule: parseReplaySchedule('0 */1 * * * *'), ...more });
 
 /** The row in force at `ms`. */
 function at(rows: readonly PoolTimelineRow[], ms: number): PoolTimelineRow {
@@ -41,8 +41,8 @@ describe('replay of a Pool target', () => {
     // The wanted count follows the load at once, but the pool's pass at minute 5 (the timer's)
     // came before the write, and the write's pass finds no reconcile token (1m,1): it waits for
     // the next timer. Then it raises 2 at a time, a pass a minute.
-    expect(at(rows, 5 * MIN)).toEqual({ at: 5 * MIN, wanted: 8, capacity: 2, creating: 0, ready: 2 });
-    expect(at(rows, 6 * MIN)).toEqual({ at: 6 * MIN, wanted: 8, capacity: 4, creating: 2, ready: 2 });
+    expect(at(rows, 5 * MIN)).toEqual({ at: 5 * MIN, wanted: 8, capacity: 2, creating: 0, ready: 2, parked: 0 });
+    expect(at(rows, 6 * MIN)).toEqual({ at: 6 * MIN, wanted: 8, capacity: 4, creating: 2, ready: 2, parked: 0 });
     expect(at(rows, 7 * MIN)).toMatchObject({ capacity: 6, creating: 4, ready: 2 });
     expect(at(rows, 8 * MIN)).toMatchObject({ capacity: 8, creating: 6, ready: 2 });
     // Each chunk runs 3 minutes after its raise.
@@ -84,6 +84,25 @@ describe('replay of a Pool target', () => {
     expect(at(rows, 7 * MIN)).toMatchObject({ capacity: 3 });
     // 6 VMs at one per 2 min: the last raise 10 min after the first.
     expect(rows.find((r) => r.capacity === 8)!.at).toBe(16 * MIN);
+  });
+
+  it('warm.max 2, wanted 6 → 2 → 5: 2 parked and 2 deleted; then the 2 parked started (ready one start delay later) and 1 created', async () => {
+    const rows: TraceRow[] = [];
+    for (let m = 0; m <= 30; m++) rows.push({ at: m * MIN, target: undefined, load: m < 5 ? 60 : m < 15 ? 20 : 50, line: m + 2 });
+    const [jobs] = await replayTrace(sizedConfig({ warm: { max: 2 } }), rows, options(3 * MIN, { initialScale: 6, startDelayMs: 40_000 }));
+    const pool = jobs!.pool!;
+    const s = pool.summary;
+    expect({ parked: s.vmsParked, scaledIn: s.vmsScaledIn, started: s.vmsStarted, created: s.vmsCreated }).toEqual({ parked: 2, scaledIn: 2, started: 2, created: 1 });
+    // Down: 2 running and 2 parked, the capacity keeping the parked ones.
+    expect(at(pool.timeline, 14 * MIN)).toMatchObject({ wanted: 2, capacity: 4, ready: 2, parked: 2 });
+    // Up: the pass that starts the parked VMs also raises for the one left; started VMs run first.
+    const woken = pool.timeline.find((r) => r.at >= 15 * MIN && r.parked === 0)!;
+    expect(woken).toMatchObject({ wanted: 5, capacity: 5, ready: 2, creating: 3 });
+    expect(at(pool.timeline, woken.at + 40_000)).toMatchObject({ ready: 4, creating: 1 });
+    expect(at(pool.timeline, woken.at + 40_000 - 1)).toMatchObject({ ready: 2 });
+    expect(at(pool.timeline, woken.at + 3 * MIN)).toMatchObject({ ready: 5, creating: 0, parked: 0 });
+    // Parked VMs are not paid for as running ones: fewer VM-minutes than the capacity's.
+    expect(s.parkedMinutes).toBeGreaterThan(0);
   });
 
   it('maxCount caps the wanted count the target writes', async () => {

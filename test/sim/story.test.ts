@@ -17,7 +17,7 @@ function pool(over: Partial<PoolStatus> = {}): PoolStatus {
     machines: [0, 1].map((n) => ({ providerId: vm(n), providerStatus: 'Running', address: null, createdAt: null, updatedAt: null })),
     safetySwitch: null,
     backoffUntil: null,
-    counts: { healthy: 2, broken: 0, creating: 0, stopped: 0, deleting: 0, unmanaged: 0, missing: 0 },
+    counts: { healthy: 2, broken: 0, creating: 0, warm: 0, stopped: 0, deleting: 0, unmanaged: 0, missing: 0 },
     ...over,
   };
 }
@@ -41,7 +41,7 @@ describe('the demo story', () => {
       name: 'a capacity raise and the VMs it brought, adopted',
       after: pool({
         scaleSet: { resourceGroup: 'rg', name: 'vmss', orchestrationMode: 'Uniform', capacity: 4 },
-        counts: { healthy: 2, broken: 0, creating: 2, stopped: 0, deleting: 0, unmanaged: 0, missing: 0 },
+        counts: { healthy: 2, broken: 0, creating: 2, warm: 0, stopped: 0, deleting: 0, unmanaged: 0, missing: 0 },
         instances: [0, 1, 2, 3].map((n) => ({ id: vm(n), state: n < 2 ? ('Running' as const) : ('Creating' as const), powerState: null, errorInfo: null })),
         machines: [0, 1, 2, 3].map((n) => ({ providerId: vm(n), providerStatus: 'Running', address: null, createdAt: null, updatedAt: null })),
       }),
@@ -59,7 +59,7 @@ describe('the demo story', () => {
     },
     {
       name: 'a VM that went away',
-      after: pool({ instances: [pool().instances[0]!], counts: { healthy: 1, broken: 0, creating: 0, stopped: 0, deleting: 0, unmanaged: 0, missing: 1 } }),
+      after: pool({ instances: [pool().instances[0]!], counts: { healthy: 1, broken: 0, creating: 0, warm: 0, stopped: 0, deleting: 0, unmanaged: 0, missing: 1 } }),
       want: ['workers: deleted rg/vmss/1', '  = workers: capacity 2, 1 healthy, 1 missing, inventory 2'],
     },
   ])('pool: $name', ({ after, want }) => {
@@ -86,10 +86,10 @@ describe('the demo story', () => {
 
   it('right after a VM failed, the summary counts it broken as status does, not creating', () => {
     const oom = { errorClass: 'OutOfResources' as const, errorCode: 'provisioning-state-failed', errorMessage: 'out of capacity' };
-    const before = pool({ counts: { healthy: 2, broken: 0, creating: 1, stopped: 0, deleting: 0, unmanaged: 0, missing: 0 } });
+    const before = pool({ counts: { healthy: 2, broken: 0, creating: 1, warm: 0, stopped: 0, deleting: 0, unmanaged: 0, missing: 0 } });
     const after = pool({
       instances: [...pool().instances, { id: vm(4), state: 'Creating', powerState: 'PowerState/stopped', errorInfo: oom }],
-      counts: { healthy: 2, broken: 1, creating: 0, stopped: 0, deleting: 0, unmanaged: 0, missing: 0 },
+      counts: { healthy: 2, broken: 1, creating: 0, warm: 0, stopped: 0, deleting: 0, unmanaged: 0, missing: 0 },
     });
     before.instances.push({ id: vm(4), state: 'Creating', powerState: null, errorInfo: null });
     expect(storyLines(status(before, target()), status(after, target()), NOW)).toEqual([
@@ -126,7 +126,7 @@ describe('the demo story', () => {
         scaleSet: { resourceGroup: 'rg', name: 'vmss', orchestrationMode: 'Uniform', capacity: n },
         instances: ids.map((k) => ({ id: vm(k), state: 'Running' as const, powerState: 'PowerState/running', errorInfo: null, ...(k === 1 ? { protected: true as const } : {}) })),
         machines: ids.map((k) => ({ providerId: vm(k), providerStatus: 'Running', address: null, createdAt: null, updatedAt: null })),
-        counts: { healthy: n, broken: 0, creating: 0, stopped: 0, deleting: 0, unmanaged: 0, missing: 0 },
+        counts: { healthy: n, broken: 0, creating: 0, warm: 0, stopped: 0, deleting: 0, unmanaged: 0, missing: 0 },
         ...over,
       });
     };
@@ -144,7 +144,7 @@ describe('the demo story', () => {
       const going = sized(4, {
         wanted: 1,
         instances: before.instances.map((i) => (i.id === vm(1) ? i : { ...i, state: 'Deleting' as const })),
-        counts: { healthy: 1, broken: 0, creating: 0, stopped: 0, deleting: 3, unmanaged: 0, missing: 0 },
+        counts: { healthy: 1, broken: 0, creating: 0, warm: 0, stopped: 0, deleting: 3, unmanaged: 0, missing: 0 },
       });
       expect(storyLines(status(before, target()), status(going, target()), NOW)).toEqual([
         'workers: deleting rg/vmss/0',
@@ -173,8 +173,8 @@ describe('the demo story', () => {
     it.each([
       { name: 'settled at 6', p: sized(6), count: 6, want: true },
       { name: 'settled at 6, asked at 1', p: sized(6), count: 1, want: false },
-      { name: 'one still creating', p: sized(6, { counts: { healthy: 5, broken: 0, creating: 1, stopped: 0, deleting: 0, unmanaged: 0, missing: 0 } }), count: 6, want: false },
-      { name: 'one still listed while deleting', p: sized(2, { counts: { healthy: 1, broken: 0, creating: 0, stopped: 0, deleting: 1, unmanaged: 0, missing: 0 } }), count: 1, want: false },
+      { name: 'one still creating', p: sized(6, { counts: { healthy: 5, broken: 0, creating: 1, warm: 0, stopped: 0, deleting: 0, unmanaged: 0, missing: 0 } }), count: 6, want: false },
+      { name: 'one still listed while deleting', p: sized(2, { counts: { healthy: 1, broken: 0, creating: 0, warm: 0, stopped: 0, deleting: 1, unmanaged: 0, missing: 0 } }), count: 1, want: false },
     ])('the demo waits for the pool to settle: $name', ({ p, count, want }) => {
       expect(settledAt(p, count)).toBe(want);
     });
