@@ -26,6 +26,7 @@ import type { ReplaySchedule } from './schedule.js';
 import { Timeline } from './timeline.js';
 import { Workload, type ReplayWorkload } from './workload.js';
 import { PoolWorkload, type PoolReplayResult } from './pool-replay.js';
+import { DEFAULT_CREATION_DELAY_MS, DEFAULT_START_DELAY_MS } from './pool-delays.js';
 
 export interface ReplayOptions {
   readyDelayMs: number;
@@ -38,10 +39,6 @@ export interface ReplayOptions {
   startDelayMs?: number;
 }
 
-/** `--creation-delay`'s default: about what a scale set VM takes to provision and boot. */
-export const DEFAULT_CREATION_DELAY_MS = 180_000;
-/** `--start-delay`'s default: about what a deallocated VM takes to start and boot. */
-export const DEFAULT_START_DELAY_MS = 40_000;
 
 export interface ReplaySummary {
   /** The target's scale (what is paid for) integrated over the trace, in replica-minutes. */
