@@ -9,7 +9,7 @@ import { parseDuration } from './duration.js';
 import { policyFields, targetLoad } from './policy-schema.js';
 import { isQueueDriven, loadSources } from '../load/sources.js';
 export { DEFAULT_POLL_INTERVAL_MS, MIN_POLL_INTERVAL_MS } from './policy-schema.js';
-import { poolTargetRef, scaleInSchema } from './pool-sizing.js';
+import { poolTargetRef, scaleInSchema, warmSchema } from './pool-sizing.js';
 import { isLoopbackHost } from './loopback.js';
 // Replicas of a target and machines of a pool.
 import { MAX_REPLICAS } from '../limits.js';
@@ -105,6 +105,7 @@ const pool = z
     /** Scale-in deletes, one token per VM. */
     deletionRate: rate('5s,10'),
     scaleIn: scaleInSchema,
+    warm: warmSchema,
     /** Also caps how many VMs a listing reads (pages stop there). */
     instanceLimit: count(1, MAX_REPLICAS).default(1000),
     instanceCache,

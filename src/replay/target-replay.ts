@@ -16,6 +16,7 @@ import type { SourceObservation } from '../scaler/plan/sources-view.js';
 import { busyRetryDelay } from '../queue/retry.js';
 import { dueSecond } from '../queue/sender.js';
 import { targetSettings } from '../scaler/decide/decide-target.js';
+import type { BoundRule } from '../scaler/plan/bound-rules.js';
 import { applyRecordPatch, type TargetRecord } from '../scaler/decide/target-record.js';
 import { readinessWatch } from '../scaler/shell/readiness-watch.js';
 import { runScaleStep, type ScaleStepPorts } from '../scaler/shell/scale-step.js';
@@ -74,6 +75,8 @@ export class TargetReplay {
   private cursor: number;
   private load: number | undefined;
   private desired: number | undefined;
+  /** What bound the last decision, for the timeline. */
+  private boundBy: BoundRule | undefined;
   private readonly summary: ReplaySummary;
   private underMs = 0;
   private replicaMs = 0;
@@ -210,6 +213,7 @@ export class TargetReplay {
     );
     this.row = applyRecordPatch(this.row, step.recordPatch(this.row));
     this.desired = step.desired.kind === 'known' ? step.desired.desired : undefined;
+    this.boundBy = step.boundBy;
     if (step.write.kind === 'written') {
       this.summary.scaleWrites++;
       if (step.write.from === 0) this.summary.wakesFromZero++;
@@ -278,6 +282,6 @@ export class TargetReplay {
   }
 
   private record(): void {
-    this.timeline.record(this.cursor, this.load ?? 0, this.desired, this.workload.scale, this.workload.readyAt(this.cursor));
+    this.timeline.record(this.cursor, this.load ?? 0, this.desired, this.workload.scale, this.workload.readyAt(this.cursor), this.boundBy);
   }
 }

@@ -9,7 +9,7 @@ import { fallbackReplicas } from '../policy/sources.js';
 import { sourcesView, type SourcesContext } from './sources-view.js';
 import { applyActivationScale, applyScaleDownDelay, isInitialized } from '../policy/knative.js';
 import type { MaxEntry } from '../policy/max-window.js';
-import { boundsNow, withinBounds } from '../policy/stages.js';
+import { boundNamed, boundsNow, withinBounds } from '../policy/stages.js';
 import type { TargetRecord, TargetRecordPatch } from '../decide/target-record.js';
 import { effectiveMinScale } from '../decide/bounds.js';
 import type { DesiredScale } from '../../load/decider.js';
@@ -104,7 +104,9 @@ export const behavior: Stage = {
       state: behaviorStateOf(ctx.record),
       now: ctx.now,
     });
-    return { replicas: out.replicas, ...(out.boundBy && out.boundBy !== 'WithinTolerance' ? { boundBy: out.boundBy } : {}), changes: { behaviorHistory: JSON.stringify(out.state) } };
+    // HPA clamps to the bounds it was given: a schedule's floor or ceiling is named as such.
+    const boundBy = boundNamed(out.boundBy, bounds);
+    return { replicas: out.replicas, ...(boundBy && boundBy !== 'WithinTolerance' ? { boundBy } : {}), changes: { behaviorHistory: JSON.stringify(out.state) } };
   },
 };
 
