@@ -3,7 +3,8 @@
  * at every pushed row of a `push` target (each is a `drover enqueue --load`), at every timer
  * occurrence, and at the due second of every re-enqueue a reconcile asked for (re-enqueues due
  * in the same second collapse, as the sender collapses them). An `http` or `queue` source
- * answers each reconcile with the trace's last value at or before it. Between reconciles the
+ * answers each reconcile with the trace's last value at or before it (with several sources, each
+ * of them does; a push source among them takes the pushed rows). Between reconciles the
  * workload moves on by itself (replicas becoming ready), and the summary integrates over time.
  *
  * Feed rows in time order with `feed`, then `finish` at the end of the trace.
