@@ -48,6 +48,15 @@ describe('a queue-driven target without an activator', () => {
     expect((await d.step({ at: T0 + 61 * SECOND, load: 0 })).written).toEqual([1, 0]);
   });
 
+  it('takes no step towards zero while its queue cannot be read, past the cooldown too', async () => {
+    const d = planDriver(settingsOf({ ...queue(), cooldown: '10s' }), { current: 2, record: { adoptedAt: T0 - HOUR } });
+    await d.step({ at: T0, load: 0 });
+    expect(d.current).toBe(1);
+    const failing = await d.step({ at: T0 + SECOND, load: 0, failed: true });
+    expect(failing).toMatchObject({ scale: 1, boundBy: 'SourceFailing', written: undefined });
+    expect((await d.step({ at: T0 + 2 * SECOND, load: 0 })).written).toEqual([1, 0]);
+  });
+
   it('keeps Knative’s activator rules for a queue target that has an activator', () => {
     expect(settingsOf({ ...queue(), activator: { probeUrl: 'http://web.example/healthz' } }).sleepsWithoutActivator).toBeUndefined();
   });
