@@ -1,7 +1,7 @@
 // The same short trace through `replay` and through real reconciles — Azurite, the Kubernetes
 // and activator simulators, the production reconcile on a manual clock — gives the same writes,
 // for the plain target and for each policy knob (behavior, scaleDownDelay, initialScale,
-// activationScale, schedules, fallback, pause). Writes are compared as the scale after each
+// activationScale, schedules, fallback, pause, and sleeping without an activator). Writes are compared as the scale after each
 // instant (the replay's timeline keeps one row per instant) and by their number. Re-enqueues of the real reconciles are found
 // through the sender's pending markers and delivered at their due second, as the queue would.
 //
@@ -33,6 +33,8 @@ interface Variant {
   policy: (start: number) => Record<string, unknown>;
   /** What the knob must change: the writes differ from the plain target's. */
   changesWrites: boolean;
+  /** No activator in front: a push target then sleeps and wakes by KEDA's rules. */
+  withoutActivator?: true;
 }
 
 /** A cron that fires once, `afterMs` after `start` (on a whole minute), UTC. */
@@ -50,6 +52,8 @@ const VARIANTS: Variant[] = [
   { name: 'initial', policy: () => ({ initialScale: 7, activationScale: 4, maxScale: 8 }), changesWrites: true },
   { name: 'schedule', policy: (start) => ({ schedules: [{ cron: cronAt(start, 60_000), duration: '30s', minScale: 6 }] }), changesWrites: true },
   { name: 'paused', policy: () => ({ paused: true }), changesWrites: true },
+  // Asleep below the activation threshold 30 (the 25 at the end does not wake it), awake above; to zero 20 s after the last active push.
+  { name: 'sleep', policy: () => ({ load: { source: 'push', targetPerReplica: 10, activationThreshold: 30 }, cooldown: '20s' }), changesWrites: true, withoutActivator: true },
 ];
 
 const startOf = (i: number) => START + i * SPACING_MS;
@@ -79,7 +83,7 @@ beforeAll(async () => {
         name: v.name,
         scaleTargetRef: { kind: 'Deployment', name: v.name },
         scaleToZero: { stableWindow: '10s', gracePeriod: '5s' },
-        activator: { probeUrl: activator.probeUrl },
+        ...(v.withoutActivator ? {} : { activator: { probeUrl: activator.probeUrl } }),
         load: { source: 'push', targetPerReplica: 10 },
         // No watch inside the waking reconcile: the manual clock does not run by itself.
         activationWatch: '0s',
@@ -187,6 +191,11 @@ describe('replay against real reconciles', () => {
     if (name === 'plain') {
       expect(writes.map((s) => s.scale)).toEqual(expect.arrayContaining([5, 0, 3]));
       expect(writes.length).toBeGreaterThan(3);
+    } else if (name === 'sleep') {
+      // Woken by the 45 above its threshold, stepped down after the cooldown and 1 → 0 last; the 25 never wakes it.
+      expect(writes.map((w) => w.scale)).toEqual([5, 2, 1, 0]);
+      // The last push above the threshold was at 35 s: asleep no sooner than the cooldown after it.
+      expect(writes.at(-1)!.at - startOf(i)).toBeGreaterThanOrEqual(35_000 + 20_000);
     } else if (changesWrites) expect(shape(writes, startOf(i))).not.toEqual(shape(plain, START));
     else expect(shape(writes, startOf(i))).toEqual(shape(plain, START));
   });
