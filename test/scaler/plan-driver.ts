@@ -5,7 +5,6 @@
  * is carried from step to step as the table would keep it, and the workload runs what was
  * written: all of it ready unless a step says otherwise.
  */
-import { loadSources } from '../../src/load/sources.js';
 import { parseConfig } from '../../src/config/load.js';
 import { loadSources } from '../../src/load/sources.js';
 import { markActive, markInactive, type TargetConditions } from '../../src/scaler/decide/conditions.js';
