@@ -48,6 +48,7 @@ describe('a crash between the capacity write and the inventory write', () => {
           getScaleSet: (...a) => real.getScaleSet(...a),
           listVms: (...a) => real.listVms(...a),
           deleteInstances: (...a) => real.deleteInstances(...a),
+          setPower: (...a) => real.setPower(...a),
           setCapacity: async (...a) => {
             await real.setCapacity(...a);
             throw new Error('crash');
