@@ -6,7 +6,8 @@
 import { z } from 'zod';
 import { boundedMs, count, duration, MAX_DURATION_MS, nonEmpty, optionalDuration, parsedString, rate } from './fields.js';
 import { parseDuration } from './duration.js';
-import { loadSource, policyFields } from './policy-schema.js';
+import { policyFields, targetLoad } from './policy-schema.js';
+import { isQueueDriven, loadSources } from '../load/sources.js';
 export { DEFAULT_POLL_INTERVAL_MS, MIN_POLL_INTERVAL_MS } from './policy-schema.js';
 import { poolTargetRef, scaleInSchema, warmSchema } from './pool-sizing.js';
 import { isLoopbackHost } from './loopback.js';
@@ -197,8 +198,9 @@ const target = z
       })
       .strict()
       .optional(),
-    load: loadSource.optional(),
+    load: targetLoad.optional(),
     fallback: policyFields.fallback,
+    cooldown: policyFields.cooldown,
     behavior: policyFields.behavior,
     scaleDownDelay: policyFields.scaleDownDelay,
     initialScale: policyFields.initialScale,
@@ -266,15 +268,21 @@ export const offlineConfigSchema = z
       const key = `target/${t.name}`;
       if (seen.has(key)) ctx.addIssue({ code: 'custom', path: ['targets', i, 'name'], message: `duplicate target name "${t.name}" (also ${seen.get(key)})` });
       seen.set(key, `targets[${i}]`);
-      if (t.scaleToZero.enabled && t.minScale === 0 && !t.activator) {
+      // A queue holds its work while the target sleeps: queue and push targets need no activator.
+      if (t.scaleToZero.enabled && t.minScale === 0 && !t.activator && !isQueueDriven(t.load)) {
         ctx.addIssue({
           code: 'custom',
           path: ['targets', i, 'activator'],
           message: 'required when scaleToZero.enabled is true and minScale is 0: Drover only scales to zero behind an activator',
         });
       }
-      if (t.load?.source === 'queue' && !t.load.connection && !t.load.accountName) {
-        ctx.addIssue({ code: 'custom', path: ['targets', i, 'load'], message: 'a queue source needs connection or accountName' });
+      for (const { source, path } of loadSources(t.load)) {
+        if (source.source === 'queue' && !source.connection && !source.accountName) {
+          ctx.addIssue({ code: 'custom', path: ['targets', i, ...path], message: 'a queue source needs connection or accountName' });
+        }
+      }
+      if (loadSources(t.load).filter((s) => s.source.source === 'push').length > 1) {
+        ctx.addIssue({ code: 'custom', path: ['targets', i, 'load', 'sources'], message: 'expected at most one push source: a pushed value names no source' });
       }
     });
     if (cfg.azure?.credential === 'dev' && !isLoopbackHost(new URL(cfg.azure.resourceManagerEndpoint).hostname)) {
@@ -335,4 +343,6 @@ export type StorageConfig = NonNullable<DroverConfig['storage']>;
 export type AzureConfig = NonNullable<DroverConfig['azure']>;
 export type KubernetesConfig = NonNullable<DroverConfig['kubernetes']>;
 export type ScaleTargetRef = TargetConfig['scaleTargetRef'];
-export type LoadSourceConfig = NonNullable<TargetConfig['load']>;
+export type TargetLoadConfig = NonNullable<TargetConfig['load']>;
+/** One load source as a target's `load` gives it (`load: { source, … }`). */
+export type LoadSourceConfig = Exclude<TargetLoadConfig, { sources: unknown }>;

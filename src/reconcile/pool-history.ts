@@ -40,6 +40,8 @@ function poolEvents(plan: PoolPlan, outcome: PoolOutcome): string[] {
     events.push(`${shortId(id)} failed${error ? `: ${error.errorClass} (${error.errorCode})` : ''}`);
   }
   for (const id of outcome.deleted) events.push(`deleted ${shortId(id)}`);
+  // A scale-in's VMs, told apart from broken ones: chosen by the pool for a lower wanted count.
+  if (outcome.scaledIn.length) events.push(`deleted ${outcome.scaledIn.map(shortId).join(', ')} (scale-in)`);
   if (outcome.parked.length) events.push(`parked ${outcome.parked.map(shortId).join(', ')}`);
   if (outcome.woken.length) events.push(`woke ${outcome.woken.map(shortId).join(', ')}`);
   // Running VMs taken into the inventory; those a capacity raise created are its own business.

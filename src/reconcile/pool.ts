@@ -113,7 +113,7 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
   const creations = rt.limiter(`${pool.name}/creation`, pool.creationRate);
   const deletions = rt.limiter(`${pool.name}/deletion`, pool.deletionRate);
   const deps: PoolPassDeps = {
-    rows: tableRowWriter(machines, pool.name),
+    rows: tableRowWriter(machines, pool.name, snapshot.inventory),
     arm: {
       // `api` is the object's scoped one (reconcile/scope.ts): its calls already carry the object's signal.
       setCapacity: (capacity, etag) => api.setCapacity(resourceGroup, name, capacity, etag),

@@ -10,7 +10,7 @@ import type { Clock } from '../clock.js';
 import type { TargetConfig } from '../config/schema.js';
 import { errorMessage, type Log } from '../log.js';
 import { queueClientFor, type QueueSourceConfig } from '../load/queue-source.js';
-import { readSamples, writeSamples } from '../load/sample-store.js';
+import { readSampleSeries, readSamples, writeSampleSeries, writeSamples, type SampleSeries } from '../load/sample-store.js';
 import type { Sample } from '../load/samples.js';
 import { recordActivationLatency } from '../metrics/activation-latency.js';
 import { recordAndFlush } from '../metrics/export.js';
@@ -26,6 +26,8 @@ import type { ReconcileContext } from './types.js';
 export interface TargetPassDeps {
   row: Pick<FencedTargetRow, 'read' | 'write'>;
   samples: { read(): Promise<Sample[]>; write(samples: readonly Sample[], now: number): Promise<void> };
+  /** The same row for a target with several sources: each source's samples by name. */
+  sampleSeries: { read(names: readonly string[]): Promise<SampleSeries>; write(series: SampleSeries, now: number): Promise<void> };
   port: TargetPort;
   queueClient(source: QueueSourceConfig): QueueClient;
   /** One synchronous activator probe. */
@@ -48,6 +50,7 @@ export async function targetPassDeps(ctx: ReconcileContext, target: TargetConfig
   return {
     row: new FencedTargetRow(rt.table('targets'), target.name),
     samples: sampleRow(rt.table('samples'), target.name),
+    sampleSeries: sampleSeriesRow(rt.table('samples'), target.name),
     port,
     queueClient: (source) => queueClientFor(source, () => rt.azureCredential()),
     probe: () => probeActivator(target.activator?.probeUrl, { signal }),
@@ -78,3 +81,16 @@ function sampleRow(table: EntityTable, target: string): TargetPassDeps['samples'
   };
 }
 
+
+/** The samples row of a target with several sources, written over the ETag it was read with. */
+function sampleSeriesRow(table: EntityTable, target: string): TargetPassDeps['sampleSeries'] {
+  let etag: string | undefined;
+  return {
+    async read(names) {
+      const stored = await readSampleSeries(table, target, names);
+      etag = stored.etag;
+      return stored.series;
+    },
+    write: (series, now) => writeSampleSeries(table, target, series, now, etag),
+  };
+}
