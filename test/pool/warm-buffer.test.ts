@@ -10,26 +10,15 @@ import { reconcileObject } from '../../src/reconcile/object.js';
 import { readInventory } from '../../src/pool/inventory.js';
 import { writeWanted } from '../../src/pool/wanted.js';
 import { poolStatus } from '../../src/status/pool-status.js';
-import type { PowerChange, ScaleSetApi } from '../../src/azure/scale-set-api.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import type { ObjectOutcome } from '../../src/reconcile/types.js';
 import { armWorldPerFile } from '../support/arm.js';
+import { realAdapter, sizedPool } from './support/sized.js';
 
 const world = armWorldPerFile({ startDelayMs: 50, deallocateDelayMs: 50 });
 
 const RG = 'rg-warm-buffer';
-const pool = (name: string, extra: object = {}) => ({
-  name,
-  scaleSet: { resourceGroup: RG, name },
-  maxCount: 10,
-  chunkSize: 10,
-  warm: { max: 2 },
-  creationRate: '0s,1',
-  deletionRate: '0s,1',
-  reconcileRate: '0s,1',
-  instanceCache: { ttl: '0s' },
-  ...extra,
-});
+const pool = (name: string, extra: object = {}) => sizedPool(RG)(name, { maxCount: 10, chunkSize: 10, warm: { max: 2 }, ...extra });
 const pass = (rt: Runtime, name: string) => reconcileObject(rt, { kind: 'pool', name }, { reason: 'test' }, { log: silentLog });
 const decisionOf = (o: ObjectOutcome) => (o.status === 'done' || o.status === 'failed' ? o.decision : undefined);
 const settle = () => new Promise((r) => setTimeout(r, 150));
@@ -50,16 +39,28 @@ async function fillTo(rt: Runtime, name: string, n: number) {
   throw new Error(`${name} did not reach ${n} running VMs`);
 }
 
-/** The real adapter, its power call replaced. */
-async function withPower(rt: Runtime, setPower: (real: ScaleSetApi, power: PowerChange, ...rest: Parameters<ScaleSetApi['deleteInstances']>) => ReturnType<ScaleSetApi['setPower']>): Promise<ScaleSetApi> {
-  const real = await rt.scaleSetApi();
-  return {
-    getScaleSet: (...a) => real.getScaleSet(...a),
-    listVms: (...a) => real.listVms(...a),
-    setCapacity: (...a) => real.setCapacity(...a),
-    deleteInstances: (...a) => real.deleteInstances(...a),
-    setPower: (rg, name, _mode, power, ids, options) => setPower(real, power, rg, name, ids, options),
-  };
+/** A warm.max 2 pool of 4 running VMs, each with a Running row. */
+async function fourRunning(name: string) {
+  const scaleSet = world.sim.addScaleSet({ resourceGroup: RG, name });
+  const config = { pools: [pool(name)] };
+  const healthy = await world.runtime(config);
+  await fillTo(healthy, name, 4);
+  return { name, scaleSet, config, healthy };
+}
+
+/**
+ * A second host on the same config whose power calls die: before the call goes out, or right
+ * after ARM accepted it (the process killed before it could write anything more).
+ */
+async function dyingHost(healthy: Runtime, config: Record<string, unknown>, after: boolean): Promise<Runtime> {
+  const real = await healthy.scaleSetApi();
+  const scaleSetApi = await realAdapter(healthy, {
+    setPower: async (...a) => {
+      if (after) await real.setPower(...a);
+      throw new Error(`killed ${after ? 'after' : 'before'} the ${a[3]} call`);
+    },
+  });
+  return world.runtime(config, { adapters: { scaleSetApi } });
 }
 
 describe('warm.max 2', () => {
@@ -111,19 +112,8 @@ describe('warm.max 2', () => {
     { when: 'before the deallocate call went out', after: false },
     { when: 'right after the deallocate call', after: true },
   ])('killed $when: the VMs are parked once, none lost', async ({ after }) => {
-    const name = after ? 'park-after' : 'park-before';
-    const scaleSet = world.sim.addScaleSet({ resourceGroup: RG, name });
-    const config = { pools: [pool(name)] };
-    const healthy = await world.runtime(config);
-    await fillTo(healthy, name, 4);
-    const dying = await world.runtime(config, {
-      adapters: {
-        scaleSetApi: await withPower(healthy, async (real, power, rg, n, ids) => {
-          if (after) await real.setPower(rg, n, 'Uniform', power, ids);
-          throw new Error(`killed ${after ? 'after' : 'before'} the ${power} call`);
-        }),
-      },
-    });
+    const { name, scaleSet, config, healthy } = await fourRunning(after ? 'park-after' : 'park-before');
+    const dying = await dyingHost(healthy, config, after);
     const before = calls();
     await want(healthy, name, 2);
     expect((await pass(dying, name)).status).toBe('failed');
@@ -142,25 +132,14 @@ describe('warm.max 2', () => {
     { when: 'before the start call went out', after: false },
     { when: 'right after the start call', after: true },
   ])('killed $when: the parked VMs are started, and exactly 1 VM created', async ({ after }) => {
-    const name = after ? 'wake-after' : 'wake-before';
-    const scaleSet = world.sim.addScaleSet({ resourceGroup: RG, name });
-    const config = { pools: [pool(name)] };
-    const healthy = await world.runtime(config);
-    await fillTo(healthy, name, 4);
+    const { name, scaleSet, config, healthy } = await fourRunning(after ? 'wake-after' : 'wake-before');
     await want(healthy, name, 2);
     await pass(healthy, name);
     await settle();
     await pass(healthy, name);
     expect(await statuses(healthy, name)).toEqual(['Parked', 'Parked', 'Running', 'Running']);
 
-    const dying = await world.runtime(config, {
-      adapters: {
-        scaleSetApi: await withPower(healthy, async (real, power, rg, n, ids) => {
-          if (after) await real.setPower(rg, n, 'Uniform', power, ids);
-          throw new Error(`killed ${after ? 'after' : 'before'} the ${power} call`);
-        }),
-      },
-    });
+    const dying = await dyingHost(healthy, config, after);
     const before = calls();
     await want(healthy, name, 5);
     expect((await pass(dying, name)).status).toBe('failed');
