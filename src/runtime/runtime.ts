@@ -24,6 +24,8 @@ import type { TableClient } from '@azure/data-tables';
 import { buildStores, type Stores } from './stores.js';
 import type { ScaleSetApi } from '../azure/scale-set-api.js';
 import type { ScaleTargetApi } from '../kubernetes/scale-target-api.js';
+import type { AutoscaleSettingsApi } from '../azure/autoscale-settings.js';
+import { AutoscaleWatch } from '../pool/autoscale-watch.js';
 
 export interface Runtime {
   readonly config: DroverConfig;
@@ -55,6 +57,8 @@ export interface Runtime {
   scaleSetApi(): Promise<ScaleSetApi>;
   /** The Kubernetes scale adapter, loaded on first use (as `scaleSetApi`). */
   scaleTargets(): Promise<ScaleTargetApi>;
+  /** The resource groups' autoscale settings, read at most once per pool cache ttl by this process (the pool's autoscale hold). */
+  readonly autoscale: AutoscaleWatch;
 }
 
 /**
@@ -69,6 +73,7 @@ const entityTable: TableFactory = (_name, client) => new EntityTable(client);
 export interface RuntimeAdapters {
   scaleSetApi?: ScaleSetApi;
   scaleTargets?: ScaleTargetApi;
+  autoscaleSettings?: AutoscaleSettingsApi;
 }
 
 export interface RuntimeOptions {
@@ -118,6 +123,13 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     recreate: () => storage.recreate(),
     clock,
   });
+  // One compute adapter (one ARM pipeline) for the scale sets and their resource groups' autoscale settings.
+  const compute = once(async () => {
+    if (!config.azure) throw new Error('the configuration has no azure section');
+    const { createComputeScaleSetApi } = await import('../azure/compute-adapter.js');
+    const shared = config.azure.credential === 'dev' ? {} : { credential: identity(config.azure.managedIdentityClientId) };
+    return createComputeScaleSetApi(config.azure, { clock, env, requestTimeoutMs: config.azure.requestTimeout, ...shared });
+  });
   const holder = `${env.WEBSITE_INSTANCE_ID?.slice(0, 12) ?? os.hostname()}:${process.pid}`;
   return {
     config,
@@ -135,13 +147,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     stores: buildStores(table, queues, clock, config.targets),
     limiter: (name, rate) => new SharedLimiter(table('limiters'), clock, name, rate),
     azureCredential,
-    scaleSetApi: once(async () => {
-      if (options.adapters?.scaleSetApi) return options.adapters.scaleSetApi;
-      if (!config.azure) throw new Error('the configuration has no azure section');
-      const { createComputeScaleSetApi } = await import('../azure/compute-adapter.js');
-      const shared = config.azure.credential === 'dev' ? {} : { credential: identity(config.azure.managedIdentityClientId) };
-      return createComputeScaleSetApi(config.azure, { clock, env, requestTimeoutMs: config.azure.requestTimeout, ...shared });
-    }),
+    scaleSetApi: once(async () => options.adapters?.scaleSetApi ?? compute()),
+    autoscale: new AutoscaleWatch(once(async () => options.adapters?.autoscaleSettings ?? compute()), clock),
     scaleTargets: once(async () => {
       if (options.adapters?.scaleTargets) return options.adapters.scaleTargets;
       if (!config.kubernetes) throw new Error('the configuration has no kubernetes section');
