@@ -37,6 +37,8 @@ export interface TargetPassDeps {
   /** Records the activation latency metric of a wake. */
   recordWake(latencyMs: number): Promise<void>;
   lease: ReconcileContext['lease'];
+  /** This host's configuration sequence: the row's stamp is checked against it and written with it. */
+  configSeq: number;
   clock: Clock;
   log: Log;
   signal: AbortSignal;
@@ -46,7 +48,7 @@ export async function targetPassDeps(ctx: ReconcileContext, target: TargetConfig
   const { rt, log, signal } = ctx;
   const port = await targetPortFor(rt, target);
   return {
-    row: new FencedTargetRow(rt.table('targets'), target.name),
+    row: new FencedTargetRow(rt.table('targets'), target.name, rt.configuration.seq),
     samples: sampleRow(rt.table('samples'), target.name),
     port,
     queueClient: (source) => queueClientFor(source, () => rt.azureCredential()),
@@ -59,6 +61,7 @@ export async function targetPassDeps(ctx: ReconcileContext, target: TargetConfig
       ),
     // Renewed at most once a pass, as pools do.
     lease: renewingPastHalf(ctx.lease),
+    configSeq: rt.configuration.seq,
     clock: rt.clock,
     log,
     signal,

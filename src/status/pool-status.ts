@@ -6,6 +6,7 @@ import { countMachines, type MachineCounts } from '../pool/counts.js';
 import { nextRefreshAt } from '../cache/refresh-policy.js';
 import type { InstanceStatus } from '../cache/instance.js';
 import { iso } from './time.js';
+import { leftAloneField } from './configuration.js';
 
 export interface InstanceStatusView extends InstanceStatus {
   id: string;
@@ -22,10 +23,12 @@ export interface PoolStatus {
   backoffUntil: string | null;
   /** The pool's VMs by health: broken ones (failed provisioning or extension) apart from healthy ones. */
   counts: MachineCounts;
+  /** "left to a newer configuration (seq N)": the pool carries a newer stamp than this host's configuration; absent otherwise. */
+  leftAlone?: string;
 }
 
 export async function poolStatus(rt: Runtime, pool: PoolConfig): Promise<PoolStatus> {
-  const [cache, { rows, safety, backoff }] = await Promise.all([peekCache(rt.table('instances'), cacheKey(pool.scaleSet)), readInventory(rt.table('machines'), pool.name)]);
+  const [cache, { rows, safety, backoff, generationRow }] = await Promise.all([peekCache(rt.table('instances'), cacheKey(pool.scaleSet)), readInventory(rt.table('machines'), pool.name)]);
   const meta = cache.meta;
   return {
     name: pool.name,
@@ -52,5 +55,6 @@ export async function poolStatus(rt: Runtime, pool: PoolConfig): Promise<PoolSta
     safetySwitch: safety ? { providerOnly: safety.providerOnly, inventoryOnly: safety.inventoryOnly, since: iso(safety.since)! } : null,
     backoffUntil: backoff && backoff.until > rt.clock.now() ? iso(backoff.until) : null,
     counts: countMachines(cache.instances, rows),
+    ...leftAloneField(generationRow?.props.configSeq, rt.configuration.seq),
   };
 }

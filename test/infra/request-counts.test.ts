@@ -66,8 +66,9 @@ describe('Table requests of a pool pass', () => {
     // Cold: the lease (insert, one renewal, release), the cache (meta row, partition, the claim,
     // one batch of meta and pack), the inventory (generation row, partition, the generation
     // write, 3 batches of 100), the reconcile rate's bucket (read, insert), the history point
-    // (read, batch) and the decision log (its last row, the line, the last row).
-    expect(cold).toEqual({ total: 20, reads: 7 });
+    // (read, batch), the decision log (its last row, the line, the last row), and the pool's
+    // configuration stamp (one merge on the generation row, once per pool and configuration).
+    expect(cold).toEqual({ total: 21, reads: 7 });
     // Settling: reads everything once more, changes nothing, records what it saw.
     expect(settling).toEqual({ total: 12, reads: 5 });
     // Warm: lease insert and release, the cache's meta row and the inventory's generation row,
