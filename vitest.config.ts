@@ -42,6 +42,7 @@ export const UNIT_FILES = [
   'test/pool/machines.test.ts',
   'test/pool/plan-table.test.ts',
   'test/pool/scale-in-table.test.ts',
+  'test/pool/warm-buffer-table.test.ts',
   'test/pool/property.test.ts',
   'test/pool/smoke.test.ts',
   'test/pool/token-bucket.test.ts',

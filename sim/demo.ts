@@ -1,8 +1,10 @@
 /**
  * `drover sim` (what `npm start` runs): Azurite, the ARM and Kubernetes simulators and an
  * activator, an example configuration pointing at them, and the local host running Drover's
- * functions on it. A scripted story plays out: the pool fills up in chunks, a VM fails
- * provisioning and is deleted, load arrives at the web target and goes away again.
+ * functions on it. A scripted story plays out (`demoSteps`): load for the target `jobs` sizes the
+ * pool `workers`, which grows in chunks, shrinks by choosing its VMs (sparing one protected from
+ * scale-in) and backs off after a VM fails provisioning; load arrives at the web target and goes
+ * away again.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -18,6 +20,7 @@ import { startArmSim } from './arm/index.js';
 import { startKubernetesSim } from './kubernetes/server.js';
 import { startActivatorSim } from './activator/server.js';
 import { storyLines } from './story.js';
+import { demoSteps } from './steps.js';
 
 const SUBSCRIPTION = '00000000-0000-0000-0000-00000000d0e0';
 
@@ -109,12 +112,24 @@ async function demo(io: CliIO, options: DemoOptions, started: Started): Promise<
           chunkSize: 2,
           reconcileRate: '5s,1',
           creationRate: '1s,2',
-          instanceCache: { ttl: '30s', jitter: '5s' },
+          scaleIn: { policy: 'newest' },
+          // Short, so that VMs becoming ready (and going) are seen within seconds.
+          instanceCache: { ttl: '10s', jitter: '2s' },
           enableFastDeleteOnFailedProvisioning: true,
           enableDetailedCSEMessage: true,
         },
       ],
       targets: [
+        {
+          // The target decides how many VMs, the pool which: one VM per 10 jobs.
+          name: 'jobs',
+          scaleTargetRef: { kind: 'Pool', name: 'workers' },
+          minScale: 1,
+          maxScale: 6,
+          // The window the load is averaged over (and held before going lower): short, for a demo.
+          scaleToZero: { stableWindow: '10s' },
+          load: { source: 'push', targetPerReplica: 10 },
+        },
         {
           name: 'web',
           scaleTargetRef: web,
@@ -155,20 +170,29 @@ async function demo(io: CliIO, options: DemoOptions, started: Started): Promise<
   say(`Drover is running on ${configFile}`);
   if (host.statusUrl) say(`Status page:          ${host.statusUrl}`);
   say(`In another terminal:  ${cli} --config ${configFile} status`);
+  say(`                      ${cli} --config ${configFile} enqueue --target jobs --load 35`);
   say(`                      ${cli} --config ${configFile} enqueue --target web --load 35`);
   say(`Ctrl+C stops the demo.${verbose ? '' : ' Only changes are shown; --verbose shows every pass.'}\n`);
 
-  const at = (ms: number, what: string, act: () => Promise<unknown> | void) =>
-    started(
-      setTimeout(() => {
-        say(`\n▶ ${what}`);
-        Promise.resolve(act()).catch((err: unknown) => say(`  (demo step failed: ${errorMessage(err)})`));
-      }, ms),
-      clearTimeout,
-    );
-  at(1_000, 'the next VM the scale set creates will fail provisioning (out of capacity)', () => workers.failNextCreations(1));
-  at(8_000, 'load 25 arrives for web (10 per replica): it should scale to 3', () => rt.queues.reconcile({ kind: 'target', name: 'web', reason: 'demo load', load: 25 }));
-  at(40_000, 'load drops to 0: web goes to 1, then to 0 behind the activator', () => rt.queues.reconcile({ kind: 'target', name: 'web', reason: 'demo load', load: 0 }));
+  const told = (what: string, act: () => Promise<unknown> | void) => {
+    say(`\n▶ ${what}`);
+    Promise.resolve(act()).catch((err: unknown) => say(`  (demo step failed: ${errorMessage(err)})`));
+  };
+  const steps = demoSteps({
+    protect: (vm) => void workers.updateVm(vm, { protectFromScaleIn: true }),
+    failNextCreation: () => workers.failNextCreations(1),
+    load: (target, load) => rt.queues.reconcile({ kind: 'target', name: target, reason: 'demo load', load }),
+  });
+  const startedAt = Date.now();
+  for (const step of steps) if (step.kind === 'at') started(setTimeout(() => told(step.what, step.act), step.ms), clearTimeout);
+  // A step that waits for the story runs once what it waits for is seen, in order, each after the one before.
+  const waiting = steps.filter((s) => s.kind === 'when');
+  const nextWhen = (s: Status) => {
+    const step = waiting[0];
+    if (!step || Date.now() - startedAt < step.notBeforeMs || !step.seen(s)) return;
+    waiting.shift();
+    told(step.what, step.act);
+  };
 
   for (const line of storyLines(undefined, last, rt.clock.now())) say(`${time()}  ${line}`);
   let reading = false;
@@ -179,6 +203,7 @@ async function demo(io: CliIO, options: DemoOptions, started: Started): Promise<
       .then((s) => {
         for (const line of storyLines(last, s, rt.clock.now())) say(`${time()}  ${line}`);
         last = s;
+        nextWhen(s);
       })
       .catch((err: unknown) => say(`  (status failed: ${errorMessage(err)})`))
       .finally(() => (reading = false));

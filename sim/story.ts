@@ -1,7 +1,8 @@
 /**
  * The demo's story: what changed between two readings of the status view, one line per change
- * (capacity raised, VMs failed or deleted, machines adopted, backed off, safety switch tripped or
- * cleared, scaled, Active changed, woke from zero in N ms), then a one-line summary of each pool
+ * (capacity raised, a VM protected, VMs failed or deleted, protected VMs spared by a scale-in,
+ * machines adopted, backed off, safety switch tripped or cleared, scaled, Active changed, woke
+ * from zero in N ms), then a one-line summary of each pool
  * and target whose summary reads differently. Summaries use the very counts `drover status`
  * shows. Pure: two status views and `now` in, lines out.
  */
@@ -12,14 +13,15 @@ import { shortId } from '../src/cli/render.js';
 import { formatDuration } from '../src/status/format.js';
 
 /**
- * A pool in the words of its status counts: `workers: capacity 6, 4 healthy, 1 broken,
- * 1 creating, inventory 5`. Every count that is not 0 is named (healthy always), counts added
+ * A pool in the words of its status counts: `workers: wanted 6, capacity 6, 4 healthy, 1 broken,
+ * 1 creating, inventory 5` (wanted: when a target sizes it). Every count that is not 0 is named (healthy always), counts added
  * to status later included; a back-off says until when, so the line only changes when the pool does.
  */
 export function poolSummary(p: PoolStatus): string {
   if (p.cache === null) return `${p.name}: not read yet`;
   const counts = Object.entries(p.counts).filter(([k, v]) => typeof v === 'number' && (v > 0 || k === 'healthy'));
-  const parts = [`capacity ${p.scaleSet.capacity ?? 'unknown'}`, ...counts.map(([k, v]) => `${v} ${k}`), `inventory ${p.machines.length}`];
+  const wanted = p.wanted === undefined ? [] : [`wanted ${p.wanted}`];
+  const parts = [...wanted, `capacity ${p.scaleSet.capacity ?? 'unknown'}`, ...counts.map(([k, v]) => `${v} ${k}`), `inventory ${p.machines.length}`];
   if (p.backoffUntil) parts.push(`creations backed off until ${p.backoffUntil.slice(11, 19)}Z`);
   if (p.safetySwitch) parts.push('SAFETY SWITCH tripped');
   return `${p.name}: ${parts.join(', ')}`;
@@ -38,13 +40,22 @@ function poolChanges(before: PoolStatus | undefined, p: PoolStatus, now: number)
   const out: string[] = [];
   const was = before?.scaleSet.capacity ?? null;
   const is = p.scaleSet.capacity;
-  if (was !== null && is !== null && was !== is) out.push(`capacity ${is > was ? 'raised' : 'lowered'} ${was} → ${is}`);
+  // Drover never writes the capacity down: deleting VMs takes them out of it (ARM does).
+  if (was !== null && is !== null && was !== is) out.push(is > was ? `capacity raised ${was} → ${is}` : `capacity ${was} → ${is}: the deleted VMs left it`);
   const old = new Map((before?.instances ?? []).map((i) => [i.id, i]));
+  let scaledIn = false;
   for (const i of p.instances) {
     const prev = old.get(i.id);
+    if (i.protected && !prev?.protected) out.push(`${shortId(i.id)} is protected from scale-in`);
     if (i.errorInfo && !prev?.errorInfo) out.push(`${shortId(i.id)} failed: ${i.errorInfo.errorClass} (${i.errorInfo.errorCode})`);
-    if (i.state === 'Deleting' && prev && prev.state !== 'Deleting') out.push(`deleting ${shortId(i.id)}`);
+    if (i.state === 'Deleting' && prev && prev.state !== 'Deleting') {
+      out.push(`deleting ${shortId(i.id)}`);
+      // A healthy VM going is a scale-in (a broken one is fast delete's).
+      scaledIn ||= i.errorInfo === null;
+    }
   }
+  const spared = scaledIn ? p.instances.filter((i) => i.protected && i.state !== 'Deleting') : [];
+  if (spared.length) out.push(`spared ${spared.map((i) => shortId(i.id)).join(', ')}: protected from scale-in`);
   const now_ = new Set(p.instances.map((i) => i.id));
   for (const id of old.keys()) if (!now_.has(id)) out.push(`deleted ${shortId(id)}`);
   const owned = new Set((before?.machines ?? []).map((m) => m.providerId));

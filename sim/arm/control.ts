@@ -1,6 +1,7 @@
 /** The scripting handle of one simulated scale set. */
 import type { SimOrchestrationMode, SimScaleSet, SimVm, SimVmSpec, SimWorld } from './model.js';
 import { applySpec } from './model.js';
+import { evictVm } from './power.js';
 import type { ResourceContext } from './representation.js';
 import { etagOf, scaleSetId, vmId } from './representation.js';
 
@@ -33,6 +34,8 @@ export interface SimScaleSetControl {
   failNextCreations(count: number, outcome?: SimVmSpec): void;
   /** Someone else wrote the scale set: its ETag changes. */
   touch(): void;
+  /** Azure evicts a Spot VM (power.ts): deallocated, or deleted, by the scale set's eviction policy. */
+  evict(instanceIdOrName: string): void;
 }
 
 export const FAILED_CREATION: SimVmSpec = Object.freeze({
@@ -90,5 +93,6 @@ export function scaleSetControl(
     touch: () => {
       world.touch(scaleSet);
     },
+    evict: (instanceIdOrName) => evictVm(world, scaleSet, vmNamed(instanceIdOrName)),
   };
 }

@@ -15,7 +15,7 @@ import { systemClock } from '../../src/clock.js';
 import { generateSimCertificate } from './certificate.js';
 import type { SimScaleSetControl } from './control.js';
 import { scaleSetControl } from './control.js';
-import type { SimOrchestrationMode, SimVmSpec } from './model.js';
+import type { SimEvictionPolicy, SimOrchestrationMode, SimPriority, SimVmSpec } from './model.js';
 import { SimWorld } from './model.js';
 import type { ResourceContext } from './representation.js';
 import type { ArmSimCounts, ArmSimOperation, FailureRule, ThrottleRule } from './routes.js';
@@ -23,7 +23,7 @@ import { createArmHandler, zeroCounts } from './routes.js';
 
 export type { ArmSimCounts, ArmSimOperation } from './routes.js';
 export type { SimScaleSetControl, SimVmView } from './control.js';
-export type { SimExtension, SimOrchestrationMode, SimStatus, SimVmSpec } from './model.js';
+export type { SimEvictionPolicy, SimExtension, SimOrchestrationMode, SimPriority, SimStatus, SimVmSpec } from './model.js';
 
 export interface ArmSimOptions {
   /** Drives VM lifecycles; a ManualClock makes them step only when told. Default: system clock. */
@@ -34,6 +34,10 @@ export interface ArmSimOptions {
   provisionDelayMs?: number;
   /** Deleting → gone after this long. Default 2 s. */
   deleteDelayMs?: number;
+  /** Deallocated → running after a start, this long. Default 1 s. */
+  startDelayMs?: number;
+  /** Running → deallocated after a deallocate, this long. Default 1 s. */
+  deallocateDelayMs?: number;
   /** VMs per list page before a nextLink. Default 50. */
   pageSize?: number;
   /** Default 0: any free port, on 127.0.0.1. */
@@ -49,6 +53,10 @@ export interface SimScaleSetSpec {
   vms?: SimVmSpec[];
   /** Without `vms`: start with this many Succeeded, running VMs. */
   capacity?: number;
+  /** The model's VM priority; `Spot` VMs can be evicted (`control.evict`). Default Regular. */
+  priority?: SimPriority;
+  /** Spot only: what an eviction does. Default Deallocate. */
+  evictionPolicy?: SimEvictionPolicy;
 }
 
 export interface ArmSim {
@@ -90,6 +98,8 @@ export async function startArmSim(options: ArmSimOptions = {}): Promise<ArmSim> 
   const world = new SimWorld(options.clock ?? systemClock, {
     provisionDelayMs: options.provisionDelayMs ?? 2_000,
     deleteDelayMs: options.deleteDelayMs ?? 2_000,
+    startDelayMs: options.startDelayMs ?? 1_000,
+    deallocateDelayMs: options.deallocateDelayMs ?? 1_000,
   });
   const counts = zeroCounts();
   const throttles: ThrottleRule[] = [];
@@ -128,6 +138,8 @@ export async function startArmSim(options: ArmSimOptions = {}): Promise<ArmSim> 
     addScaleSet: (spec) => {
       const mode = spec.orchestrationMode === undefined ? 'Uniform' : spec.orchestrationMode;
       const scaleSet = world.addScaleSet(spec.resourceGroup, spec.name, mode);
+      scaleSet.priority = spec.priority ?? 'Regular';
+      scaleSet.evictionPolicy = spec.evictionPolicy ?? 'Deallocate';
       const vms = spec.vms ?? Array.from({ length: spec.capacity ?? 0 }, () => ({}));
       for (const vm of vms) world.addVm(scaleSet, vm);
       return scaleSetControl(world, context, scaleSet);

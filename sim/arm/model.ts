@@ -66,14 +66,21 @@ export interface SimScaleSet {
   vms: SimVm[];
   nextOrdinal: number;
   creationOutcomes: SimVmSpec[];
+  /** The model's `priority` (Spot VMs can be evicted, see power.ts); default Regular. */
+  priority: SimPriority;
+  /** What an eviction does to a Spot VM; default Deallocate. */
+  evictionPolicy: SimEvictionPolicy;
 }
+
+export type SimPriority = 'Regular' | 'Spot';
+export type SimEvictionPolicy = 'Deallocate' | 'Delete';
 
 export interface SimOperation {
   readonly id: string;
   readonly startedAt: number;
   /** Done when every one of these VMs has left Creating (or is gone, for deletions). */
   readonly vms: readonly SimVm[];
-  readonly kind: 'create' | 'delete';
+  readonly kind: 'create' | 'delete' | 'start' | 'deallocate';
 }
 
 export interface TimingOptions {
@@ -81,6 +88,10 @@ export interface TimingOptions {
   provisionDelayMs: number;
   /** Deleting → gone after this long. */
   deleteDelayMs: number;
+  /** Deallocated → running after this long (power.ts). */
+  startDelayMs: number;
+  /** Running → deallocated after this long (power.ts). */
+  deallocateDelayMs: number;
 }
 
 export const SUCCEEDED_OUTCOME: SimVmSpec = Object.freeze({
@@ -122,6 +133,8 @@ export class SimWorld {
       vms: [],
       nextOrdinal: 0,
       creationOutcomes: [],
+      priority: 'Regular',
+      evictionPolicy: 'Deallocate',
     };
     this.scaleSets.push(scaleSet);
     return scaleSet;
@@ -188,9 +201,10 @@ export class SimWorld {
 
   isDone(operation: SimOperation): boolean {
     this.settle();
-    return operation.kind === 'delete'
-      ? operation.vms.every((vm) => vm.removed)
-      : operation.vms.every((vm) => vm.removed || vm.provisioningState !== 'Creating');
+    if (operation.kind === 'delete') return operation.vms.every((vm) => vm.removed);
+    // A start or deallocate is done when its VMs left Updating (power.ts), a creation when they left Creating.
+    const busy = operation.kind === 'create' ? 'Creating' : 'Updating';
+    return operation.vms.every((vm) => vm.removed || vm.provisioningState !== busy);
   }
 
   /** Applies every scheduled change whose time has come, in time order. */
@@ -240,12 +254,14 @@ export class SimWorld {
     return vm;
   }
 
-  private startDeleting(vm: SimVm): void {
+  /** Deleting at once, gone after the delete delay. */
+  startDeleting(vm: SimVm): void {
     applySpec(vm, { provisioningState: 'Deleting', powerState: 'PowerState/deallocating' });
     vm.pending = [{ at: this.clock.now() + this.timing.deleteDelayMs, change: 'remove' }];
   }
 
-  private startOperation(kind: SimOperation['kind'], vms: readonly SimVm[]): SimOperation {
+  /** A long-running operation over these VMs, pollable by its id. */
+  startOperation(kind: SimOperation['kind'], vms: readonly SimVm[]): SimOperation {
     this.operationCount += 1;
     const id = `00000000-0000-4000-8000-${this.operationCount.toString(16).padStart(12, '0')}`;
     const operation: SimOperation = { id, kind, vms, startedAt: this.clock.now() };

@@ -112,7 +112,11 @@ export function deleteInstances(deps: OperationDeps, params: Params, _url: URL, 
     }
     vms.push(vm);
   }
-  const operation = deps.world.deleteInstances(scaleSet, vms);
+  return operationAccepted(deps, deps.world.deleteInstances(scaleSet, vms));
+}
+
+/** 202 with the operation's Azure-AsyncOperation and Location URLs, as ARM answers a POST it runs. */
+export function operationAccepted(deps: OperationDeps, operation: SimOperation): Reply {
   const location = operationUrl(deps, operation);
   return {
     status: 202,
@@ -152,7 +156,7 @@ function operationUrl(deps: OperationDeps, operation: SimOperation): string {
   return `${deps.baseUrl}/subscriptions/${deps.context.subscriptionId}/providers/Microsoft.Compute/locations/${deps.context.location}/operations/${operation.id}?api-version=${API_VERSION}`;
 }
 
-function scaleSetNotFound(params: Params): Reply {
+export function scaleSetNotFound(params: Params): Reply {
   return {
     status: 404,
     body: armError(

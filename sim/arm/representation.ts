@@ -33,6 +33,10 @@ export function scaleSetJson(ctx: ResourceContext, scaleSet: SimScaleSet, provis
       ...(scaleSet.orchestrationMode ? { orchestrationMode: scaleSet.orchestrationMode } : {}),
       provisioningState,
       singlePlacementGroup: false,
+      virtualMachineProfile: {
+        priority: scaleSet.priority,
+        ...(scaleSet.priority === 'Spot' ? { evictionPolicy: scaleSet.evictionPolicy } : {}),
+      },
     },
   };
 }

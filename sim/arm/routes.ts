@@ -6,9 +6,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SimWorld } from './model.js';
 import type { OperationDeps, Reply, RequestInfo } from './operations.js';
 import { deleteInstances, getScaleSet, listFlexibleVms, listUniformVms, pollOperation, writeScaleSet } from './operations.js';
+import { scaleSetPower, vmPower } from './power.js';
 import { armError } from './representation.js';
 
-export type ArmSimOperation = 'getScaleSet' | 'updateScaleSet' | 'listVms' | 'deleteInstances' | 'pollOperation';
+export type ArmSimOperation = 'getScaleSet' | 'updateScaleSet' | 'listVms' | 'deleteInstances' | 'pollOperation' | 'startVms' | 'deallocateVms';
 
 export interface ArmSimCounts {
   /** Every request received, including refused ones. */
@@ -22,6 +23,10 @@ export interface ArmSimCounts {
   listVmsPages: number;
   deleteInstances: number;
   pollOperation: number;
+  /** Start calls: a Uniform batch, or one Flexible VM. */
+  startVms: number;
+  /** Deallocate calls, counted the same way. */
+  deallocateVms: number;
   /** Requests answered 429 by a `throttleNext` rule (also counted under their operation). */
   throttled: number;
   /** Requests refused for want of a bearer token. */
@@ -37,6 +42,8 @@ export function zeroCounts(): ArmSimCounts {
     listVmsPages: 0,
     deleteInstances: 0,
     pollOperation: 0,
+    startVms: 0,
+    deallocateVms: 0,
     throttled: 0,
     unauthorized: 0,
   };
@@ -77,12 +84,17 @@ interface Route {
 }
 
 const VMSS = 'subscriptions/{sub}/resourceGroups/{rg}/providers/Microsoft.Compute/virtualMachineScaleSets/{name}';
+const VM = 'subscriptions/{sub}/resourceGroups/{rg}/providers/Microsoft.Compute/virtualMachines/{vm}';
 const ROUTES: Route[] = [
   { method: 'GET', pattern: split(VMSS), operation: 'getScaleSet', handle: getScaleSet },
   { method: 'PATCH', pattern: split(VMSS), operation: 'updateScaleSet', handle: writeScaleSet },
   { method: 'PUT', pattern: split(VMSS), operation: 'updateScaleSet', handle: writeScaleSet },
   { method: 'GET', pattern: split(`${VMSS}/virtualMachines`), operation: 'listVms', handle: listUniformVms },
   { method: 'POST', pattern: split(`${VMSS}/delete`), operation: 'deleteInstances', handle: deleteInstances },
+  { method: 'POST', pattern: split(`${VMSS}/start`), operation: 'startVms', handle: scaleSetPower('start') },
+  { method: 'POST', pattern: split(`${VMSS}/deallocate`), operation: 'deallocateVms', handle: scaleSetPower('deallocate') },
+  { method: 'POST', pattern: split(`${VM}/start`), operation: 'startVms', handle: vmPower('start') },
+  { method: 'POST', pattern: split(`${VM}/deallocate`), operation: 'deallocateVms', handle: vmPower('deallocate') },
   {
     method: 'GET',
     pattern: split('subscriptions/{sub}/resourceGroups/{rg}/providers/Microsoft.Compute/virtualMachines'),

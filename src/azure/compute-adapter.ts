@@ -26,6 +26,7 @@ import type {
   CallOptions,
   LroResult,
   OrchestrationMode,
+  PowerChange,
   RateLimitRemaining,
   ScaleSetApi,
   ScaleSetInfo,
@@ -236,6 +237,38 @@ class ComputeScaleSetApi implements ScaleSetApi {
         { updateIntervalInMs: this.lroPollIntervalMs, abortSignal: options.abortSignal },
       );
       return await waitBounded(poller, this.lroWaitMs, context, options.abortSignal);
+    } catch (error) {
+      throw translateArmError(error, context, this.clock.now());
+    }
+  }
+
+  async setPower(
+    resourceGroup: string,
+    name: string,
+    mode: OrchestrationMode,
+    power: PowerChange,
+    instanceIds: readonly string[],
+    options: CallOptions = {},
+  ): Promise<LroResult> {
+    // Never without ids: ARM would start or deallocate every VM of the scale set.
+    if (instanceIds.length === 0) return { done: true };
+    const context = { operation: `${power} instances`, resource: this.describe(resourceGroup, name) };
+    const lro = { updateIntervalInMs: this.lroPollIntervalMs, abortSignal: options.abortSignal };
+    try {
+      if (mode === 'Uniform') {
+        const vmInstanceIDs = { instanceIds: [...instanceIds] };
+        const poller = power === 'start'
+          ? this.client.virtualMachineScaleSets.start(resourceGroup, name, { ...lro, vmInstanceIDs })
+          : this.client.virtualMachineScaleSets.deallocate(resourceGroup, name, { ...lro, vmInstanceIDs });
+        return await waitBounded(poller, this.lroWaitMs, context, options.abortSignal);
+      }
+      const results = await Promise.all(
+        instanceIds.map((vm) => {
+          const poller = power === 'start' ? this.client.virtualMachines.start(resourceGroup, vm, lro) : this.client.virtualMachines.deallocate(resourceGroup, vm, lro);
+          return waitBounded(poller, this.lroWaitMs, context, options.abortSignal);
+        }),
+      );
+      return results.find((r) => !r.done) ?? { done: true };
     } catch (error) {
       throw translateArmError(error, context, this.clock.now());
     }

@@ -109,6 +109,27 @@ export const ARM_OPERATIONS: readonly ArmOperation[] = [
       { action: `${COMPUTE}/disks/delete`, scope: 'resource group', mode: 'Flexible' },
     ],
   },
+  // The warm buffer (pool warm.max): chosen instances parked and woken, never without ids.
+  {
+    call: 'client.virtualMachineScaleSets.start',
+    request: 'POST …/virtualMachineScaleSets/{name}/start {"instanceIds":[…]}',
+    needs: [{ action: `${COMPUTE}/virtualMachineScaleSets/start/action`, scope: 'scale set', mode: 'Uniform' }, POLL],
+  },
+  {
+    call: 'client.virtualMachineScaleSets.deallocate',
+    request: 'POST …/virtualMachineScaleSets/{name}/deallocate {"instanceIds":[…]}',
+    needs: [{ action: `${COMPUTE}/virtualMachineScaleSets/deallocate/action`, scope: 'scale set', mode: 'Uniform' }, POLL],
+  },
+  {
+    call: 'client.virtualMachines.start',
+    request: 'POST …/resourceGroups/{group}/providers/Microsoft.Compute/virtualMachines/{vm}/start',
+    needs: [{ action: `${COMPUTE}/virtualMachines/start/action`, scope: 'resource group', mode: 'Flexible' }, POLL],
+  },
+  {
+    call: 'client.virtualMachines.deallocate',
+    request: 'POST …/resourceGroups/{group}/providers/Microsoft.Compute/virtualMachines/{vm}/deallocate',
+    needs: [{ action: `${COMPUTE}/virtualMachines/deallocate/action`, scope: 'resource group', mode: 'Flexible' }, POLL],
+  },
 ];
 
 /** Which custom role of infra/roles.json carries a need: by scope, and by mode within the group. */

@@ -18,6 +18,7 @@ export function scaleSetInfoOf(vmss: VirtualMachineScaleSet): ScaleSetInfo {
     capacity: typeof vmss.sku?.capacity === 'number' && Number.isSafeInteger(vmss.sku.capacity) && vmss.sku.capacity >= 0 ? vmss.sku.capacity : undefined,
     etag: vmss.etag ?? undefined,
     provisioningState: vmss.provisioningState ?? undefined,
+    ...(vmss.virtualMachineProfile?.priority ? { priority: vmss.virtualMachineProfile.priority } : {}),
   };
 }
 

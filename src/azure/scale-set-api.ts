@@ -23,6 +23,11 @@ export interface ScaleSetInfo {
   /** The scale set's ETag, for `setCapacity`'s If-Match. */
   etag: string | undefined;
   provisioningState: string | undefined;
+  /**
+   * The model's VM priority as ARM reports it (`Regular`, `Low`, `Spot`); `undefined` when
+   * absent. Spot (and the older Low) VMs can be evicted by Azure.
+   */
+  priority?: string;
 }
 
 export interface VmStatusRecord {
@@ -123,4 +128,19 @@ export interface ScaleSetApi {
     instanceIds: readonly string[],
     options?: CallOptions,
   ): Promise<LroResult>;
+  /**
+   * Starts (`start`) or deallocates (`deallocate`) the given instances: Uniform, one batch call
+   * by instance id; Flexible, one call per VM name (ARM has no batch call there). An empty list
+   * makes no call at all (ARM would apply it to every VM of the scale set).
+   */
+  setPower(
+    resourceGroup: string,
+    name: string,
+    mode: OrchestrationMode,
+    power: PowerChange,
+    instanceIds: readonly string[],
+    options?: CallOptions,
+  ): Promise<LroResult>;
 }
+
+export type PowerChange = 'start' | 'deallocate';

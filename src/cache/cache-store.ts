@@ -135,5 +135,7 @@ function readPartition(all: Row[]): StoredCache {
     // The old format (or nothing): one row per VM, read this once; the next listing packs it.
     return { meta, rows, instances: (rows as Row<InstanceProps>[]).filter((r) => !isPackRowKey(r.rowKey)).map(instanceFromRow) };
   }
-  return { meta, rows, instances: unpackInstances(rows.filter((r) => isPackRowKey(r.rowKey)), packId, packs) };
+  // Pack rows past the count are a larger write's left behind (a meta row lost): not this list's.
+  const end = packRowKey(packs);
+  return { meta, rows, instances: unpackInstances(rows.filter((r) => isPackRowKey(r.rowKey) && r.rowKey < end), packId, packs) };
 }

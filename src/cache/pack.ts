@@ -28,7 +28,11 @@ export function isPackRowKey(rowKey: string): boolean {
 
 /** The instances as pack rows' properties, in row order. */
 export function packInstances(instances: readonly CachedInstance[], packId: number): PackProps[] {
-  const json = JSON.stringify(instances);
+  return packJson(JSON.stringify(instances), packId);
+}
+
+/** Any JSON text as pack rows' properties, in row order (the pool inventory's packs too). */
+export function packJson(json: string, packId: number): PackProps[] {
   const rows: PackProps[] = [];
   let at = 0;
   do {
@@ -49,6 +53,11 @@ export class PackMismatchError extends Error {
  * raced a writer reads again.
  */
 export function unpackInstances(rows: readonly { rowKey: string; props: Record<string, unknown> }[], packId: number, packs: number): CachedInstance[] {
+  return JSON.parse(unpackJson(rows, packId, packs)) as CachedInstance[];
+}
+
+/** The JSON text back from pack rows (in row key order); PackMismatchError as `unpackInstances`. */
+export function unpackJson(rows: readonly { rowKey: string; props: Record<string, unknown> }[], packId: number, packs: number): string {
   if (rows.length !== packs) throw new PackMismatchError(`expected ${packs} pack row(s), found ${rows.length}`);
   let json = '';
   for (const row of [...rows].sort((a, b) => (a.rowKey < b.rowKey ? -1 : 1))) {
@@ -59,5 +68,5 @@ export function unpackInstances(rows: readonly { rowKey: string; props: Record<s
       json += chunk;
     }
   }
-  return JSON.parse(json) as CachedInstance[];
+  return json;
 }

@@ -81,8 +81,10 @@ export class ScaleSetCache {
    * `read.ok: false` with the stale list, as the seed's accessors do. `reread`: `scaleSet` is a
    * stored read, good for noticing drift but not for a listing, which reads the scale set again.
    */
-  async validate(scaleSet?: ScaleSetInfo, options: { reread?: boolean } = {}): Promise<CacheView> {
-    return this.run(await this.store.load(), scaleSet, { reread: options.reread ?? false, force: false });
+  async validate(scaleSet?: ScaleSetInfo, options: { reread?: boolean; metaAbsent?: boolean } = {}): Promise<CacheView> {
+    // The caller's point read just found no meta row: nothing stored to read (a first listing).
+    const stored = options.metaAbsent ? { meta: undefined, instances: [], rows: [] } : await this.store.load();
+    return this.run(stored, scaleSet, { reread: options.reread ?? false, force: false });
   }
 
   /** `validate` that writes nothing (a dry run): the same plan and executor over a store that writes nothing. */
@@ -160,8 +162,9 @@ export class ScaleSetCache {
     // The claim changes the generation: a lister that crashes while listing leaves it changed.
     const claimProps: MetaProps = { ...props, claimedBy: token, claimUntil: now + REFRESH_CLAIM_MS, generation: newGeneration() };
     const claimed = await this.store.writeMeta(stored.meta, claimProps);
-    // Another invocation won the claim and is listing: use what is stored.
-    if (!claimed) return this.served(stored);
+    // Another invocation won the claim and is listing: use what is stored (read now when the
+    // meta row was absent: its claim is the first thing a lister writes).
+    if (!claimed) return this.served(stored.meta ? stored : await this.store.load());
 
     const listing = await this.list(claimProps, stored.instances, known);
     const next: MetaProps = { ...listing.next, claimedBy: undefined, claimUntil: undefined };

@@ -93,7 +93,7 @@ export function renderStatus(s: Status, now: number): string {
       out.push(`    ${(i.state ?? 'Unknown').padEnd(9)} ${shortId(i.id)}${err}`);
     }
     const n = p.counts;
-    out.push(`  VMs: ${n.healthy} healthy, ${n.broken} broken, ${n.creating} creating, ${n.stopped} stopped, ${n.deleting} deleting, ${n.unmanaged} unmanaged, ${n.missing} missing`);
+    out.push(`  VMs: ${n.healthy} healthy, ${n.broken} broken, ${n.creating} creating, ${n.warm} warm (parked), ${n.stopped} stopped, ${n.deleting} deleting, ${n.unmanaged} unmanaged, ${n.missing} missing`);
     out.push(`  inventory: ${p.machines.length} machine(s)`);
     for (const m of p.machines) out.push(`    ${(m.providerStatus ?? '-').padEnd(9)} ${shortId(m.providerId)}${m.address ? ` ${m.address}` : ''}`);
     if (p.backoffUntil) out.push(`  creations backed off until ${at(p.backoffUntil)} after failed provisioning`);

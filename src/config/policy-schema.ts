@@ -195,6 +195,36 @@ const schedule = z
     if (s.minScale !== undefined && s.maxScale !== undefined && s.minScale > s.maxScale) ctx.addIssue({ code: 'custom', path: ['minScale'], message: 'expected minScale ≤ maxScale' });
   });
 
+/** One source as a target's `load` (as it has always been), with its activation threshold. */
+const singleSource = z.discriminatedUnion(
+  'source',
+  [
+    httpSource.extend({ activationThreshold: activationThreshold.optional() }).strict(),
+    queueSource.extend({ activationThreshold: activationThreshold.optional() }).strict(),
+    pushSource.extend({ activationThreshold: activationThreshold.optional() }).strict(),
+  ],
+  SOURCE_ERROR,
+);
+
+/**
+ * A target's `load`: one source (parsed as it always was, so existing configurations read the
+ * same), or `{ sources, combine, pollInterval }`. The form is chosen by whether `sources` is
+ * given, so each form's own errors are reported, not a union's "Invalid input"; `forms` lets the
+ * README's reference test walk both.
+ */
+export const targetLoad = z
+  .unknown()
+  .transform((value, ctx) => {
+    const schema = value && typeof value === 'object' && 'sources' in value ? severalSources : singleSource;
+    const parsed = schema.safeParse(value);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, code: 'custom', message: issue.message, path: issue.path });
+      return z.NEVER;
+    }
+    return parsed.data as z.output<typeof severalSources> | z.output<typeof singleSource>;
+  })
+  .meta({ forms: [severalSources, singleSource] });
+
 /** The policy keys a target takes beside `load`. */
 export const policyFields = {
   fallback: fallback.optional(),

@@ -6,9 +6,10 @@
 import { z } from 'zod';
 import { boundedMs, count, duration, MAX_DURATION_MS, nonEmpty, optionalDuration, parsedString, rate } from './fields.js';
 import { parseDuration } from './duration.js';
-import { loadSource, policyFields } from './policy-schema.js';
+import { policyFields, targetLoad } from './policy-schema.js';
+import { isQueueDriven, loadSources } from '../load/sources.js';
 export { DEFAULT_POLL_INTERVAL_MS, MIN_POLL_INTERVAL_MS } from './policy-schema.js';
-import { poolTargetRef, scaleInSchema } from './pool-sizing.js';
+import { poolTargetRef, scaleInSchema, warmSchema } from './pool-sizing.js';
 import { isLoopbackHost } from './loopback.js';
 // Replicas of a target and machines of a pool.
 import { MAX_REPLICAS } from '../limits.js';
@@ -104,6 +105,7 @@ const pool = z
     /** Scale-in deletes, one token per VM. */
     deletionRate: rate('5s,10'),
     scaleIn: scaleInSchema,
+    warm: warmSchema,
     /** Also caps how many VMs a listing reads (pages stop there). */
     instanceLimit: count(1, MAX_REPLICAS).default(1000),
     instanceCache,
@@ -196,8 +198,9 @@ const target = z
       })
       .strict()
       .optional(),
-    load: loadSource.optional(),
+    load: targetLoad.optional(),
     fallback: policyFields.fallback,
+    cooldown: policyFields.cooldown,
     behavior: policyFields.behavior,
     scaleDownDelay: policyFields.scaleDownDelay,
     initialScale: policyFields.initialScale,
@@ -265,15 +268,21 @@ export const offlineConfigSchema = z
       const key = `target/${t.name}`;
       if (seen.has(key)) ctx.addIssue({ code: 'custom', path: ['targets', i, 'name'], message: `duplicate target name "${t.name}" (also ${seen.get(key)})` });
       seen.set(key, `targets[${i}]`);
-      if (t.scaleToZero.enabled && t.minScale === 0 && !t.activator) {
+      // A queue holds its work while the target sleeps: queue and push targets need no activator.
+      if (t.scaleToZero.enabled && t.minScale === 0 && !t.activator && !isQueueDriven(t.load)) {
         ctx.addIssue({
           code: 'custom',
           path: ['targets', i, 'activator'],
           message: 'required when scaleToZero.enabled is true and minScale is 0: Drover only scales to zero behind an activator',
         });
       }
-      if (t.load?.source === 'queue' && !t.load.connection && !t.load.accountName) {
-        ctx.addIssue({ code: 'custom', path: ['targets', i, 'load'], message: 'a queue source needs connection or accountName' });
+      for (const { source, path } of loadSources(t.load)) {
+        if (source.source === 'queue' && !source.connection && !source.accountName) {
+          ctx.addIssue({ code: 'custom', path: ['targets', i, ...path], message: 'a queue source needs connection or accountName' });
+        }
+      }
+      if (loadSources(t.load).filter((s) => s.source.source === 'push').length > 1) {
+        ctx.addIssue({ code: 'custom', path: ['targets', i, 'load', 'sources'], message: 'expected at most one push source: a pushed value names no source' });
       }
     });
     if (cfg.azure?.credential === 'dev' && !isLoopbackHost(new URL(cfg.azure.resourceManagerEndpoint).hostname)) {
@@ -334,4 +343,6 @@ export type StorageConfig = NonNullable<DroverConfig['storage']>;
 export type AzureConfig = NonNullable<DroverConfig['azure']>;
 export type KubernetesConfig = NonNullable<DroverConfig['kubernetes']>;
 export type ScaleTargetRef = TargetConfig['scaleTargetRef'];
-export type LoadSourceConfig = NonNullable<TargetConfig['load']>;
+export type TargetLoadConfig = NonNullable<TargetConfig['load']>;
+/** One load source as a target's `load` gives it (`load: { source, … }`). */
+export type LoadSourceConfig = Exclude<TargetLoadConfig, { sources: unknown }>;

@@ -2,8 +2,7 @@ import type { InvocationContext } from '@azure/functions';
 import { errorMessage, invocationLog, type Log } from '../log.js';
 import { messageId } from './trigger.js';
 import { decodeMessage, reconcileMessageSchema, type ReconcileMessage } from '../queue/messages.js';
-import { afterServed, mergeRequest, messageToken, onDelivery, postpone, type Delivery } from '../queue/pending-plan.js';
-import type { ReadMarker } from '../queue/pending-store.js';
+import { mergeRequest, messageToken, onDelivery, postpone, putBack, type Delivery, type Pending } from '../queue/pending-plan.js';
 import type { Markers } from '../queue/sender.js';
 import { busyRetryDelay } from '../queue/retry.js';
 import { reconcileObject } from '../reconcile/object.js';
@@ -37,9 +36,11 @@ export async function onReconcileMessage(rt: Runtime, message: unknown, context:
     return undefined;
   }
   if (delivery.kind === 'fold') return undefined;
-  const marker = await markers?.read(ref);
-  const outcome = await reconcileObject(rt, ref, { reason: delivery.reason, load: delivery.load }, { log, signal: rt.shutdown.signal });
-  if (markers) await settleMarker(markers, ref, msg, marker, outcome, rt.clock.now());
+  // What is asked while this reconcile runs (its own next poll, a push) is a new marker's.
+  const taken = await markers?.take(ref);
+  const load = taken?.load ?? delivery.load;
+  const outcome = await reconcileObject(rt, ref, { reason: delivery.reason, load }, { log, signal: rt.shutdown.signal });
+  if (markers) await settleMarker(markers, ref, { ...msg, ...(load === undefined ? {} : { load }) }, taken, outcome, rt.clock.now());
   else if (outcome.status === 'busy') await rt.queues.reconcile({ ...ref, reason: msg.reason, load: msg.load }, busyRetryDelay(rt.clock.now(), outcome.until));
   // Cut short (the host is stopping): the message comes back and the reconcile is finished then.
   if (outcome.status === 'aborted') throw new Error(`reconcile of ${objectKey(ref)} aborted: ${outcome.reason}`);
@@ -96,17 +97,17 @@ function known(rt: Runtime, ref: ObjectRef): boolean {
   return ref.kind === 'pool' ? rt.config.pools.some((p) => p.name === ref.name) : rt.config.targets.some((t) => t.name === ref.name);
 }
 
-/** What the outcome makes of the marker: postponed while the lease is held, removed once served. */
-async function settleMarker(markers: Markers, ref: ObjectRef, msg: ReconcileMessage, marker: ReadMarker | undefined, outcome: ObjectOutcome, now: number): Promise<void> {
+/** What the outcome makes of the marker: postponed while the lease is held, put back when the message will come again. */
+async function settleMarker(markers: Markers, ref: ObjectRef, msg: ReconcileMessage, taken: Pending | undefined, outcome: ObjectOutcome, now: number): Promise<void> {
   if (outcome.status === 'busy') {
     // The holder may have read its inputs before this request arrived: look again shortly.
     const retryAt = now + busyRetryDelay(now, outcome.until);
-    await markers.change(ref, (current, t) => postpone(current, { reason: msg.reason }, retryAt, msg.dueAt, t, messageToken));
+    const request = { reason: taken?.reason ?? msg.reason, ...(msg.load === undefined ? {} : { load: msg.load }) };
+    await markers.change(ref, (current, t) => postpone(current, request, retryAt, msg.dueAt, t, messageToken));
     return;
   }
-  // Failed and to be retried: the marker stays for the retried message.
-  if (outcome.status === 'aborted' || (outcome.status === 'failed' && (outcome.decision ? outcome.decision.transient === true : true))) return;
-  if (!marker || (await markers.consume(marker))) return;
-  // A request merged while this one ran: it is served by a message of its own.
-  await markers.change(ref, (current, t) => (current ? afterServed(current, msg.dueAt, t, messageToken) : undefined));
+  // Not finished and to be retried: the message comes back, and serves what it took then.
+  if (taken && (outcome.status === 'aborted' || (outcome.status === 'failed' && (outcome.decision ? outcome.decision.transient === true : true)))) {
+    await markers.change(ref, (current, t) => putBack(current, taken, msg.dueAt, t));
+  }
 }

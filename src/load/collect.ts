@@ -106,6 +106,6 @@ function readSource(config: LoadSourceConfig, pushed: number | undefined, ports:
   }
 }
 
-function sameSamples(a: readonly Sample[], b: readonly Sample[]): boolean {
+export function sameSamples(a: readonly Sample[], b: readonly Sample[]): boolean {
   return a.length === b.length && a.every((s, i) => s.at === b[i]!.at && s.value === b[i]!.value);
 }

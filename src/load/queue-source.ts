@@ -21,13 +21,18 @@ export function queueClientFor(source: QueueSourceConfig, credential: () => Toke
   throw new Error('a queue load source needs connection or accountName');
 }
 
+/** A queue's properties answer in milliseconds; a read still unanswered after this is no sample. */
+export const QUEUE_READ_TIMEOUT_MS = 5_000;
+
 export async function readQueueLoad(client: QueueClient, signal?: AbortSignal): Promise<LoadReading> {
+  const timeout = AbortSignal.timeout(QUEUE_READ_TIMEOUT_MS);
   try {
-    const props = await client.getProperties({ abortSignal: signal });
+    const props = await client.getProperties({ abortSignal: signal ? AbortSignal.any([signal, timeout]) : timeout });
     const count = props.approximateMessagesCount;
     if (count === undefined) return { ok: false, error: `queue ${client.name}: no approximate message count in the answer` };
     return { ok: true, value: count };
   } catch (error) {
+    if (timeout.aborted) return { ok: false, error: `queue ${client.name}: no answer within ${QUEUE_READ_TIMEOUT_MS} ms` };
     return { ok: false, error: `queue ${client.name}: ${errorMessage(error)}` };
   }
 }

@@ -5,7 +5,7 @@
  * read: insert-if-absent, else If-Match on the ETag it read. A holder whose lease ran out cannot
  * overwrite the samples a newer holder wrote; it gets SamplesChangedError.
  */
-import type { EntityTable } from '../state/entity-table.js';
+import type { EntityTable, Props } from '../state/entity-table.js';
 import { decodeSamples, encodeSamples, type Sample } from './samples.js';
 
 const ROW = 'samples';
@@ -37,5 +37,34 @@ export async function writeSamples(table: EntityTable, target: string, samples: 
     etag === undefined
       ? await table.create(target, ROW, props)
       : await table.replaceIf({ partitionKey: target, rowKey: ROW, etag, props }, props);
+  if (!written) throw new SamplesChangedError(target);
+}
+
+/**
+ * The samples of a target with several sources, by source name, in the same row: each source's
+ * in a property of its own (`data` for one named `load`, `data_NAME` for the others), so one
+ * read and one write serve them all and the row's ETag fences them together. At most 16 sources
+ * of at most MAX_SAMPLES samples stay well inside an entity's 1 MiB.
+ */
+export type SampleSeries = Record<string, Sample[]>;
+
+const propertyOf = (name: string) => (name === 'load' ? 'data' : `data_${name}`);
+
+export async function readSampleSeries(table: EntityTable, target: string, names: readonly string[]): Promise<{ series: SampleSeries; etag: string | undefined }> {
+  const row = await table.get<Props>(target, ROW);
+  const series: SampleSeries = {};
+  for (const name of names) {
+    const text = row?.props[propertyOf(name)];
+    series[name] = decodeSamples(typeof text === 'string' ? text : undefined);
+  }
+  return { series, etag: row?.etag };
+}
+
+/** Writes every source's samples over the row read with `etag`; a source no longer configured loses its property. */
+export async function writeSampleSeries(table: EntityTable, target: string, series: SampleSeries, now: number, etag: string | undefined): Promise<void> {
+  const props: Record<string, string | number> = { updatedAt: now };
+  for (const [name, samples] of Object.entries(series)) props[propertyOf(name)] = encodeSamples(samples);
+  const written =
+    etag === undefined ? await table.create(target, ROW, props) : await table.replaceIf({ partitionKey: target, rowKey: ROW, etag, props }, props);
   if (!written) throw new SamplesChangedError(target);
 }

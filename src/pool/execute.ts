@@ -5,19 +5,24 @@
  * 2. the inventory, in ⌈N/100⌉ transactions: rows of broken VMs marked failed and the backoff
  *    (before any delete, so a crash after it trips no switch), retirements, adoptions, status
  *    updates, the switch cleared;
- * 3. the capacity raise: one draw of the creation tokens, then `sku.capacity` written under the
+ * 3. the warm buffer's wakes: one creation token per parked VM, their rows marked Waking (one
+ *    more batch), then the start calls, in chunks of `chunkSize`; the capacity raise only when
+ *    every wake went out: one draw of the creation tokens, then `sku.capacity` written under the
  *    scale set's ETag, the cache refreshed and the new VMs adopted (one more batch);
  * 4. fast delete of broken VMs whose rows are marked, and their cache rows marked Deleting;
  * 5. scale-in: one `deletionRate` token per VM, the rows of the VMs granted marked Deleting (one
  *    more batch), then `deleteInstances` by instance id, one call per chunk of `chunkSize`, and
  *    their cache rows marked Deleting. A crash after the mark leaves the row marked: a later
  *    pass whose listing still shows the VM alive deletes it; one after the call finds it
- *    Deleting or gone, and retires the row. Capacity is never written down.
+ *    Deleting or gone, and retires the row. Capacity is never written down;
+ * 6. parking: one `deletionRate` token per VM, rows marked Parked, then the deallocate calls in
+ *    chunks of `chunkSize`. A crash after a Parked or Waking mark is repaired the same way: a
+ *    later listing that still shows the VM as it was calls again (warm-buffer.ts).
  *
  * The lease is checked before each write phase, not per row. Every row write is guarded by the
  * ETag it was read with (inserts by the row's absence).
  */
-import type { LroResult } from '../azure/scale-set-api.js';
+import type { LroResult, PowerChange } from '../azure/scale-set-api.js';
 import { ArmPreconditionFailedError } from '../azure/errors.js';
 import type { CachedInstance } from '../cache/instance.js';
 import type { Props } from '../state/entity-table.js';
@@ -32,11 +37,15 @@ export interface PoolPassDeps {
   arm: {
     setCapacity(capacity: number, ifMatchEtag: string): Promise<LroResult>;
     deleteInstances(deletions: readonly Deletion[]): Promise<LroResult>;
+    /** Starts or deallocates these VMs (never none: the executor calls only with some). */
+    setPower(power: PowerChange, vms: readonly Deletion[]): Promise<LroResult>;
   };
   cache: {
     /** Lists again after a capacity raise; the instances now listed. */
     relist(capacity: number): Promise<readonly CachedInstance[]>;
     markDeleting(deletions: readonly Deletion[]): Promise<void>;
+    /** Lists again after starts or deallocates, so what reads the cache (a Pool target's ready count) sees them. */
+    relistAfterPower(): Promise<void>;
   };
   lease: { check(): Promise<void> };
   /** Draws up to `wanted` creation tokens within the pass's bounded wait; how many it got. */
@@ -71,6 +80,12 @@ export interface PoolOutcome {
   scaledIn: string[];
   scaleInCalls: number;
   scaleInWaiting: number;
+  /** Parked VMs started, and how many waited for creation tokens. */
+  woken: string[];
+  wakeWaiting: number;
+  /** VMs deallocated into the warm buffer, and how many waited for deletion tokens. */
+  parked: string[];
+  parkWaiting: number;
   /** Rows that could not be written, with why: `id: reason`. */
   rowFailures: string[];
   /** Whether any of them failed for another reason than the row itself (the store failed). */
@@ -93,6 +108,10 @@ export async function executePlan(plan: PoolPlan, deps: PoolPassDeps): Promise<P
     scaledIn: [],
     scaleInCalls: 0,
     scaleInWaiting: 0,
+    woken: [],
+    wakeWaiting: 0,
+    parked: [],
+    parkWaiting: 0,
     rowFailures: [],
     storeFailed: false,
   };
@@ -151,8 +170,10 @@ export async function executePlan(plan: PoolPlan, deps: PoolPassDeps): Promise<P
   await writePhase(deps, writes, outcome);
   outcome.markedFailed = [...marked];
 
-  // Phase 3: new capacity.
-  if (plan.raise) outcome.raise = await raiseCapacity(plan, plan.raise, deps, outcome);
+  // Phase 3: parked VMs started, then new capacity (only once every wake went out: a VM is
+  // created only when no parked one is left to start).
+  const allWoken = await wake(plan, deps, outcome);
+  if (plan.raise && allWoken) outcome.raise = await raiseCapacity(plan, plan.raise, deps, outcome);
 
   // Phase 4: fast delete, only of VMs whose rows say failed and with the backoff recorded.
   const doomed = backoffOk ? plan.delete.filter((d) => marked.has(d.id)) : [];
@@ -167,7 +188,62 @@ export async function executePlan(plan: PoolPlan, deps: PoolPassDeps): Promise<P
 
   // Phase 5: scale-in.
   if (plan.scaleIn.length > 0) await scaleIn(plan, deps, outcome);
+  // Phase 6: the warm buffer's parking.
+  await park(plan, deps, outcome);
+  // A raise listed again already (and moved the capacity the scale set read has).
+  if ((outcome.woken.length > 0 || outcome.parked.length > 0) && outcome.raise.kind !== 'raised') await deps.cache.relistAfterPower();
   return outcome;
+}
+
+/** Starts the parked VMs granted creation tokens; whether all of the plan's went out. */
+async function wake(plan: PoolPlan, deps: PoolPassDeps, outcome: PoolOutcome): Promise<boolean> {
+  if (plan.wake.length === 0) return true;
+  const granted = await deps.creations.draw(plan.wake.length);
+  const result = await markThenCall(plan.wake.slice(0, granted), 'Waking', (chunk) => deps.arm.setPower('start', chunk), deps, outcome);
+  outcome.woken = result.called;
+  outcome.wakeWaiting = plan.wake.length - granted;
+  if (!result.done || outcome.wakeWaiting > 0) await deps.requeue(outcome.wakeWaiting > 0 ? 'go on starting parked VMs the creation rate held back' : 'check on a start ARM is still working on');
+  return result.called.length === plan.wake.length;
+}
+
+async function park(plan: PoolPlan, deps: PoolPassDeps, outcome: PoolOutcome): Promise<void> {
+  if (plan.park.length === 0) return;
+  const granted = await deps.deletions.draw(plan.park.length);
+  const result = await markThenCall(plan.park.slice(0, granted), 'Parked', (chunk) => deps.arm.setPower('deallocate', chunk), deps, outcome);
+  outcome.parked = result.called;
+  outcome.parkWaiting = plan.park.length - granted;
+  if (!result.done || outcome.parkWaiting > 0) await deps.requeue(outcome.parkWaiting > 0 ? 'go on parking VMs the deletion rate held back' : 'check on a deallocate ARM is still working on');
+}
+
+/**
+ * Marks the rows with `status` (one batch; rows already so are not written again), then makes
+ * the call for the VMs whose rows say so, in chunks of `chunkSize`: a row another pass wrote in
+ * between keeps its VM out of the call.
+ */
+async function markThenCall(
+  vms: readonly Deletion[],
+  status: 'Waking' | 'Parked',
+  call: (chunk: readonly Deletion[]) => Promise<LroResult>,
+  deps: PoolPassDeps,
+  outcome: PoolOutcome,
+): Promise<{ called: string[]; done: boolean }> {
+  const now = deps.now();
+  const marked = new Set(vms.filter((d) => d.row?.props.providerStatus === status).map((d) => d.id));
+  const writes: Tagged[] = vms
+    .filter((d) => !marked.has(d.id))
+    .map((d) => {
+      const props: MachineProps = { ...(d.row?.props ?? { createdAt: now, name: d.name }), providerStatus: status, updatedAt: now };
+      return { write: d.row ? { op: 'replace', key: d.id, etag: d.row.etag, props } : { op: 'insert', key: d.id, props }, then: (r: RowResult) => (r.ok ? marked.add(d.id) : undefined) };
+    });
+  await writePhase(deps, writes, outcome);
+  const going = vms.filter((d) => marked.has(d.id));
+  let done = true;
+  for (let i = 0; i < going.length; i += deps.chunkSize) {
+    const chunk = going.slice(i, i + deps.chunkSize);
+    await deps.lease.check();
+    done = (await call(chunk)).done && done;
+  }
+  return { called: going.map((d) => d.id), done };
 }
 
 async function scaleIn(plan: PoolPlan, deps: PoolPassDeps, outcome: PoolOutcome): Promise<void> {

@@ -34,7 +34,8 @@ export async function forgetMachines(rt: Runtime, pool: PoolConfig, request: For
   const holder = `${rt.holder}:forget:${randomUUID().slice(0, 8)}`;
   const leased = await withLease(rt.leases, rt.clock, `pool/${pool.name}`, holder, FORGET_LEASE_MS, async (lease): Promise<ForgetResult> => {
     const machines = rt.table('machines');
-    const [{ rows }, listed] = await Promise.all([readInventory(machines, pool.name), listScaleSet(rt, pool)]);
+    const [inventory, listed] = await Promise.all([readInventory(machines, pool.name), listScaleSet(rt, pool)]);
+    const { rows } = inventory;
     const byId = new Map(listed.map((i) => [i.id, i]));
     let doomed: typeof rows;
     if (request.kind === 'one') {
@@ -53,7 +54,7 @@ export async function forgetMachines(rt: Runtime, pool: PoolConfig, request: For
     }
     if (doomed.length === 0) return { kind: 'forgotten', ids: [] };
     await lease.check();
-    const results = await tableRowWriter(machines, pool.name).write(doomed.map((r) => ({ op: 'delete', key: r.rowKey, etag: r.etag })));
+    const results = await tableRowWriter(machines, pool.name, inventory).write(doomed.map((r) => ({ op: 'delete', key: r.rowKey, etag: r.etag })));
     return { kind: 'forgotten', ids: doomed.filter((_, i) => results[i]?.ok).map((r) => r.rowKey) };
   });
   if (!leased.ran) return { kind: 'busy', heldBy: leased.heldBy, until: leased.until };

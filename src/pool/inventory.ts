@@ -1,13 +1,16 @@
 /**
- * A pool's inventory in the `machines` table (the seed's BMDB): one row per managed machine,
- * keyed by provider id, plus the pool's own bookkeeping rows (safety switch, creation backoff)
- * whose keys start with `~`, which no provider id does. Read whole, once per pass.
+ * A pool's inventory in the `machines` table (the seed's BMDB): its managed machines, keyed by
+ * provider id and stored packed in a few `~pack-NNN` rows (inventory-pack.ts), plus the pool's
+ * own bookkeeping rows (safety switch, creation backoff, wanted count, generation) whose keys
+ * start with `~`, which no provider id does. Read whole, in one query, once per pass.
  */
 import type { EntityTable, Row } from '../state/entity-table.js';
 import type { BackoffState } from '../provisioner/backoff.js';
 import type { InventoryRow, ProviderId, ProviderStatus } from '../provisioner/machine.js';
 import { GENERATION_KEY, type GenerationProps } from './generation.js';
 import { WANTED_KEY, wantedOf, type WantedProps } from './wanted.js';
+import { machineRows, storedMachines, type StoredMachines } from './inventory-pack.js';
+import { PackMismatchError } from '../cache/pack.js';
 
 export type MachineProps = {
   providerStatus?: string;
@@ -44,25 +47,38 @@ export interface InventorySnapshot {
   wanted: number | undefined;
   /** The partition's generation row as read (generation.ts); undefined before anything bumped it. */
   generationRow: Row<GenerationProps> | undefined;
+  /** The machines as stored, for the row writer to start from without reading them again (row-writer.ts). */
+  stored?: StoredMachines;
 }
+
+const READ_ATTEMPTS = 3;
 
 /** The whole partition in one read: the machines and the pool's bookkeeping. */
 export async function readInventory(table: EntityTable, pool: string): Promise<InventorySnapshot> {
-  return inventoryFromRows(await table.list<MachineProps & JsonProps & GenerationProps & WantedProps>(pool));
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return inventoryFromRows(await table.list<MachineProps & JsonProps & GenerationProps & WantedProps>(pool), pool);
+    } catch (err) {
+      // Pack rows of two writes: the read raced a writer; read again.
+      if (!(err instanceof PackMismatchError) || attempt >= READ_ATTEMPTS) throw err;
+    }
+  }
 }
 
-export function inventoryFromRows(all: readonly Row<Partial<MachineProps & JsonProps & GenerationProps & WantedProps>>[]): InventorySnapshot {
+export function inventoryFromRows(all: readonly Row<Partial<MachineProps & JsonProps & GenerationProps & WantedProps>>[], pool = all[0]?.partitionKey ?? ''): InventorySnapshot {
+  const stored = storedMachines(all as Row[], isBookkeepingKey);
   const bookkeeping = (key: string) => all.find((r) => r.rowKey === key) as Row<JsonProps> | undefined;
   const safetyRow = bookkeeping(SAFETY_KEY);
   const backoffRow = bookkeeping(BACKOFF_KEY);
   return {
-    rows: all.filter((r) => !isBookkeepingKey(r.rowKey)) as Row<MachineProps>[],
+    rows: machineRows(pool, stored),
     safety: safetyRow ? (JSON.parse(safetyRow.props.json) as SafetySwitchState) : undefined,
     safetyRow,
     backoff: backoffRow ? (JSON.parse(backoffRow.props.json) as BackoffState) : undefined,
     backoffRow,
     wanted: wantedOf(all.find((r) => r.rowKey === WANTED_KEY) as Row<Partial<WantedProps>> | undefined),
     generationRow: all.find((r) => r.rowKey === GENERATION_KEY) as Row<GenerationProps> | undefined,
+    stored,
   };
 }
 

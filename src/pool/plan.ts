@@ -25,7 +25,9 @@ import { instancesToFastDelete, isBroken } from './fast-delete.js';
 import { toInventoryRow, type MachineProps, type SafetySwitchState } from './inventory.js';
 import { providerStatusOf, scaleSetMachines } from './machines.js';
 import type { PoolSnapshot } from './snapshot.js';
-import { chooseVictims, type ScaleInPolicy } from './scale-in.js';
+import type { ScaleInPolicy } from './scale-in.js';
+import { planSizing } from './sizing.js';
+import { PARKED, WAKING } from './warm-buffer.js';
 
 export interface PoolSettings {
   name: string;
@@ -36,6 +38,8 @@ export interface PoolSettings {
   fastDelete: boolean;
   /** Which running VMs a scale-in removes first (scale-in.ts). Default newest. */
   scaleInPolicy?: ScaleInPolicy;
+  /** The warm buffer: at most this many VMs parked instead of deleted (warm-buffer.ts). Default 0. */
+  warmMax?: number;
 }
 
 export interface Adoption {
@@ -78,6 +82,10 @@ export interface PoolPlan {
    * first; a marked row whose VM ARM still lists alive (the call did not go out) is deleted again.
    */
   scaleIn: Deletion[];
+  /** The warm buffer (warm-buffer.ts): VMs deallocated instead of deleted, rows marked Parked first. */
+  park: Deletion[];
+  /** Parked VMs started before any capacity raise (one creation token each), rows marked Waking first. */
+  wake: Deletion[];
   backoff: BackoffState | undefined;
   /** Until when creations back off, whether this plan starts the backoff or one is running. */
   backoffUntil: number | undefined;
@@ -115,6 +123,8 @@ export function planPool(snapshot: PoolSnapshot, settings: PoolSettings, now: nu
   const rowById = new Map(kept.map((r) => [r.rowKey, r]));
 
   const doomed = settings.fastDelete ? instancesToFastDelete(instances) : [];
+  const doomedIds = new Set(doomed.map((i) => i.id));
+  const sizing = planSizing(snapshot, kept, doomedIds, { maxCount: settings.maxCount, scaleInPolicy: settings.scaleInPolicy ?? 'newest', warmMax: settings.warmMax ?? 0 });
   const backingOff = isBackingOff(inventory.backoff, now);
   const noSlots = backingOff || doomed.length > 0 || scaleSet.etag === undefined;
   const machines = scaleSetMachines({ capacity: scaleSet.capacity, instanceLimit: settings.instanceLimit, instances, noSlots, maxSlots: Number.POSITIVE_INFINITY });
@@ -122,7 +132,7 @@ export function planPool(snapshot: PoolSnapshot, settings: PoolSettings, now: nu
   const decision = decideProvisioning(machines, kept.map(toInventoryRow).map(inventoryMachine), {
     maxCount: settings.maxCount,
     chunkSize: settings.chunkSize + adoptable,
-    wanted: inventory.wanted,
+    wanted: sizing.decisionWanted,
   });
 
   const empty = {
@@ -175,13 +185,14 @@ export function planPool(snapshot: PoolSnapshot, settings: PoolSettings, now: nu
   if (backoff) lines.push(`${deletion.length} broken VM(s) to delete and replace; no new capacity until ${new Date(backoff.until).toISOString()}`);
   else if (deletion.length > 0) lines.push(`${deletion.length} broken VM(s) already counted: deleting them again, the backoff unchanged`);
 
-  const doomedIds = new Set(deletion.map((d) => d.id));
-  const scaleIn = scaleInOf(snapshot, kept, doomedIds, settings.scaleInPolicy ?? 'newest', lines);
+  lines.push(...sizing.lines);
   const statusUpdates: StatusUpdate[] = [];
   for (const row of kept) {
     const instance = byId.get(row.rowKey);
-    if (!instance || doomedIds.has(row.rowKey)) continue;
+    if (!instance || doomedIds.has(row.rowKey) || sizing.handled.has(row.rowKey)) continue;
     const status = providerStatusOf(instance);
+    // A parked VM stays Parked while it is deallocated; a waking one Waking until it is listed running.
+    if (row.props.providerStatus === PARKED || (row.props.providerStatus === WAKING && status !== 'Running')) continue;
     // A row marked failed stays so until its VM is healthy again (then it serves, and a later
     // failure counts anew); while it is broken or on its way out the mark keeps it excused.
     if (row.props.providerStatus === 'ProvisioningFailedPermanent' && (status !== 'Running' || isBroken(instance))) continue;
@@ -198,7 +209,9 @@ export function planPool(snapshot: PoolSnapshot, settings: PoolSettings, now: nu
     adopt,
     raise,
     delete: deletion,
-    scaleIn,
+    scaleIn: sizing.remove,
+    park: sizing.park,
+    wake: sizing.wake,
     backoff,
     backoffUntil: backoff?.until ?? empty.backoffUntil,
     safety: inventory.safety ? { kind: 'clear' } : { kind: 'unchanged' },
@@ -208,40 +221,8 @@ export function planPool(snapshot: PoolSnapshot, settings: PoolSettings, now: nu
 }
 
 /** The action fields of a plan that writes nothing (fresh arrays each call: plans never share them). */
-export function noActions(): Pick<PoolPlan, 'safety' | 'retire' | 'adopt' | 'raise' | 'delete' | 'scaleIn' | 'backoff' | 'statusUpdates'> {
-  return { safety: { kind: 'unchanged' }, retire: [], adopt: [], raise: undefined, delete: [], scaleIn: [], backoff: undefined, statusUpdates: [] };
-}
-
-const onItsWay = (i: CachedInstance) => i.state === 'Deleting' || i.provisioningState === 'Deleting';
-
-/**
- * The scale-in of a sized pool: when the wanted count is below the managed VMs that stay, the
- * victims (scale-in.ts); and the marked rows whose delete did not go out, which a listing newer
- * than the mark still shows alive.
- */
-function scaleInOf(snapshot: PoolSnapshot, kept: readonly Row<MachineProps>[], doomed: ReadonlySet<string>, policy: ScaleInPolicy, lines: string[]): Deletion[] {
-  const byId = new Map(snapshot.instances.map((i) => [i.id, i]));
-  const out: Deletion[] = [];
-  const marked = new Set<string>();
-  for (const row of kept) {
-    if (row.props.providerStatus !== 'Deleting') continue;
-    marked.add(row.rowKey);
-    const instance = byId.get(row.rowKey);
-    const listedSince = snapshot.listedAt !== undefined && snapshot.listedAt > row.props.updatedAt;
-    if (instance && !onItsWay(instance) && listedSince) out.push({ id: instance.id, name: instance.name, row, errorInfo: instance.errorInfo });
-  }
-  if (out.length > 0) lines.push(`${out.length} VM(s) marked for scale-in are still listed alive: deleting them (again)`);
-  const wanted = snapshot.inventory.wanted;
-  if (wanted === undefined) return out;
-  // The managed VMs that stay: those with a row, and broken ones (which count as managed without one).
-  const rowIds = new Set(kept.map((r) => r.rowKey));
-  const candidates = snapshot.instances.filter((i) => (rowIds.has(i.id) || i.errorInfo !== null) && !marked.has(i.id) && !doomed.has(i.id) && !onItsWay(i));
-  const choice = chooseVictims(candidates, wanted, policy);
-  if (choice.line) lines.push(choice.line);
-  if (choice.victims.length > 0) lines.push(`${candidates.length} VMs above the wanted ${wanted}: deleting ${choice.victims.length} by instance id`);
-  const rowById = new Map(kept.map((r) => [r.rowKey, r]));
-  for (const v of choice.victims) out.push({ id: v.id, name: v.name, row: rowById.get(v.id), errorInfo: v.errorInfo });
-  return out;
+export function noActions(): Pick<PoolPlan, 'safety' | 'retire' | 'adopt' | 'raise' | 'delete' | 'scaleIn' | 'park' | 'wake' | 'backoff' | 'statusUpdates'> {
+  return { safety: { kind: 'unchanged' }, retire: [], adopt: [], raise: undefined, delete: [], scaleIn: [], park: [], wake: [], backoff: undefined, statusUpdates: [] };
 }
 
 /**
@@ -256,6 +237,8 @@ export function changesNothing(plan: PoolPlan): boolean {
     plan.raise === undefined &&
     plan.delete.length === 0 &&
     plan.scaleIn.length === 0 &&
+    plan.park.length === 0 &&
+    plan.wake.length === 0 &&
     plan.backoff === undefined &&
     plan.statusUpdates.length === 0
   );

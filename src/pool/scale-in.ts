@@ -28,7 +28,7 @@ function rank(i: CachedInstance): number {
 }
 
 /** Numeric instance ids compare as numbers (Uniform), names as text (Flexible). */
-function compareIds(a: CachedInstance, b: CachedInstance): number {
+export function compareIds(a: CachedInstance, b: CachedInstance): number {
   const x = a.id.slice(a.id.lastIndexOf('/') + 1);
   const y = b.id.slice(b.id.lastIndexOf('/') + 1);
   if (/^\d+$/.test(x) && /^\d+$/.test(y)) return Number(x) - Number(y);

@@ -119,7 +119,7 @@ export async function readPass(
   if (stillWarm(record, warm)) return { kind: 'unchanged', record };
   if (options.gate && !(await options.gate())) return { kind: 'gated' };
 
-  const [view, inventory] = await Promise.all([cache.validate(scaleSet, { reread: stored }), readInventory(machines, pool.name)]);
+  const [view, inventory] = await Promise.all([cache.validate(scaleSet, { reread: stored, metaAbsent: meta === undefined }), readInventory(machines, pool.name)]);
   if (!view.read.ok) throw view.read.error;
   return {
     kind: 'snapshot',

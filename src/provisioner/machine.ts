@@ -39,6 +39,10 @@ export type ProviderStatus =
   | 'Stopped'
   /** Chosen by a scale-in and being deleted by Drover (marked before the delete call). */
   | 'Deleting'
+  /** Deallocated by Drover into the pool's warm buffer (marked before the deallocate call). */
+  | 'Parked'
+  /** Started by Drover out of the warm buffer (marked before the start call), until listed running. */
+  | 'Waking'
   | 'Unknown';
 
 /** One row of a pool's inventory. Times are epoch milliseconds. */

@@ -78,12 +78,19 @@ export function postpone(current: Pending | undefined, request: Omit<Request, 'a
 }
 
 /**
- * After a served delivery found the marker changed (a request merged while it ran): that
- * request still needs serving, by a message of its own if the one delivered was the marker's.
+ * A served delivery takes the marker before it reconciles, so what is asked while it runs (its
+ * own next poll, a push) makes a marker of its own. When the reconcile does not finish (aborted,
+ * or failed to be retried) the delivered message comes back: the requests it took are put back,
+ * merged with any made since, and the marker names that message, so its return serves them.
  */
-export function afterServed(current: Pending, delivered: number | undefined, now: number, token: (at: number) => number): Change | undefined {
-  if (!needsMessage(current, current.dueAt, now, delivered)) return undefined;
-  return withMessage({ ...current, held: false }, Math.max(now, current.dueAt), token);
+export function putBack(current: Pending | undefined, taken: Pending, delivered: number | undefined, now: number): Change {
+  const owed: Pending = current
+    ? { ...current, dueAt: Math.min(current.dueAt, taken.dueAt), load: current.load ?? taken.load, held: false }
+    : { dueAt: taken.dueAt, reason: taken.reason, ...(taken.load === undefined ? {} : { load: taken.load }), held: false };
+  // An outside message (no dueAt) cannot be named: a marker with no message of its own keeps
+  // the one it has, and the next request sends one.
+  if (delivered === undefined || owed.sentFor !== undefined) return { next: owed };
+  return { next: { ...owed, sentAt: now, sentFor: delivered } };
 }
 
 export type Delivery =

@@ -103,6 +103,15 @@ export class PendingStore {
     return this.table.delete(PENDING_PARTITION, read.row.rowKey, read.row.etag);
   }
 
+  /** Removes the marker whatever was merged into it, and returns what it held. */
+  async take(objectKey: string): Promise<Pending | undefined> {
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      const read = await this.read(objectKey);
+      if (!read || (await this.consume(read))) return read?.pending;
+    }
+    throw new Error(`pending marker of ${objectKey}: still contended after ${MAX_ATTEMPTS} attempts`);
+  }
+
   /** Forgets the marker's message (its send failed), so the next request sends one. */
   async forgetMessage(objectKey: string, sentFor: number): Promise<void> {
     await this.change(objectKey, (current) => {

@@ -9,6 +9,7 @@ import { errorMessage, type Log } from '../log.js';
 import { reasonOf } from '../deadline.js';
 import { isLeaseExpired, LEASE_TTL_MS, withLease } from '../state/leases.js';
 import type { Runtime } from '../runtime/runtime.js';
+import { renewingPastHalf } from './lease-ttl.js';
 import { reconcilePool } from './pool.js';
 import { TARGET_MAX_VMS, scopedRuntime } from './scope.js';
 import { reconcileTarget } from './target.js';
@@ -48,10 +49,11 @@ export async function reconcileObject(
       const scoped = scopedRuntime(rt, { signal: leaseSignal, maxVms: pool ? pool.instanceLimit : TARGET_MAX_VMS });
       const ctx = { ...request, rt: scoped, ref, lease, log, signal: leaseSignal };
       const { observed, ...decided } = pool ? await reconcilePool(ctx, pool) : await reconcileTarget(await targetPassDeps(ctx, target!), target!, request);
-      // Under a checked lease, so an older holder's row never lands after a newer one's; a
-      // history that cannot be written costs the timeline a point, not the decision.
+      // Under a checked lease, so an older holder's row never lands after a newer one's (with
+      // more than half of it left nobody else can hold it: no renewal); a history that cannot
+      // be written costs the timeline a point, not the decision.
       if (observed && !request.dryRun) {
-        await lease
+        await renewingPastHalf(lease)
           .check()
           .then(() => rt.history.record(objectKey(ref), observed, rt.clock.now()))
           .catch((err: unknown) => log.warn(`${objectKey(ref)}: could not write its history: ${errorMessage(err)}`));

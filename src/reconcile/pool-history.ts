@@ -37,6 +37,8 @@ function poolEvents(plan: PoolPlan, outcome: PoolOutcome): string[] {
     events.push(`${shortId(id)} failed${error ? `: ${error.errorClass} (${error.errorCode})` : ''}`);
   }
   for (const id of outcome.deleted) events.push(`deleted ${shortId(id)}`);
+  // A scale-in's VMs, told apart from broken ones: chosen by the pool for a lower wanted count.
+  if (outcome.scaledIn.length) events.push(`deleted ${outcome.scaledIn.map(shortId).join(', ')} (scale-in)`);
   // Running VMs taken into the inventory; those a capacity raise created are its own business.
   if (outcome.adopted.length) events.push(`adopted ${outcome.adopted.map(shortId).join(', ')}`);
   if (outcome.switchWritten && plan.safety.kind === 'set') events.push('safety switch tripped');

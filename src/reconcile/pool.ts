@@ -77,7 +77,7 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
   const api = await rt.scaleSetApi();
   const cache = poolCache(rt, pool, api, log);
   const machines = rt.table('machines');
-  const settings = { name: pool.name, maxCount: pool.maxCount, chunkSize: pool.chunkSize, instanceLimit: pool.instanceLimit, fastDelete: pool.enableFastDeleteOnFailedProvisioning, scaleInPolicy: pool.scaleIn.policy };
+  const settings = { name: pool.name, maxCount: pool.maxCount, chunkSize: pool.chunkSize, instanceLimit: pool.instanceLimit, fastDelete: pool.enableFastDeleteOnFailedProvisioning, scaleInPolicy: pool.scaleIn.policy, warmMax: pool.warm.max };
   if (ctx.dryRun) {
     const snapshot = await readSnapshot({ api, cache, machines }, pool, { dryRun: true, signal });
     return describePlan(planPool(snapshot, settings, rt.clock.now()));
@@ -90,7 +90,7 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
       slowedPeriodMs: pool.instanceCache.ttl,
       freshScaleSet,
       gate: gated ? gate : undefined,
-      stamp: (generation) => claimStamp(generation?.props.configSeq, rt.configuration.seq, () => stampGeneration(machines, pool.name, rt.configuration.seq)),
+      stamp: (generation) => claimStamp(generation?.props.configSeq, rt.configuration.seq, () => rt.configuration.newest.newerLive(), () => stampGeneration(machines, pool.name, rt.configuration.seq)),
       signal,
     });
   let passRead = await read(false, true);
@@ -111,21 +111,26 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
   const plan = planPool(snapshot, settings, rt.clock.now());
 
   const flexible = snapshot.scaleSet.orchestrationMode === 'Flexible';
+  // Flexible scale sets take VM names, Uniform ones instance ids.
+  const instanceRef = (d: Deletion) => (flexible ? d.name : instanceIdFromProviderId(d.id));
   const creations = rt.limiter(`${pool.name}/creation`, pool.creationRate);
   const deletions = rt.limiter(`${pool.name}/deletion`, pool.deletionRate);
   const deps: PoolPassDeps = {
-    rows: tableRowWriter(machines, pool.name),
+    rows: tableRowWriter(machines, pool.name, snapshot.inventory),
     arm: {
       // `api` is the object's scoped one (reconcile/scope.ts): its calls already carry the object's signal.
       setCapacity: (capacity, etag) => api.setCapacity(resourceGroup, name, capacity, etag),
-      // Flexible scale sets take VM names, Uniform ones instance ids.
       deleteInstances: (doomed) =>
-        api.deleteInstances(resourceGroup, name, doomed.map((d) => (flexible ? d.name : instanceIdFromProviderId(d.id)))),
+        api.deleteInstances(resourceGroup, name, doomed.map(instanceRef)),
+      setPower: (power, vms) => api.setPower(resourceGroup, name, flexible ? 'Flexible' : 'Uniform', power, vms.map(instanceRef)),
     },
     cache: {
       relist: async (capacity) => {
         const view = await cache.forceUpdate({ ...snapshot.scaleSet, capacity });
         return view.read.ok ? view.read.instances : [];
+      },
+      relistAfterPower: async () => {
+        await cache.forceUpdate(snapshot.scaleSet);
       },
       markDeleting: async (doomed) => {
         for (const group of groupByError(doomed)) await cache.setInstancesStatus(group.ids, { state: 'Deleting', errorInfo: group.errorInfo });

@@ -40,6 +40,7 @@ export function scopedScaleSetApi(api: ScaleSetApi, scope: ObjectScope): ScaleSe
     listVms: (rg, name, mode, options) => api.listVms(rg, name, mode, { maxVms: scope.maxVms, ...withSignal(options, scope.signal) }),
     setCapacity: (rg, name, capacity, etag, options) => api.setCapacity(rg, name, capacity, etag, withSignal(options, scope.signal)),
     deleteInstances: (rg, name, ids, options) => api.deleteInstances(rg, name, ids, withSignal(options, scope.signal)),
+    setPower: (rg, name, mode, power, ids, options) => api.setPower(rg, name, mode, power, ids, withSignal(options, scope.signal)),
   };
 }
 

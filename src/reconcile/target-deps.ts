@@ -10,7 +10,7 @@ import type { Clock } from '../clock.js';
 import type { TargetConfig } from '../config/schema.js';
 import { errorMessage, type Log } from '../log.js';
 import { queueClientFor, type QueueSourceConfig } from '../load/queue-source.js';
-import { readSamples, writeSamples } from '../load/sample-store.js';
+import { readSampleSeries, readSamples, writeSampleSeries, writeSamples, type SampleSeries } from '../load/sample-store.js';
 import type { Sample } from '../load/samples.js';
 import { recordActivationLatency } from '../metrics/activation-latency.js';
 import { recordAndFlush } from '../metrics/export.js';
@@ -22,10 +22,13 @@ import { targetPortFor, type TargetPort } from '../scaler/shell/target-port.js';
 import { FencedTargetRow } from '../scaler/shell/target-store.js';
 import type { EntityTable } from '../state/entity-table.js';
 import type { ReconcileContext } from './types.js';
+import type { NewerLive } from './config-stamp.js';
 
 export interface TargetPassDeps {
   row: Pick<FencedTargetRow, 'read' | 'write'>;
   samples: { read(): Promise<Sample[]>; write(samples: readonly Sample[], now: number): Promise<void> };
+  /** The same row for a target with several sources: each source's samples by name. */
+  sampleSeries: { read(names: readonly string[]): Promise<SampleSeries>; write(series: SampleSeries, now: number): Promise<void> };
   port: TargetPort;
   queueClient(source: QueueSourceConfig): QueueClient;
   /** One synchronous activator probe. */
@@ -39,6 +42,8 @@ export interface TargetPassDeps {
   lease: ReconcileContext['lease'];
   /** This host's configuration sequence: the row's stamp is checked against it and written with it. */
   configSeq: number;
+  /** A newer configuration's sequence while one runs (its stamp on the row counts only then). */
+  newerLive: NewerLive;
   clock: Clock;
   log: Log;
   signal: AbortSignal;
@@ -50,6 +55,7 @@ export async function targetPassDeps(ctx: ReconcileContext, target: TargetConfig
   return {
     row: new FencedTargetRow(rt.table('targets'), target.name, rt.configuration.seq),
     samples: sampleRow(rt.table('samples'), target.name),
+    sampleSeries: sampleSeriesRow(rt.table('samples'), target.name),
     port,
     queueClient: (source) => queueClientFor(source, () => rt.azureCredential()),
     probe: () => probeActivator(target.activator?.probeUrl, { signal }),
@@ -62,6 +68,7 @@ export async function targetPassDeps(ctx: ReconcileContext, target: TargetConfig
     // Renewed at most once a pass, as pools do.
     lease: renewingPastHalf(ctx.lease),
     configSeq: rt.configuration.seq,
+    newerLive: () => rt.configuration.newest.newerLive(),
     clock: rt.clock,
     log,
     signal,
@@ -81,3 +88,16 @@ function sampleRow(table: EntityTable, target: string): TargetPassDeps['samples'
   };
 }
 
+
+/** The samples row of a target with several sources, written over the ETag it was read with. */
+function sampleSeriesRow(table: EntityTable, target: string): TargetPassDeps['sampleSeries'] {
+  let etag: string | undefined;
+  return {
+    async read(names) {
+      const stored = await readSampleSeries(table, target, names);
+      etag = stored.etag;
+      return stored.series;
+    },
+    write: (series, now) => writeSampleSeries(table, target, series, now, etag),
+  };
+}

@@ -2,6 +2,7 @@
  * One reconcile of a target, the seed's KPA scaler on Drover's backbone:
  *
  *   read the target (or, when that fails, plan from its stored record) → sample its load
+ *   (its one source, or each of several within its own deadline)
  *   → runScaleStep (planTarget, the executor: the synchronous probe when the plan asks, a fenced
  *   write only when the scale differs, the watch of a wake; settleTarget: wake and Active
  *   condition bookkeeping) → targets row (fenced by its revision) → delayed re-enqueues and
@@ -24,6 +25,11 @@ import type { TargetConfig } from '../config/schema.js';
 import { isTransient } from '../errors/transient.js';
 import { errorMessage } from '../log.js';
 import { collectLoad, type CollectedLoad } from '../load/collect.js';
+import { collectSources } from '../load/collect-sources.js';
+import type { SampleSeries } from '../load/sample-store.js';
+import type { Sample } from '../load/samples.js';
+import { isSeveral } from '../load/sources.js';
+import type { SourceObservation } from '../scaler/plan/sources-view.js';
 import { targetSettings } from '../scaler/decide/decide-target.js';
 import type { FollowUp } from '../scaler/decide/follow-ups.js';
 import type { TargetRecord } from '../scaler/decide/target-record.js';
@@ -34,13 +40,13 @@ import { SampleWindow } from '../load/sample-window.js';
 import { readinessWatch } from '../scaler/shell/readiness-watch.js';
 import type { TargetPassDeps } from './target-deps.js';
 import type { Decision, ReconcileRequest } from './types.js';
-import { leftAlone, newerStamp } from './config-stamp.js';
+import { leftAlone, leftToNewer } from './config-stamp.js';
 
 export async function reconcileTarget(deps: TargetPassDeps, target: TargetConfig, request: ReconcileRequest): Promise<Decision> {
   const { port, row, lease, clock, signal } = deps;
   const persist = !request.dryRun;
   const record = await row.read();
-  const newer = newerStamp(record?.configSeq, deps.configSeq);
+  const newer = await leftToNewer(record?.configSeq, deps.configSeq, deps.newerLive);
   if (newer !== undefined) return leftAlone(newer, deps.configSeq);
 
   let view: TargetView;
@@ -56,19 +62,7 @@ export async function reconcileTarget(deps: TargetPassDeps, target: TargetConfig
   // wake is timed from the load sample taken next, not from a cold start before it.
   const now = clock.now();
 
-  const load = await collectLoad(
-    target.load,
-    request.load,
-    {
-      readSamples: () => deps.samples.read(),
-      writeSamples: async (samples) => {
-        await lease.check();
-        await deps.samples.write(samples, now);
-      },
-      queueClient: deps.queueClient,
-    },
-    { now, keepMs: target.scaleToZero.stableWindow, persist, signal },
-  );
+  const load = await collect(deps, target, request.load, { now, persist });
 
   const step = await runScaleStep(
     {
@@ -79,6 +73,7 @@ export async function reconcileTarget(deps: TargetPassDeps, target: TargetConfig
       settings: targetSettings(target, load.targetPerReplica),
       loadNote: load.note,
       ...(load.error ? { loadError: load.error } : {}),
+      ...(load.sources ? { sources: load.sources } : {}),
       trigger: request.reason,
       dryRun: !persist,
       now,
@@ -101,6 +96,36 @@ export async function reconcileTarget(deps: TargetPassDeps, target: TargetConfig
   await enqueueFollowUps(deps, step.followUps);
   if (step.offerAsyncProbe && !(await deps.offerProbe())) deps.log.info(`target ${target.name}: async probe already in flight`);
   return withObservation(step.decision, view, step, load);
+}
+
+/**
+ * This reconcile's look at the load: its one source, or each of several (whose first source's
+ * samples stand for the target's load in its history).
+ */
+async function collect(deps: TargetPassDeps, target: TargetConfig, pushed: number | undefined, { now, persist }: { now: number; persist: boolean }): Promise<CollectedLoad & { sources?: SourceObservation[] }> {
+  const { lease, signal } = deps;
+  const options = { now, keepMs: target.scaleToZero.stableWindow, persist, signal };
+  if (!isSeveral(target.load)) {
+    const write = async (samples: readonly Sample[]) => {
+      await lease.check();
+      await deps.samples.write(samples, now);
+    };
+    return collectLoad(target.load, pushed, { readSamples: () => deps.samples.read(), writeSamples: write, queueClient: deps.queueClient }, options);
+  }
+  const writeSeries = async (series: SampleSeries) => {
+    await lease.check();
+    await deps.sampleSeries.write(series, now);
+  };
+  const got = await collectSources(target.load, pushed, { readSeries: (names) => deps.sampleSeries.read(names), writeSeries, queueClient: deps.queueClient }, options);
+  const first = got.sources[0]!;
+  return {
+    samples: first.samples,
+    gauge: first.holdLatest,
+    targetPerReplica: 1,
+    note: got.note,
+    ...(got.error ? { error: got.error } : {}),
+    sources: got.sources.map((s) => ({ name: s.name, window: s.samples, holdLatest: s.holdLatest, read: s.read })),
+  };
 }
 
 /**

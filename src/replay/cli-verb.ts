@@ -19,6 +19,7 @@ import { renderHtmlReport } from './html.js';
 import { replayTrace, ReplayInputError, type TraceSource } from './replay.js';
 import { renderSummaries, replayJson, type ReplayRunResult } from './report.js';
 import type { ReplaySchedule } from './schedule.js';
+import { renderTimelines } from './timeline-text.js';
 import { readTraceFile, TraceError, type TraceRow } from './trace.js';
 
 export interface ReplayOpts {
@@ -52,7 +53,10 @@ export async function replayCommand(io: CliIO, configFileArg: string | undefined
       targets: await replayTrace(other, rows(), { ...options, schedule: o.compareSchedule ?? o.schedule }, run),
     };
     if (o.json) for (const chunk of replayJson(main, compare)) io.stdout(chunk);
-    else io.stdout(renderSummaries(main, compare));
+    else {
+      io.stdout(renderSummaries(main, compare));
+      for (const chunk of renderTimelines(main, compare)) io.stdout(chunk);
+    }
     if (o.out) {
       await writeFile(o.out, await renderHtmlReport(compare ? [main, compare] : [main]));
       if (!o.json) io.stdout(`report written to ${o.out}\n`);

@@ -46,7 +46,7 @@ function* targetsJson(targets: TargetReplayResult[], indent: string): Generator<
     let chunk: string[] = [];
     let first = true;
     for (const r of target.timeline.rows()) {
-      chunk.push(`${first ? '' : ','}\n${indent}      {"at":"${iso(r.at)}","load":${r.load},"desired":${r.desired ?? 'null'},"scale":${r.scale},"ready":${r.ready}}`);
+      chunk.push(`${first ? '' : ','}\n${indent}      {"at":"${iso(r.at)}","load":${r.load},"desired":${r.desired ?? 'null'},"scale":${r.scale},"ready":${r.ready},"boundBy":${r.boundBy ? `"${r.boundBy}"` : 'null'}}`);
       first = false;
       if (chunk.length === 1_000) {
         yield chunk.join('');

@@ -11,9 +11,12 @@
 import type { TargetConfig } from '../config/schema.js';
 import { takeReading } from '../load/collect.js';
 import { SampleWindow } from '../load/sample-window.js';
+import { isSeveral, loadSources } from '../load/sources.js';
+import type { SourceObservation } from '../scaler/plan/sources-view.js';
 import { busyRetryDelay } from '../queue/retry.js';
 import { dueSecond } from '../queue/sender.js';
 import { targetSettings } from '../scaler/decide/decide-target.js';
+import type { BoundRule } from '../scaler/plan/bound-rules.js';
 import { applyRecordPatch, type TargetRecord } from '../scaler/decide/target-record.js';
 import { readinessWatch } from '../scaler/shell/readiness-watch.js';
 import { runScaleStep, type ScaleStepPorts } from '../scaler/shell/scale-step.js';
@@ -54,6 +57,8 @@ export interface TargetReplayResult {
 
 export class TargetReplay {
   private readonly samples = new SampleWindow();
+  /** A target with several sources: each one's samples (every source reads the trace's value). */
+  private readonly sourceSamples: Map<string, SampleWindow> | undefined;
   private readonly workload: Workload;
   private readonly timeline = new Timeline();
   private readonly requeues: number[] = [];
@@ -70,6 +75,8 @@ export class TargetReplay {
   private cursor: number;
   private load: number | undefined;
   private desired: number | undefined;
+  /** What bound the last decision, for the timeline. */
+  private boundBy: BoundRule | undefined;
   private readonly summary: ReplaySummary;
   private underMs = 0;
   private replicaMs = 0;
@@ -81,8 +88,10 @@ export class TargetReplay {
   ) {
     const initial = options.initialScale ?? target.minScale;
     this.workload = new Workload(initial, options.readyDelayMs);
-    this.targetPerReplica = target.load?.targetPerReplica ?? 1;
-    this.push = (target.load?.source ?? 'push') === 'push';
+    const sources = loadSources(target.load);
+    this.targetPerReplica = sources[0]?.source.targetPerReplica ?? 1;
+    this.push = sources.every((s) => s.source.source === 'push');
+    if (isSeveral(target.load)) this.sourceSamples = new Map(sources.map((s) => [s.name, new SampleWindow()]));
     this.watch = readinessWatch(targetPortKind(target.scaleTargetRef), target.activationWatch);
     this.nextTimer = options.schedule.next(start - 1);
     this.cursor = start;
@@ -139,6 +148,21 @@ export class TargetReplay {
     }
   }
 
+  /** The trace's value as this reconcile's reading: of the one source, or of each of several. */
+  private takeReadings(reading: number | undefined, pushed: boolean, now: number): { note: string; sources?: SourceObservation[] } {
+    const target = this.target;
+    const keepMs = target.scaleToZero.stableWindow;
+    const raw = reading === undefined ? undefined : { ok: true as const, value: reading };
+    if (!this.sourceSamples) return takeReading(this.samples, isSeveral(target.load) ? undefined : target.load, raw, pushed, now, keepMs);
+    const sources = loadSources(target.load).map((s): SourceObservation => {
+      const window = this.sourceSamples!.get(s.name)!;
+      const read = s.source.source === 'push' && !pushed ? undefined : raw;
+      takeReading(window, s.source, read, pushed, now, keepMs);
+      return { name: s.name, window, holdLatest: s.source.source === 'push', read: read === undefined ? 'none' : 'ok' };
+    });
+    return { note: reading === undefined ? 'no reading' : `every source ${reading}`, sources };
+  }
+
   /** The holder's lease is renewed while it watches: it ends no sooner than a lease period from now. */
   private busyRetryDelay(now: number): number {
     return busyRetryDelay(now, now + LEASE_TTL_MS);
@@ -162,7 +186,7 @@ export class TargetReplay {
     const w = this.workload;
     const target = this.target;
     const reading = pushed !== undefined ? pushed : !this.push ? this.load : undefined;
-    const { note } = takeReading(this.samples, target.load, reading === undefined ? undefined : { ok: true, value: reading }, pushed !== undefined, now, target.scaleToZero.stableWindow);
+    const { note, sources } = this.takeReadings(reading, pushed !== undefined, now);
     const observed = { specReplicas: w.scale, ready: w.readyAt(now) };
     const ports: ScaleStepPorts = {
       target: { kind: targetPortKind(target.scaleTargetRef), write: (to) => Promise.resolve(void w.scaleTo(to, now)) },
@@ -180,6 +204,7 @@ export class TargetReplay {
         view: { kind: 'read', observed },
         settings: targetSettings(target, this.targetPerReplica),
         loadNote: note,
+        ...(sources ? { sources } : {}),
         trigger: 'replay',
         dryRun: false,
         now,
@@ -188,6 +213,7 @@ export class TargetReplay {
     );
     this.row = applyRecordPatch(this.row, step.recordPatch(this.row));
     this.desired = step.desired.kind === 'known' ? step.desired.desired : undefined;
+    this.boundBy = step.boundBy;
     if (step.write.kind === 'written') {
       this.summary.scaleWrites++;
       if (step.write.from === 0) this.summary.wakesFromZero++;
@@ -256,6 +282,6 @@ export class TargetReplay {
   }
 
   private record(): void {
-    this.timeline.record(this.cursor, this.load ?? 0, this.desired, this.workload.scale, this.workload.readyAt(this.cursor));
+    this.timeline.record(this.cursor, this.load ?? 0, this.desired, this.workload.scale, this.workload.readyAt(this.cursor), this.boundBy);
   }
 }

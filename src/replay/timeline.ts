@@ -1,8 +1,10 @@
 /**
- * A replay's timeline, one row whenever the load, the desired scale, the scale or the ready
- * replicas changed. Kept in blocks of typed arrays: a week of one-second load is hundreds of
+ * A replay's timeline, one row whenever the load, the desired scale, the scale, the ready
+ * replicas or the rule that bound the decision changed. Kept in blocks of typed arrays: a week of one-second load is hundreds of
  * thousands of rows, which as objects would dwarf the replay itself.
  */
+import { BOUND_RULES, type BoundRule } from '../scaler/plan/bound-rules.js';
+
 export interface TimelineRow {
   at: number;
   load: number;
@@ -10,12 +12,17 @@ export interface TimelineRow {
   desired: number | undefined;
   scale: number;
   ready: number;
+  /** The rule that bound the last decision; undefined when the load's answer stood. */
+  boundBy?: BoundRule;
 }
 
-const COLUMNS = ['at', 'load', 'desired', 'scale', 'ready'] as const;
+const COLUMNS = ['at', 'load', 'desired', 'scale', 'ready', 'boundBy'] as const;
 type Column = (typeof COLUMNS)[number];
 const WIDTH = COLUMNS.length;
-const OFFSET: Record<Column, number> = { at: 0, load: 1, desired: 2, scale: 3, ready: 4 };
+const OFFSET: Record<Column, number> = { at: 0, load: 1, desired: 2, scale: 3, ready: 4, boundBy: 5 };
+
+/** A bound rule is stored as its index in BOUND_RULES, none as NaN. */
+const ruleCode = (rule: BoundRule | undefined) => (rule === undefined ? NaN : BOUND_RULES.indexOf(rule));
 
 /** Rows per block: blocks are added, never copied, so growing costs no second copy. */
 const BLOCK_ROWS = 1 << 14;
@@ -29,46 +36,48 @@ export class Timeline {
   }
 
   /** Adds a row unless it repeats the last one; a change at the last row's instant replaces it. */
-  record(at: number, load: number, desired: number | undefined, scale: number, ready: number): void {
-    const d = desired ?? NaN;
+  record(at: number, load: number, desired: number | undefined, scale: number, ready: number, boundBy?: BoundRule): void {
+    const v = [load, desired ?? NaN, scale, ready, ruleCode(boundBy)] as const;
     if (this.count > 0) {
       const i = this.count - 1;
-      if (this.same(i, load, d, scale, ready)) return;
+      if (this.same(i, v)) return;
       if (this.get('at', i) === at) {
-        this.set(i, at, load, d, scale, ready);
-        if (i > 0 && this.same(i - 1, load, d, scale, ready)) this.count--;
+        this.set(i, at, v);
+        if (i > 0 && this.same(i - 1, v)) this.count--;
         return;
       }
     }
     if (this.count === this.blocks.length * BLOCK_ROWS) this.blocks.push(new Float64Array(BLOCK_ROWS * WIDTH));
-    this.set(this.count++, at, load, d, scale, ready);
+    this.set(this.count++, at, v);
   }
 
-  /** One value of row `i`; `desired` is NaN while unknown. */
+  /** One value of row `i`; `desired` is NaN while unknown, `boundBy` a BOUND_RULES index or NaN. */
   get(column: Column, i: number): number {
     return this.blocks[Math.floor(i / BLOCK_ROWS)]![(i % BLOCK_ROWS) * WIDTH + OFFSET[column]]!;
   }
 
   row(i: number): TimelineRow {
     const desired = this.get('desired', i);
-    return { at: this.get('at', i), load: this.get('load', i), desired: Number.isNaN(desired) ? undefined : desired, scale: this.get('scale', i), ready: this.get('ready', i) };
+    const rule = BOUND_RULES[this.get('boundBy', i)];
+    const row: TimelineRow = { at: this.get('at', i), load: this.get('load', i), desired: Number.isNaN(desired) ? undefined : desired, scale: this.get('scale', i), ready: this.get('ready', i) };
+    return rule === undefined ? row : { ...row, boundBy: rule };
   }
 
   *rows(): Generator<TimelineRow> {
     for (let i = 0; i < this.count; i++) yield this.row(i);
   }
 
-  private same(i: number, load: number, desired: number, scale: number, ready: number): boolean {
-    return this.get('load', i) === load && Object.is(this.get('desired', i), desired) && this.get('scale', i) === scale && this.get('ready', i) === ready;
+  /** Whether row `i` holds these values (load, desired, scale, ready, boundBy); NaN equals NaN. */
+  private same(i: number, values: readonly number[]): boolean {
+    const block = this.blocks[Math.floor(i / BLOCK_ROWS)]!;
+    const base = (i % BLOCK_ROWS) * WIDTH + 1;
+    return values.every((v, c) => block[base + c] === v || (Number.isNaN(block[base + c]) && Number.isNaN(v)));
   }
 
-  private set(i: number, at: number, load: number, desired: number, scale: number, ready: number): void {
+  private set(i: number, at: number, values: readonly number[]): void {
     const block = this.blocks[Math.floor(i / BLOCK_ROWS)]!;
     const base = (i % BLOCK_ROWS) * WIDTH;
     block[base] = at;
-    block[base + 1] = load;
-    block[base + 2] = desired;
-    block[base + 3] = scale;
-    block[base + 4] = ready;
+    values.forEach((v, c) => (block[base + 1 + c] = v));
   }
 }

@@ -3,6 +3,7 @@ import type { Runtime } from '../runtime/runtime.js';
 import { cacheKey, peekCache } from '../cache/scale-set-cache.js';
 import { readInventory, toInventoryRow } from '../pool/inventory.js';
 import { countMachines, type MachineCounts } from '../pool/counts.js';
+import { isProtected } from '../pool/scale-in.js';
 import { nextRefreshAt } from '../cache/refresh-policy.js';
 import type { InstanceStatus } from '../cache/instance.js';
 import { iso } from './time.js';
@@ -11,6 +12,8 @@ import { leftAloneField } from './configuration.js';
 export interface InstanceStatusView extends InstanceStatus {
   id: string;
   powerState: string | null;
+  /** `protectFromScaleIn` or `protectFromScaleSetActions`: a scale-in never chooses it. */
+  protected?: true;
 }
 
 export interface PoolStatus {
@@ -23,12 +26,14 @@ export interface PoolStatus {
   backoffUntil: string | null;
   /** The pool's VMs by health: broken ones (failed provisioning or extension) apart from healthy ones. */
   counts: MachineCounts;
+  /** The count the target sizing this pool wants (its `~wanted` row); absent: the pool fills to maxCount. */
+  wanted?: number;
   /** "left to a newer configuration (seq N)": the pool carries a newer stamp than this host's configuration; absent otherwise. */
   leftAlone?: string;
 }
 
 export async function poolStatus(rt: Runtime, pool: PoolConfig): Promise<PoolStatus> {
-  const [cache, { rows, safety, backoff, generationRow }] = await Promise.all([peekCache(rt.table('instances'), cacheKey(pool.scaleSet)), readInventory(rt.table('machines'), pool.name)]);
+  const [cache, { rows, safety, backoff, wanted, generationRow }] = await Promise.all([peekCache(rt.table('instances'), cacheKey(pool.scaleSet)), readInventory(rt.table('machines'), pool.name)]);
   const meta = cache.meta;
   return {
     name: pool.name,
@@ -50,11 +55,12 @@ export async function poolStatus(rt: Runtime, pool: PoolConfig): Promise<PoolSta
           ...(meta.throttledUntil !== undefined && meta.throttledUntil > rt.clock.now() ? { throttledUntil: iso(meta.throttledUntil)! } : {}),
         }
       : null,
-    instances: cache.instances.map((i) => ({ id: i.id, state: i.state, powerState: i.powerState || null, errorInfo: i.errorInfo })),
+    instances: cache.instances.map((i) => ({ id: i.id, state: i.state, powerState: i.powerState || null, errorInfo: i.errorInfo, ...(isProtected(i) ? { protected: true as const } : {}) })),
     machines: rows.map(toInventoryRow).map((r) => ({ providerId: r.providerId, providerStatus: r.providerStatus, address: r.address, createdAt: iso(r.createdAt), updatedAt: iso(r.updatedAt) })),
     safetySwitch: safety ? { providerOnly: safety.providerOnly, inventoryOnly: safety.inventoryOnly, since: iso(safety.since)! } : null,
     backoffUntil: backoff && backoff.until > rt.clock.now() ? iso(backoff.until) : null,
     counts: countMachines(cache.instances, rows),
-    ...leftAloneField(generationRow?.props.configSeq, rt.configuration.seq),
+    ...(wanted === undefined ? {} : { wanted }),
+    ...(await leftAloneField(rt, generationRow?.props.configSeq)),
   };
 }

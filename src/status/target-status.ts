@@ -56,7 +56,7 @@ export async function targetStatus(rt: Runtime, target: TargetConfig): Promise<T
     panicSince: iso(r?.panicStartedAt),
     lastError: r?.lastError ?? null,
     ...(r?.boundBy ? { boundBy: r.boundBy } : {}),
-    ...leftAloneField(r?.configSeq, rt.configuration.seq),
+    ...(await leftAloneField(rt, r?.configSeq)),
     ...(r?.pausedMode
       ? { paused: { mode: r.pausedMode, replicas: r.pausedReplicas ?? null, since: iso(r.pausedAt), by: 'drover pause' as const } }
       : target.paused

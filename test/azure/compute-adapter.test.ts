@@ -67,6 +67,7 @@ describe('get scale set', () => {
       capacity: 2,
       etag: control.etag,
       provisioningState: 'Succeeded',
+      priority: 'Regular',
     });
     expect((await api.getScaleSet(rg, 'flex')).orchestrationMode).toBe('Flexible');
     expect(h.sim.counts).toMatchObject({ getScaleSet: 2, unauthorized: 0 });

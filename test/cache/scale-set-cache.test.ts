@@ -69,7 +69,7 @@ describe('the Table-backed instance cache against the ARM simulator', () => {
     const { cache, clock, lists } = await setup();
     await sizeOf(cache);
     clock.advance(PERIOD);
-    const failing: ScaleSetApi = { getScaleSet: () => Promise.reject(new Error('ARM down')), listVms: () => Promise.reject(new Error('ARM down')), setCapacity: () => Promise.reject(new Error('x')), deleteInstances: () => Promise.reject(new Error('x')) };
+    const failing: ScaleSetApi = { getScaleSet: () => Promise.reject(new Error('ARM down')), listVms: () => Promise.reject(new Error('ARM down')), setCapacity: () => Promise.reject(new Error('x')), deleteInstances: () => Promise.reject(new Error('x')), setPower: () => Promise.reject(new Error('x')) };
     const broken = new ScaleSetCache({ table: new EntityTable(storage.table('instances')), api: failing, clock, log: silentLog, holder: 'me' }, cache.options);
     const { meta: before } = await peekCache(new EntityTable(storage.table('instances')), cache.options.key);
     const size = await sizeOf(broken);
@@ -155,6 +155,7 @@ describe('the Table-backed instance cache against the ARM simulator', () => {
       },
       setCapacity: (...a) => api.setCapacity(...a),
       deleteInstances: (...a) => api.deleteInstances(...a),
+      setPower: (...a) => api.setPower(...a),
     };
     const before = lists();
     const first = sizeOf(cacheFor(storage, slow, 'same-process'));

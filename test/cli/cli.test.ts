@@ -3,6 +3,8 @@ import { runCli } from '../../src/cli.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { startWorld, type World } from '../support/world.js';
 import { writeConfig } from '../support/config.js';
+import { tableRowWriter } from '../../src/pool/row-writer.js';
+import { readInventory } from '../../src/pool/inventory.js';
 
 let file: string;
 let world: World;
@@ -84,10 +86,10 @@ describe('drover CLI', () => {
     const rt = await createRuntime({ configFile: file });
     await rt.storage.ensure();
     const id = 'azure:///subscriptions/x/resourceGroups/rg/providers/Microsoft.Compute/virtualMachineScaleSets/vmss/virtualMachines/9';
-    await rt.table('machines').create('workers', id, { providerStatus: 'Running' });
+    await tableRowWriter(rt.table('machines'), 'workers').write([{ op: 'insert', key: id, props: { providerStatus: 'Running', createdAt: 1, updatedAt: 1 } }]);
     const r = await drover('machines', 'forget', '--pool', 'workers', id);
     expect(r.code).toBe(0);
-    expect(await rt.table('machines').get('workers', id)).toBeUndefined();
+    expect((await readInventory(rt.table('machines'), 'workers')).rows.map((m) => m.rowKey)).not.toContain(id);
     const again = await drover('machines', 'forget', '--pool', 'workers', id);
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/no inventory row/);

@@ -16,7 +16,7 @@ function pool(o: Partial<PoolStatus> = {}): PoolStatus {
     instances: [...[0, 1, 2, 3, 4].map(running), { id: vm(5), state: 'Creating', powerState: null, errorInfo: null }],
     machines: [0, 1, 2, 3, 4].map((n) => ({ providerId: vm(n), providerStatus: 'Running', address: null, createdAt: null, updatedAt: null })),
     safetySwitch: null,
-    counts: { healthy: 2, broken: 0, creating: 1, stopped: 0, deleting: 0, unmanaged: 1, missing: 0 },
+    counts: { healthy: 2, broken: 0, creating: 1, warm: 0, stopped: 0, deleting: 0, unmanaged: 1, missing: 0 },
     backoffUntil: iso(NOW + 252_000),
     ...o,
   };

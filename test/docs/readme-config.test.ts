@@ -4,7 +4,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { parseConfigText } from '../../src/config/load.js';
 import { configSchema } from '../../src/config/schema.js';
 import { fencedBlocks, section } from '../support/readme.js';
@@ -15,7 +15,10 @@ const defOf = (schema: z.ZodType) => (schema as unknown as { _zod: { def: Def } 
 /** Every leaf key the schema accepts, as the reference writes it: `pools[].instanceCache.ttl`. */
 function schemaKeys(schema: z.ZodType, at: string, out: Set<string>): Set<string> {
   const def = defOf(schema);
-  if (def.type === 'object') for (const [key, value] of Object.entries(def.shape!)) schemaKeys(value, at ? `${at}.${key}` : key, out);
+  // A field that picks one of several forms itself (targets[].load) names them in its meta.
+  const forms = z.globalRegistry.get(schema)?.forms;
+  if (Array.isArray(forms)) for (const form of forms as z.ZodType[]) schemaKeys(form, at, out);
+  else if (def.type === 'object') for (const [key, value] of Object.entries(def.shape!)) schemaKeys(value, at ? `${at}.${key}` : key, out);
   else if (def.innerType) schemaKeys(def.innerType, at, out);
   else if (def.type === 'pipe') schemaKeys(def.in!, at, out);
   else if (def.type === 'array') schemaKeys(def.element!, `${at}[]`, out);

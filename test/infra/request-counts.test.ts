@@ -62,18 +62,24 @@ describe('Table requests of a pool pass', () => {
     clock.advance(61_000);
     const settling = await pass();
     clock.advance(61_000);
+    const rereading = await pass();
+    clock.advance(61_000);
     const warm = await pass();
-    // Cold: the lease (insert, one renewal, release), the cache (meta row, partition, the claim,
-    // one batch of meta and pack), the inventory (generation row, partition, the generation
-    // write, 3 batches of 100), the reconcile rate's bucket (read, insert), the history point
-    // (read, batch), the decision log (its last row, the line, the last row), and the pool's
-    // configuration stamp (one merge on the generation row, once per pool and configuration).
-    expect(cold).toEqual({ total: 21, reads: 7 });
-    // Settling: reads everything once more, changes nothing, records what it saw.
-    expect(settling).toEqual({ total: 12, reads: 5 });
-    // Warm: lease insert and release, the cache's meta row and the inventory's generation row,
-    // and the scale set read stored on the meta row (its stored read was 2 minutes old).
-    expect(warm).toEqual({ total: 5, reads: 2 });
+    // Cold: the lease (insert, release), the cache (its meta row, absent: no partition read; the
+    // claim; one batch of meta and pack), the inventory (generation row, partition, one batch of
+    // the pack and the generation), the reconcile rate's bucket (read, insert), the history
+    // point (read, batch), the decision log (its last row, the line, the last row), and the
+    // pool's configuration stamp (one merge on the generation row, once per pool and configuration).
+    expect(cold).toEqual({ total: 16, reads: 6 });
+    // Settling: reads everything once more (no warm record yet), changes nothing, records what
+    // it saw (the generation row), takes a reconcile-rate token and logs its first steady decision.
+    expect(settling).toEqual({ total: 11, reads: 5 });
+    // Warm, the scale set read stored on the meta row 2 minutes old: read from ARM again and
+    // stored for the next passes. Lease insert and release, the cache's meta row and the
+    // inventory's generation row, that write.
+    expect(rereading).toEqual({ total: 5, reads: 2 });
+    // Warm, the stored read serving: the lease and the two point reads.
+    expect(warm).toEqual({ total: 4, reads: 2 });
   });
 });
 
@@ -94,8 +100,9 @@ describe('Table requests of a target pass', () => {
     };
     await pass(); // adopts the target
     await pass(); // its first steady decision, written to the log
-    // Steady: the lease (insert, one renewal at most, release), two reads of the targets table
-    // and one of the load samples; no history or decision log read, nothing else written.
-    expect(await pass()).toEqual({ total: 6, reads: 3 });
+    // Steady: the lease (insert, release; more than half of it left, so no renewal), two reads
+    // of the targets table and one of the load samples; no history or decision log read,
+    // nothing else written.
+    expect(await pass()).toEqual({ total: 5, reads: 3 });
   });
 });

@@ -1,7 +1,8 @@
-/** The executor: batched row writes that fall back to single rows, a fixed order, and only what happened recorded. */
+/** The executor: the packed inventory's writes, a fixed order, and only what happened recorded. */
 import { describe, expect, it } from 'vitest';
 import { EntityTable } from '../../src/state/entity-table.js';
 import { tableRowWriter } from '../../src/pool/row-writer.js';
+import { readInventory } from '../../src/pool/inventory.js';
 import { planPool } from '../../src/pool/plan.js';
 import { executePlan } from '../../src/pool/execute.js';
 import { countBatches, freshStorage } from '../support/storage.js';
@@ -10,30 +11,56 @@ import { PoolModel, vmId } from './support/model.js';
 const settings = { name: 'p', maxCount: 10, chunkSize: 4, instanceLimit: 100, fastDelete: true };
 
 describe('the row writer', () => {
-  it('writes N rows in ⌈N/100⌉ batches; the row a batch names as refused fails alone and the rest of its batch goes again', async () => {
+  it('writes any number of machines in one batch with the generation, migrating rows of the old format; a machine already there fails alone', async () => {
     const storage = await freshStorage();
     const table = new EntityTable(storage.table('machines'));
     await table.create('pool', 'row-150', { createdAt: 1, updatedAt: 1 });
     const transactions = countBatches(table);
     const writes = Array.from({ length: 250 }, (_, i) => ({ op: 'insert' as const, key: `row-${String(i).padStart(3, '0')}`, props: { createdAt: 2, updatedAt: 2 } }));
     const results = await tableRowWriter(table, 'pool').write(writes);
-    // The second batch names row-150 as the one refused and goes again without it.
-    expect(transactions).toEqual([100, 100, 99, 50]);
+    // The pack, the generation and the delete of the old row-150 (its machine now in the pack).
+    expect(transactions).toEqual([3]);
     expect(results.filter((r) => !r.ok)).toEqual([{ ok: false, reason: 'already in the inventory' }]);
     expect(results[150]).toMatchObject({ ok: false });
-    // 250 machines and the generation row the writer bumped.
-    expect(await table.list('pool')).toHaveLength(251);
-    expect((await table.get('pool', 'row-150'))?.props.createdAt).toBe(1);
+    const { rows } = await readInventory(table, 'pool');
+    expect(rows).toHaveLength(250);
+    expect(rows.find((r) => r.rowKey === 'row-150')?.props.createdAt).toBe(1);
+    expect((await table.list('pool')).map((r) => r.rowKey).sort()).toEqual(['~generation', '~pack-000']);
   });
 
-  it('guards replaces by their ETag', async () => {
+  it('guards each machine by the version it was read with: a pack moved on is read again, and only the machine written in between fails', async () => {
     const storage = await freshStorage();
     const table = new EntityTable(storage.table('machines'));
-    const row = (await table.create('pool', 'a', { createdAt: 1, updatedAt: 1 }))!;
-    await table.replaceIf(row, { createdAt: 1, updatedAt: 2 });
-    const [result] = await tableRowWriter(table, 'pool').write([{ op: 'replace', key: 'a', etag: row.etag, props: { createdAt: 1, updatedAt: 3 } }]);
-    expect(result).toMatchObject({ ok: false });
-    expect((await table.get('pool', 'a'))?.props.updatedAt).toBe(2);
+    await tableRowWriter(table, 'pool').write(['a', 'b'].map((key) => ({ op: 'insert', key, props: { createdAt: 1, updatedAt: 1 } })));
+    const read = await readInventory(table, 'pool');
+    const [a, b] = read.rows;
+    expect(await tableRowWriter(table, 'pool', read).write([{ op: 'replace', key: 'a', etag: a!.etag, props: { createdAt: 1, updatedAt: 2 } }])).toEqual([{ ok: true }]);
+    const transactions = countBatches(table);
+    const late = await tableRowWriter(table, 'pool', read).write([
+      { op: 'replace', key: 'a', etag: a!.etag, props: { createdAt: 1, updatedAt: 3 } },
+      { op: 'delete', key: 'b', etag: b!.etag },
+    ]);
+    expect(late).toEqual([{ ok: false, reason: 'changed since it was read (412)' }, { ok: true }]);
+    // Refused whole under the stale ETag of the pack, then sent again after one read.
+    expect(transactions).toEqual([2, 2]);
+    const after = await readInventory(table, 'pool');
+    expect(after.rows.map((r) => [r.rowKey, r.props.updatedAt])).toEqual([['a', 2]]);
+  });
+
+  it('writes bookkeeping rows in the same batch; one the service refuses fails alone', async () => {
+    const storage = await freshStorage();
+    const table = new EntityTable(storage.table('machines'));
+    await table.create('pool', '~backoff', { json: '{}' });
+    const results = await tableRowWriter(table, 'pool').write([
+      { op: 'insert', key: '~backoff', props: { json: '{"failures":1}' } },
+      { op: 'insert', key: '~safety', props: { json: '{}' } },
+      { op: 'insert', key: 'm', props: { createdAt: 1, updatedAt: 1 } },
+    ]);
+    expect(results).toEqual([{ ok: false, reason: 'already in the inventory' }, { ok: true }, { ok: true }]);
+    const inventory = await readInventory(table, 'pool');
+    expect(inventory.rows.map((r) => r.rowKey)).toEqual(['m']);
+    expect(inventory.backoff).toEqual({});
+    expect(inventory.safety).toEqual({});
   });
 });
 

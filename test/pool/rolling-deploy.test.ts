@@ -21,6 +21,7 @@ describe('a rolling deploy: two pool sizes on one storage account', () => {
     const older = await world.runtime({ pools: [pool(3)] }, { configSeq: 100 });
     const shared = { storage: { connection: older.config.storage!.connection, prefix: older.storage.prefix } };
     const newer = await world.runtime({ ...shared, pools: [pool(5)] }, { configSeq: 200 });
+    await newer.configuration.newest.announce();
     // The old deployment was there first: it filled the pool to its 3.
     await pass(older);
     expect(scaleSet.capacity).toBe(3);

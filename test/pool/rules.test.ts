@@ -42,6 +42,7 @@ async function adapter(rt: Runtime, replace: Partial<ScaleSetApi>): Promise<Scal
     listVms: (...a) => real.listVms(...a),
     setCapacity: (...a) => real.setCapacity(...a),
     deleteInstances: (...a) => real.deleteInstances(...a),
+    setPower: (...a) => real.setPower(...a),
     ...replace,
   };
 }

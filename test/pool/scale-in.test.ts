@@ -148,6 +148,7 @@ describe('a scale-in under concurrency and crashes', () => {
           listVms: (...a) => real.listVms(...a),
           setCapacity: (...a) => real.setCapacity(...a),
           deleteInstances: () => Promise.reject(new Error('killed before the delete call went out')),
+          setPower: (...a) => real.setPower(...a),
         },
       },
     });

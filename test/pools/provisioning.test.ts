@@ -77,6 +77,7 @@ describe('provisioner against the ARM simulator', () => {
           listVms: (...a) => real.listVms(...a),
           setCapacity: (...a) => real.setCapacity(...a),
           deleteInstances: () => Promise.reject(new Error('crash during delete')),
+          setPower: (...a) => real.setPower(...a),
           },
       },
     });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LOST_AFTER_MS, afterServed, mergeRequest, onDelivery, postpone, type Pending } from '../../src/queue/pending-plan.js';
+import { LOST_AFTER_MS, mergeRequest, onDelivery, postpone, putBack, type Pending } from '../../src/queue/pending-plan.js';
 
 const NOW = 1_000_000;
 let tokens = 0;
@@ -35,9 +35,14 @@ describe('the pending marker', () => {
     expect(other.send).toBeUndefined();
   });
 
-  it('after a served delivery, a request merged meanwhile gets a message if the delivered one was its', () => {
-    expect(afterServed(marker(), 7, NOW, token)?.send).toBe(NOW);
-    expect(afterServed(marker({ sentAt: NOW + 30_000, dueAt: NOW + 30_000 }), 3, NOW, token)).toBeUndefined();
+  it('puts back what an unfinished reconcile took, named to its returning message, merged with what came since', () => {
+    const taken = marker({ dueAt: NOW - 2_000, load: 4, sentFor: 7 });
+    expect(putBack(undefined, taken, 7, NOW).next).toEqual({ dueAt: NOW - 2_000, reason: 'r', load: 4, held: false, sentAt: NOW, sentFor: 7 });
+    // A poll asked for while it ran has its own message: the earliest due time, the newest value.
+    const since = marker({ dueAt: NOW + 2_000, reason: 'poll', load: 9, sentAt: NOW + 2_000, sentFor: 11 });
+    expect(putBack(since, taken, 7, NOW).next).toEqual({ ...since, dueAt: NOW - 2_000 });
+    // An outside message cannot be named: the marker waits for the next request's message.
+    expect(putBack(undefined, taken, undefined, NOW).next.sentFor).toBeUndefined();
   });
 
   it('serves the marker\'s own message with its latest value, drops one already served, folds an outside one while held', () => {

@@ -61,6 +61,8 @@ describe('a rolling deploy: two configurations on one storage account', () => {
     const newer = await createRuntime({ configFile: world.rt.configFile, env: {}, configSeq: NEWER });
     const older = await hostOn(newer, [target('web', 3)], OLDER);
     world.kube.add(WEB, { replicas: 1 });
+    // What the new instances' first timer pass or queue message does.
+    await newer.configuration.newest.announce();
     // The old deployment was there first: it adopted web, then sized it by its own configuration.
     await reconcileOn(older, 'web', 80);
     await reconcileOn(older, 'web', 80);
@@ -86,6 +88,15 @@ describe('a rolling deploy: two configurations on one storage account', () => {
     expect((await targetStatus(newer, newer.config.targets[0]!)).leftAlone).toBeUndefined();
     const decisions = await newer.decisions.recent(Date.now(), 100);
     expect(decisions.filter((d) => d.decision === 'left to a newer configuration')).toEqual([]);
+
+    // A one-shot run with a configuration newer still (a command line that announces nothing)
+    // stamps web, but runs nowhere: the deployed host is not left out by it, and takes web back.
+    const oneShot = await hostOn(newer, [target('web', 10)], NEWER + 1);
+    await reconcileOn(oneShot, 'web', 80);
+    expect((await readTargetRecord(newer.table('targets'), 'web'))?.configSeq).toBe(NEWER + 1);
+    expect((await targetStatus(newer, newer.config.targets[0]!)).leftAlone).toBeUndefined();
+    expect((await reconcileOn(newer, 'web', 80)).status).toBe('done');
+    expect((await readTargetRecord(newer.table('targets'), 'web'))?.configSeq).toBe(NEWER);
   }, 60_000);
 
   it('a host without a newly added target puts its messages back while the newer configuration runs, and the newer host serves them', async () => {

@@ -21,6 +21,8 @@ function target(name: string, targetPerReplica: number) {
 
 const tenPer = writeConfig({ kubernetes: {}, targets: [target('web', 10)] }, dir, 'ten.yaml');
 const fivePer = writeConfig({ kubernetes: {}, targets: [target('web', 5)] }, dir, 'five.yaml');
+const limited = writeConfig({ kubernetes: {}, targets: [{ ...target('web', 10), maxScale: 4, behavior: { scaleUp: { policies: [{ type: 'Pods', value: 1, period: '30s' }] } } }] }, dir, 'limited.yaml');
+const paused = writeConfig({ kubernetes: {}, targets: [{ ...target('web', 10), paused: true }] }, dir, 'paused.yaml');
 const two = writeConfig({ kubernetes: {}, targets: [target('web', 10), target('api', 10)] }, dir, 'two.yaml');
 
 /** The hand trace as CSV without a target column: 45 for 10 min, 0 for 10, 25 for 5, every 10 s. */
@@ -46,7 +48,7 @@ async function drover(...args: string[]) {
 }
 
 interface JsonReport {
-  targets: { name: string; summary: { replicaMinutes: number; peakReplicas: number; wakesFromZero: number; from: string }; timeline: { at: string; load: number; desired: number | null; scale: number; ready: number }[] }[];
+  targets: { name: string; summary: { replicaMinutes: number; peakReplicas: number; wakesFromZero: number; from: string }; timeline: { at: string; load: number; desired: number | null; scale: number; ready: number; boundBy: string | null }[] }[];
   compare?: { targets: { name: string; summary: { replicaMinutes: number; peakReplicas: number } }[] };
 }
 
@@ -61,7 +63,7 @@ describe('drover replay', () => {
     expect(web.summary.peakReplicas).toBe(5);
     expect(web.summary.wakesFromZero).toBe(2);
     expect(web.summary.from).toBe('1970-01-01T00:00:00.000Z');
-    expect(web.timeline[0]).toEqual({ at: '1970-01-01T00:00:00.000Z', load: 45, desired: 5, scale: 5, ready: 0 });
+    expect(web.timeline[0]).toEqual({ at: '1970-01-01T00:00:00.000Z', load: 45, desired: 5, scale: 5, ready: 0, boundBy: null });
     expect(web.timeline[1]).toMatchObject({ at: '1970-01-01T00:00:05.000Z', ready: 5 });
   });
 
@@ -151,5 +153,60 @@ describe('drover replay', () => {
     const r = await drover('--config', two, 'replay', '--trace', handCsv());
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/trace line 2: target: .*2 targets/);
+  });
+});
+
+/** The decision lines `drover replay` prints after the summary, each split into its cells. */
+function decisionCells(stdout: string): string[][] {
+  const lines = stdout.split('\n');
+  const start = lines.findIndex((l) => l.startsWith('time ')) + 1;
+  const end = lines.indexOf('', start);
+  return lines.slice(start, end).map((l) => l.trim().split(/\s+/));
+}
+
+describe('drover replay: what bound each decision', () => {
+  it('prints a line whenever the decision changed, naming the rule that bound it', async () => {
+    const r = await drover('--config', limited, 'replay', '--trace', handCsv(), '--ready-delay', '5s');
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    expect(r.stdout).toContain('target web: decisions');
+    const cells = decisionCells(r.stdout);
+    // time, load, desired, scale, bound by: one replica more each 30 s, up to maxScale 4.
+    expect(cells.slice(0, 4)).toEqual([
+      ['1970-01-01T00:00:00.000Z', '45', '5', '1', 'ScaleUpLimit'],
+      ['1970-01-01T00:00:30.000Z', '45', '5', '2', 'ScaleUpLimit'],
+      ['1970-01-01T00:01:00.000Z', '45', '5', '3', 'ScaleUpLimit'],
+      ['1970-01-01T00:01:30.000Z', '45', '5', '4', 'TooManyReplicas'],
+    ]);
+    expect(cells.map((c) => c[4])).toContain('ScaleToZeroPending');
+  });
+
+  it('--compare shows both configurations side by side on each line: desired, scale and bound by for each', async () => {
+    const r = await drover('--config', tenPer, 'replay', '--trace', handCsv(), '--ready-delay', '5s', '--compare', limited);
+    expect(r.code).toBe(0);
+    const header = r.stdout.split('\n').find((l) => l.startsWith('time '))!;
+    expect(header.trim().split(/\s{2,}/)).toEqual(['time', 'load', 'desired', 'scale', 'bound by', 'desired', 'scale', 'bound by']);
+    const names = r.stdout.split('\n')[r.stdout.split('\n').indexOf(header) - 1]!;
+    expect(names.indexOf('ten.yaml')).toBeGreaterThan(0);
+    expect(names.indexOf('limited.yaml')).toBeGreaterThan(names.indexOf('ten.yaml'));
+    const cells = decisionCells(r.stdout);
+    expect(cells[0]).toEqual(['1970-01-01T00:00:00.000Z', '45', '5', '5', '-', '5', '1', 'ScaleUpLimit']);
+    expect(cells[1]).toEqual(['1970-01-01T00:00:30.000Z', '45', '5', '5', '-', '5', '2', 'ScaleUpLimit']);
+  });
+
+  it('a paused configuration beside a running one: Paused on every line of its side, its scale untouched', async () => {
+    const r = await drover('--config', tenPer, 'replay', '--trace', handCsv(), '--compare', paused, '--initial-scale', '2');
+    const cells = decisionCells(r.stdout);
+    expect(cells.length).toBeGreaterThan(3);
+    expect(cells.every((c) => c[6] === '2' && c[7] === 'Paused')).toBe(true);
+    // The running configuration beside it still goes 5 → 1 → 0 → 3.
+    expect(new Set(cells.map((c) => c[3]))).toEqual(new Set(['5', '1', '0', '3']));
+  });
+
+  it('--json gives each timeline row its boundBy, null where the load\'s answer stood', async () => {
+    const r = await drover('--config', limited, 'replay', '--trace', handCsv(), '--json');
+    const timeline = (JSON.parse(r.stdout) as JsonReport).targets[0]!.timeline;
+    expect(timeline[0]).toMatchObject({ scale: 1, boundBy: 'ScaleUpLimit' });
+    expect(timeline.some((row) => row.boundBy === null)).toBe(true);
+    expect(timeline.find((row) => row.scale === 4)?.boundBy).toBe('TooManyReplicas');
   });
 });

@@ -71,7 +71,7 @@ describe('replay of the hand-computed trace', () => {
     for (let i = 1; i < rows.length; i++) {
       const [a, b] = [rows[i - 1]!, rows[i]!];
       expect(b.at).toBeGreaterThan(a.at);
-      expect([a.load, a.desired, a.scale, a.ready]).not.toEqual([b.load, b.desired, b.scale, b.ready]);
+      expect([a.load, a.desired, a.scale, a.ready, a.boundBy]).not.toEqual([b.load, b.desired, b.scale, b.ready, b.boundBy]);
     }
   });
 

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { downsample } from '../../src/replay/html.js';
 import { Timeline } from '../../src/replay/timeline.js';
+import { decisionLines } from '../../src/replay/timeline-text.js';
 
 describe('Timeline', () => {
   it('records a row only when something changed; a change in the same instant replaces the row', () => {
@@ -31,6 +32,46 @@ describe('Timeline', () => {
     t.record(5, 2, 1, 1, 1);
     t.record(5, 1, 1, 1, 1);
     expect(t.length).toBe(1);
+  });
+});
+
+describe('what bound each decision', () => {
+  it('is kept with the row, and a change of the rule alone is a row of its own', () => {
+    const t = new Timeline();
+    t.record(0, 50, 5, 2, 2, 'ScaleUpLimit');
+    t.record(1_000, 50, 5, 2, 2, 'ScaleUpLimit');
+    t.record(2_000, 50, 5, 2, 2);
+    t.record(3_000, 50, 5, 2, 2, 'Paused');
+    expect([...t.rows()]).toEqual([
+      { at: 0, load: 50, desired: 5, scale: 2, ready: 2, boundBy: 'ScaleUpLimit' },
+      { at: 2_000, load: 50, desired: 5, scale: 2, ready: 2 },
+      { at: 3_000, load: 50, desired: 5, scale: 2, ready: 2, boundBy: 'Paused' },
+    ]);
+    expect(t.row(1).boundBy).toBeUndefined();
+  });
+
+  it('decision lines skip rows where only the load or the ready replicas changed', () => {
+    const t = new Timeline();
+    t.record(0, 50, 5, 5, 0);
+    t.record(5_000, 50, 5, 5, 5);
+    t.record(10_000, 20, 5, 5, 5);
+    t.record(60_000, 20, 2, 5, 5, 'ScaleDownStabilized');
+    expect([...decisionLines([t])].map((l) => [l.at, l.load, l.sides[0]?.boundBy])).toEqual([[0, 50, undefined], [60_000, 20, 'ScaleDownStabilized']]);
+  });
+
+  it('two timelines merge on time: a line when either side changed, each side as it stood then', () => {
+    const a = new Timeline();
+    const b = new Timeline();
+    a.record(0, 50, 5, 5, 5);
+    b.record(0, 50, 5, 1, 1, 'ScaleUpLimit');
+    b.record(30_000, 50, 5, 2, 2, 'ScaleUpLimit');
+    a.record(40_000, 0, 2, 2, 2, 'ScaleDownLimit');
+    const lines = [...decisionLines([a, b])].map((l) => [l.at, l.load, ...l.sides.map((s) => `${s?.scale} ${s?.boundBy ?? '-'}`)]);
+    expect(lines).toEqual([
+      [0, 50, '5 -', '1 ScaleUpLimit'],
+      [30_000, 50, '5 -', '2 ScaleUpLimit'],
+      [40_000, 0, '2 ScaleDownLimit', '2 ScaleUpLimit'],
+    ]);
   });
 });
 

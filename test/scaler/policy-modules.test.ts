@@ -145,8 +145,20 @@ describe('schedules', () => {
 describe('the state kept in the record', () => {
   it('a recommendation history stays within its cap, and a merged entry holds both what it said', () => {
     let history = [{ at: T0, low: 5, high: 5 }];
-    for (let i = 1; i <= 3 * MAX_HISTORY; i++) history = stabilize(i % 2 === 0 ? 1 : 9, 5, { scaleDown: rules({ stabilizationWindowMs: 24 * 60 * MINUTE }) }, history, T0 + i * SECOND).history;
+    // Rising values: no entry covers an older one, so the cap is kept by merging.
+    for (let i = 1; i <= 3 * MAX_HISTORY; i++) history = stabilize(5 + i, 5, { scaleDown: rules({ stabilizationWindowMs: 24 * 60 * MINUTE }) }, history, T0 + i * SECOND).history;
     expect(history.length).toBe(MAX_HISTORY);
+  });
+
+  it('past the cap an entry that a newer one covers goes first, so the decisions are those of the whole history', () => {
+    let history = [{ at: T0, low: 5, high: 5 }];
+    for (let i = 1; i <= 3 * MAX_HISTORY; i++) history = stabilize(i % 2 === 0 ? 1 : 9, 5, { scaleDown: rules({ stabilizationWindowMs: 24 * 60 * MINUTE }) }, history, T0 + i * SECOND).history;
+    const last = 3 * MAX_HISTORY;
+    const said = (at: number) => (at === T0 ? 5 : ((at - T0) / SECOND) % 2 === 0 ? 1 : 9);
+    expect(history.length).toBeLessThan(MAX_HISTORY);
+    // Nothing merged: every entry says what was recommended at its time, the newest 1 and 9 among them.
+    expect(history.every((r) => r.low === r.high && r.high === said(r.at))).toBe(true);
+    expect(history.map((r) => (r.at - T0) / SECOND)).toEqual(expect.arrayContaining([last - 1, last]));
     expect(boundedRecommendations([...history, { at: T0 - 1, low: 0, high: 20 }]).some((r) => r.low === 0 && r.high === 20)).toBe(true);
   });
 

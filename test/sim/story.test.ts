@@ -3,6 +3,7 @@ import type { Status } from '../../src/status/status.js';
 import type { PoolStatus } from '../../src/status/pool-status.js';
 import type { TargetStatus } from '../../src/status/target-status.js';
 import { storyLines } from '../../sim/story.js';
+import { settledAt } from '../../sim/steps.js';
 
 const NOW = Date.UTC(2026, 11, 1, 12, 0, 0);
 const vm = (n: number) => `azure:///subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/virtualMachineScaleSets/vmss/virtualMachines/${n}`;
@@ -16,7 +17,7 @@ function pool(over: Partial<PoolStatus> = {}): PoolStatus {
     machines: [0, 1].map((n) => ({ providerId: vm(n), providerStatus: 'Running', address: null, createdAt: null, updatedAt: null })),
     safetySwitch: null,
     backoffUntil: null,
-    counts: { healthy: 2, broken: 0, creating: 0, stopped: 0, deleting: 0, unmanaged: 0, missing: 0 },
+    counts: { healthy: 2, broken: 0, creating: 0, warm: 0, stopped: 0, deleting: 0, unmanaged: 0, missing: 0 },
     ...over,
   };
 }
@@ -40,7 +41,7 @@ describe('the demo story', () => {
       name: 'a capacity raise and the VMs it brought, adopted',
       after: pool({
         scaleSet: { resourceGroup: 'rg', name: 'vmss', orchestrationMode: 'Uniform', capacity: 4 },
-        counts: { healthy: 2, broken: 0, creating: 2, stopped: 0, deleting: 0, unmanaged: 0, missing: 0 },
+        counts: { healthy: 2, broken: 0, creating: 2, warm: 0, stopped: 0, deleting: 0, unmanaged: 0, missing: 0 },
         instances: [0, 1, 2, 3].map((n) => ({ id: vm(n), state: n < 2 ? ('Running' as const) : ('Creating' as const), powerState: null, errorInfo: null })),
         machines: [0, 1, 2, 3].map((n) => ({ providerId: vm(n), providerStatus: 'Running', address: null, createdAt: null, updatedAt: null })),
       }),
@@ -58,7 +59,7 @@ describe('the demo story', () => {
     },
     {
       name: 'a VM that went away',
-      after: pool({ instances: [pool().instances[0]!], counts: { healthy: 1, broken: 0, creating: 0, stopped: 0, deleting: 0, unmanaged: 0, missing: 1 } }),
+      after: pool({ instances: [pool().instances[0]!], counts: { healthy: 1, broken: 0, creating: 0, warm: 0, stopped: 0, deleting: 0, unmanaged: 0, missing: 1 } }),
       want: ['workers: deleted rg/vmss/1', '  = workers: capacity 2, 1 healthy, 1 missing, inventory 2'],
     },
   ])('pool: $name', ({ after, want }) => {
@@ -85,10 +86,10 @@ describe('the demo story', () => {
 
   it('right after a VM failed, the summary counts it broken as status does, not creating', () => {
     const oom = { errorClass: 'OutOfResources' as const, errorCode: 'provisioning-state-failed', errorMessage: 'out of capacity' };
-    const before = pool({ counts: { healthy: 2, broken: 0, creating: 1, stopped: 0, deleting: 0, unmanaged: 0, missing: 0 } });
+    const before = pool({ counts: { healthy: 2, broken: 0, creating: 1, warm: 0, stopped: 0, deleting: 0, unmanaged: 0, missing: 0 } });
     const after = pool({
       instances: [...pool().instances, { id: vm(4), state: 'Creating', powerState: 'PowerState/stopped', errorInfo: oom }],
-      counts: { healthy: 2, broken: 1, creating: 0, stopped: 0, deleting: 0, unmanaged: 0, missing: 0 },
+      counts: { healthy: 2, broken: 1, creating: 0, warm: 0, stopped: 0, deleting: 0, unmanaged: 0, missing: 0 },
     });
     before.instances.push({ id: vm(4), state: 'Creating', powerState: null, errorInfo: null });
     expect(storyLines(status(before, target()), status(after, target()), NOW)).toEqual([
@@ -115,5 +116,67 @@ describe('the demo story', () => {
 
   it('the first reading is the summaries alone', () => {
     expect(storyLines(undefined, status(pool(), target()), NOW)).toEqual(['  = workers: capacity 2, 2 healthy, inventory 2', '  = web: ready 1, scale 1, desired 1, active']);
+  });
+
+  describe('a pool sized by a target', () => {
+    const sized = (n: number, over: Partial<PoolStatus> = {}) => {
+      const ids = Array.from({ length: n }, (_, k) => k);
+      return pool({
+        wanted: n,
+        scaleSet: { resourceGroup: 'rg', name: 'vmss', orchestrationMode: 'Uniform', capacity: n },
+        instances: ids.map((k) => ({ id: vm(k), state: 'Running' as const, powerState: 'PowerState/running', errorInfo: null, ...(k === 1 ? { protected: true as const } : {}) })),
+        machines: ids.map((k) => ({ providerId: vm(k), providerStatus: 'Running', address: null, createdAt: null, updatedAt: null })),
+        counts: { healthy: n, broken: 0, creating: 0, stopped: 0, deleting: 0, unmanaged: 0, missing: 0 },
+        ...over,
+      });
+    };
+
+    it('names the wanted count first in the summary, and a VM that became protected', () => {
+      const before = sized(2, { instances: sized(2).instances.map(({ protected: _p, ...i }) => i) });
+      expect(storyLines(status(before, target()), status(sized(2), target()), NOW)).toEqual([
+        'workers: rg/vmss/1 is protected from scale-in',
+        '  = workers: wanted 2, capacity 2, 2 healthy, inventory 2',
+      ]);
+    });
+
+    it('a scale-in of healthy VMs names the protected VMs it spared, and the capacity is not said to be lowered by Drover', () => {
+      const before = sized(4);
+      const going = sized(4, {
+        wanted: 1,
+        instances: before.instances.map((i) => (i.id === vm(1) ? i : { ...i, state: 'Deleting' as const })),
+        counts: { healthy: 1, broken: 0, creating: 0, stopped: 0, deleting: 3, unmanaged: 0, missing: 0 },
+      });
+      expect(storyLines(status(before, target()), status(going, target()), NOW)).toEqual([
+        'workers: deleting rg/vmss/0',
+        'workers: deleting rg/vmss/2',
+        'workers: deleting rg/vmss/3',
+        'workers: spared rg/vmss/1: protected from scale-in',
+        '  = workers: wanted 1, capacity 4, 1 healthy, 3 deleting, inventory 4',
+      ]);
+      const gone = sized(1, { wanted: 1, instances: [before.instances[1]!], machines: [before.machines[1]!] });
+      expect(storyLines(status(going, target()), status(gone, target()), NOW)).toEqual([
+        'workers: capacity 4 → 1: the deleted VMs left it',
+        'workers: deleted rg/vmss/0',
+        'workers: deleted rg/vmss/2',
+        'workers: deleted rg/vmss/3',
+        '  = workers: wanted 1, capacity 1, 1 healthy, inventory 1',
+      ]);
+    });
+
+    it('a broken VM fast-deleted is no scale-in: nothing is said to be spared', () => {
+      const oom = { errorClass: 'OutOfResources' as const, errorCode: 'provisioning-state-failed', errorMessage: 'out of capacity' };
+      const before = sized(3, { instances: sized(3).instances.map((i) => (i.id === vm(2) ? { ...i, errorInfo: oom } : i)) });
+      const after = sized(3, { instances: before.instances.map((i) => (i.id === vm(2) ? { ...i, state: 'Deleting' as const } : i)) });
+      expect(storyLines(status(before, target()), status(after, target()), NOW).filter((l) => !l.startsWith('  ='))).toEqual(['workers: deleting rg/vmss/2']);
+    });
+
+    it.each([
+      { name: 'settled at 6', p: sized(6), count: 6, want: true },
+      { name: 'settled at 6, asked at 1', p: sized(6), count: 1, want: false },
+      { name: 'one still creating', p: sized(6, { counts: { healthy: 5, broken: 0, creating: 1, stopped: 0, deleting: 0, unmanaged: 0, missing: 0 } }), count: 6, want: false },
+      { name: 'one still listed while deleting', p: sized(2, { counts: { healthy: 1, broken: 0, creating: 0, stopped: 0, deleting: 1, unmanaged: 0, missing: 0 } }), count: 1, want: false },
+    ])('the demo waits for the pool to settle: $name', ({ p, count, want }) => {
+      expect(settledAt(p, count)).toBe(want);
+    });
   });
 });

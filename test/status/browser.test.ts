@@ -180,6 +180,7 @@ it('draws the pool and target timelines with data points and shows a tripped saf
     },
     setCapacity: (...a) => real.setCapacity(...a),
     deleteInstances: (...a) => real.deleteInstances(...a),
+    setPower: (...a) => real.setPower(...a),
   };
   const rt = await createRuntime({ configFile, adapters: { scaleSetApi } });
   const host = await startLocalHost({ rt, log: silentLog, schedule: '* * * * * *', runOnStartup: true, statusPort: 0 });

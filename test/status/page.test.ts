@@ -26,7 +26,7 @@ function pool(overrides: Partial<PoolStatus> = {}): PoolStatus {
     ],
     machines: [vm(0), vm(1)].map((providerId) => ({ providerId, providerStatus: 'Running', address: null, createdAt: null, updatedAt: null })),
     safetySwitch: null,
-    counts: { healthy: 2, broken: 0, creating: 1, stopped: 0, deleting: 0, unmanaged: 1, missing: 0 },
+    counts: { healthy: 2, broken: 0, creating: 1, warm: 0, stopped: 0, deleting: 0, unmanaged: 1, missing: 0 },
     backoffUntil: null,
     ...overrides,
   };

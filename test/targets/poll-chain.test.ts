@@ -35,16 +35,18 @@ describe('an http source with pollInterval 2s', () => {
     for (let i = 0; i < 3; i++) await rt.queues.reconcile({ kind: 'target', name: 'web', reason: 'forced' });
     expect(await eventually(() => reads.length > 0, 15_000)).toBe(true);
     const first = reads[0]!;
-    await new Promise((resolve) => setTimeout(resolve, first + 10_000 - Date.now()));
+    await new Promise((resolve) => setTimeout(resolve, first + 12_000 - Date.now()));
     // Past the start (adoption, its follow-up, the forced reconciles found busy): one read per
-    // 2 s instant, not one per chain.
-    const steady = reads.filter((at) => at >= first + 6_000 && at < first + 10_000);
-    expect(steady.length).toBeGreaterThanOrEqual(1);
-    expect(steady.length).toBeLessThanOrEqual(3);
+    // 2 s instant, not one per chain (nine in 6 s) nor one per delivery (a pass asking for its
+    // next poll while its own marker was served ran again at once: six). A delayed message
+    // comes up to a second late, so a 6 s window holds three instants' reads, or four.
+    const steady = reads.filter((at) => at >= first + 6_000 && at < first + 12_000);
+    expect(steady.length).toBeGreaterThanOrEqual(2);
+    expect(steady.length).toBeLessThanOrEqual(4);
 
     load = 45;
     const changed = Date.now();
     expect(await eventually(() => (kube.inspect(WEB)?.specReplicas ?? 0) > 1, 6_000)).toBe(true);
     expect(Date.now() - changed).toBeLessThan(5_000);
-  }, 30_000);
+  }, 35_000);
 });

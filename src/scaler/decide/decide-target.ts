@@ -15,6 +15,7 @@ import type { DesiredInput, DesiredScale } from '../../load/decider.js';
 import type { Observation, TargetSettings } from './target-settings.js';
 import type { BoundRule } from '../plan/bound-rules.js';
 import { runPipeline } from '../plan/pipeline.js';
+import type { SourceObservation } from '../plan/sources-view.js';
 import { effectiveMinScale, type ScaleBounds } from './bounds.js';
 import {
   ADOPTED_ACTIVATING,
@@ -41,6 +42,8 @@ export interface TargetDecisionInput {
   holdLatest: boolean;
   /** This reconcile's read of the load source failed (a source's health; its fallback). */
   loadFailed?: boolean;
+  /** A target with several sources: each one's samples and read. */
+  sources?: readonly SourceObservation[];
   observation: Observation;
   settings: TargetSettings;
   /** The synchronous probe's answer, once a first call asked for it. */
@@ -76,6 +79,7 @@ export function decideTarget(input: TargetDecisionInput): TargetDecision {
     samples: input.samples,
     holdLatest: input.holdLatest,
     ...(input.loadFailed ? { loadFailed: true } : {}),
+    ...(input.sources ? { sources: input.sources } : {}),
     settings,
     ...(input.probe ? { probe: input.probe } : {}),
     now,

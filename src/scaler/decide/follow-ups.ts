@@ -63,6 +63,10 @@ const REASONS: Record<ScaleReason, string> = {
   'activator-backed-for-grace-period': 'the activator has been in front for the grace period: scaled to zero',
   'grace-period-pending': 'inactive with the activator in front: waiting out the grace period',
   'activator-not-in-path': 'the activator is not in front yet: probing it asynchronously',
+  'idle-at-zero': 'at zero, and no source above its activation threshold: left there (no activator needed: the queue holds the work)',
+  'cooldown-pending': 'no source active: held at 1 until the cooldown has passed since the last active observation',
+  'step-to-zero': 'idle past the cooldown: down to 1 first, then to zero',
+  'cooldown-elapsed': 'idle past the cooldown: scaled to zero (no activator needed: the queue holds the work)',
   paused: 'paused (drover pause, or paused: true in the configuration): the load is not followed',
 };
 
@@ -171,7 +175,8 @@ function steadyVerb(plan: ScalePlan, write: ScaleOutcome, dryRun: boolean): stri
   if (plan.reason === 'adopted') return `${would}adopted`;
   if (plan.reason === 'metrics-not-collected' || plan.reason === 'activation-timed-out-without-samples') return 'no metrics';
   if (plan.reason === 'activating') return 'activating';
-  if (plan.reason === 'grace-period-pending' || plan.reason === 'activator-not-in-path') return 'waiting to scale to zero';
+  if (plan.reason === 'grace-period-pending' || plan.reason === 'activator-not-in-path' || plan.reason === 'cooldown-pending') return 'waiting to scale to zero';
+  if (plan.reason === 'idle-at-zero') return 'idle at zero';
   if (plan.reason === 'paused') return write.kind === 'unchanged' ? `paused at ${write.current}` : 'paused';
   return write.kind === 'unchanged' ? `steady at ${write.current}` : 'unchanged';
 }

@@ -59,6 +59,11 @@ export type ScaleReason =
   | 'grace-period-pending'
   | 'activator-not-in-path'
   | 'already-at-zero'
+  // A target that sleeps without an activator (plan/sleep.ts):
+  | 'idle-at-zero'
+  | 'cooldown-pending'
+  | 'step-to-zero'
+  | 'cooldown-elapsed'
   | 'paused';
 
 interface PlanCommon {

@@ -30,6 +30,10 @@ export type TargetRecord = {
   lastError?: string;
   /** Consecutive failed reads of the load source (KEDA's NumberOfFailures); absent at 0. */
   sourceFailures?: number;
+  /** Several sources' consecutive failed reads, JSON `{ name: count }` of those above 0; absent when all answer. */
+  sourceHealth?: string;
+  /** When a source was last seen active (KEDA's lastActiveTime): a queue-driven target's cooldown counts from it. */
+  lastActiveAt?: number;
   /** HPA behavior's recommendation and scale-event history, JSON, bounded (src/scaler/policy/history.ts). */
   behaviorHistory?: string;
   /** Knative scaleDownDelay's window of recent decisions, JSON. */

@@ -6,10 +6,17 @@ import type { DeciderSettings } from '../../load/decider.js';
 import type { ScaleBounds } from './bounds.js';
 import type { ScaleToZeroSettings } from './scale-to-zero.js';
 import { policySettings, type PolicySettings } from '../policy/settings.js';
+import type { LoadSpecConfig, NamedSourceConfig } from '../../config/policy-schema.js';
+import { isQueueDriven, isSeveral, loadSources, pollIntervalOf } from '../../load/sources.js';
 
 export interface TargetSettings {
   /** An http or queue source's poll period: each reconcile asks for the next aligned one. */
   pollIntervalMs?: number;
+  /**
+   * Every source is `queue` or `push` and no activator is configured: the target goes to zero
+   * after its cooldown and wakes on an active source (KEDA), not by Knative's activator rules.
+   */
+  sleepsWithoutActivator?: boolean;
   /** `paused: true` in the configuration: wins over `drover resume`. */
   paused?: boolean;
   bounds: ScaleBounds;
@@ -19,12 +26,17 @@ export interface TargetSettings {
   policy?: PolicySettings;
 }
 
-/** `targetPerReplica` comes from the load source (1 for a target without one). */
+/**
+ * `targetPerReplica` comes from the load source (1 for a target without one). Several sources
+ * each have their own: their combined demand is in replicas already, so the windows take 1.
+ */
 export function targetSettings(target: TargetConfig, targetPerReplica: number): TargetSettings {
   const stableWindowMs = target.scaleToZero.stableWindow;
-  const load = target.load;
+  const pollIntervalMs = pollIntervalOf(target.load, DEFAULT_POLL_INTERVAL_MS);
+  const sleeps = target.scaleToZero.enabled && !target.activator && isQueueDriven(target.load);
   return {
-    ...(load && load.source !== 'push' ? { pollIntervalMs: load.pollInterval ?? DEFAULT_POLL_INTERVAL_MS } : {}),
+    ...(pollIntervalMs !== undefined ? { pollIntervalMs } : {}),
+    ...(sleeps ? { sleepsWithoutActivator: true } : {}),
     ...(target.paused ? { paused: true } : {}),
     bounds: { minScale: target.minScale, maxScale: target.maxScale },
     scaleToZero: {
@@ -34,13 +46,15 @@ export function targetSettings(target: TargetConfig, targetPerReplica: number): 
       activationTimeoutMs: target.activationTimeout,
     },
     desired: {
-      targetPerReplica,
+      targetPerReplica: isSeveral(target.load) ? 1 : targetPerReplica,
       stableWindowMs,
       maxScaleUpRate: target.maxScaleUpRate,
       maxScaleDownRate: target.maxScaleDownRate,
       panic: { enabled: target.panic.enabled, windowMs: target.panic.window ?? stableWindowMs / 10, thresholdPercent: target.panic.threshold },
     },
     policy: policySettings({
+      ...(target.load ? { load: loadSpecOf(target) } : {}),
+      cooldown: target.cooldown,
       fallback: target.fallback,
       behavior: target.behavior,
       scaleDownDelay: target.scaleDownDelay,
@@ -59,3 +73,11 @@ export interface Observation {
   ready: number;
 }
 
+
+/** The target's sources in the policy modules' form: one source is a list of one named `load`. */
+function loadSpecOf(target: TargetConfig): LoadSpecConfig {
+  const load = target.load;
+  if (isSeveral(load)) return load;
+  const sources = loadSources(load).map((s) => ({ ...s.source, name: s.name, activationThreshold: s.activationThreshold }) as NamedSourceConfig);
+  return { sources, combine: 'max' };
+}

@@ -25,6 +25,7 @@ const RECORD_TIMES = [
   'panicStartedAt',
   'panicLastOverAt',
   'pausedAt',
+  'lastActiveAt',
   'adoptedAt',
   'reconciledAt',
 ] as const satisfies readonly (keyof TargetRecord)[];

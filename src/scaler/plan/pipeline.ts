@@ -23,8 +23,7 @@
  *
  * This file is where a policy stage is wired in: replace an identity entry of PIPELINE with it.
  */
-import { decideDesiredScale, replicasFor, type DesiredInput, type DesiredScale, type RateLimit } from '../../load/decider.js';
-import { windowAverage } from '../../load/samples.js';
+import { decideDesiredScale, type DesiredInput, type DesiredScale, type RateLimit } from '../../load/decider.js';
 import type { TargetConditions } from '../decide/conditions.js';
 import type { Observation, TargetSettings } from '../decide/target-settings.js';
 import { planScaleWithin } from '../decide/plan-scale.js';
@@ -33,6 +32,8 @@ import { panicOf, type TargetRecord, type TargetRecordPatch } from '../decide/ta
 import type { BoundRule } from './bound-rules.js';
 import { activation, behavior, bounds, fallback, planBounds, scaleDownDelay } from './policy-stages.js';
 import { pausedPlan, pauseOf } from './pause.js';
+import { sleepPlan } from './sleep.js';
+import { sourcesView, type SourceObservation } from './sources-view.js';
 
 /** After adopting a target, the next reconcile decides on it this soon. */
 export const ADOPTION_REQUEUE_MS = 1_000;
@@ -53,6 +54,8 @@ export interface PipelineContext {
   holdLatest: boolean;
   /** This reconcile's read of the load source failed (a source's health; its fallback). */
   loadFailed?: boolean;
+  /** A target with several sources: each one's samples and read (`samples` then goes unread). */
+  sources?: readonly SourceObservation[];
   settings: TargetSettings;
   /** The synchronous activator probe's answer, once a first run asked for it. */
   probe?: SyncProbeResult;
@@ -109,14 +112,10 @@ export function identity(name: StageName): Stage {
   return { name, run: (state) => ({ replicas: state.replicas }) };
 }
 
+/** Each source's replicas over the stable window, combined (sources-view.ts). */
 const sources: Stage = {
   name: 'sources',
-  run: (_state, ctx) => {
-    const { stableWindowMs, targetPerReplica } = ctx.settings.desired;
-    const { samples, now, holdLatest } = ctx;
-    const average = 'average' in samples ? samples.average(now, stableWindowMs, holdLatest) : windowAverage(samples, now, stableWindowMs, holdLatest);
-    return { replicas: average === undefined ? undefined : replicasFor(average, targetPerReplica) };
-  },
+  run: (_state, ctx) => ({ replicas: sourcesView(ctx).replicas }),
 };
 
 const RATE_RULES: Record<RateLimit, BoundRule> = { maxScaleUpRate: 'ScaleUpLimit', maxScaleDownRate: 'ScaleDownLimit' };
@@ -128,9 +127,10 @@ const windows: Stage = {
     const { settings, now } = ctx;
     // An engaged fallback stands for the load: its replicas go through the rates as a demand.
     const fallback = state.boundBy === 'FallbackActive' && state.replicas !== undefined ? state.replicas : undefined;
+    const combined = sourcesView(ctx).combined;
     const desired = decideDesiredScale({
-      samples: fallback === undefined ? ctx.samples : { average: () => fallback },
-      holdLatest: ctx.holdLatest,
+      samples: fallback !== undefined ? { average: () => fallback } : (combined ?? ctx.samples),
+      holdLatest: combined ? false : ctx.holdLatest,
       readyReplicas: ctx.observation.ready,
       panic: settings.desired.panic.enabled ? panicOf(ctx.record) : undefined,
       settings: fallback === undefined ? settings.desired : { ...settings.desired, targetPerReplica: 1 },
@@ -157,6 +157,8 @@ const scaleToZero: Stage = {
   name: 'scaleToZero',
   run: (state, ctx) => {
     if (ctx.adopted) return { replicas: undefined, plan: { kind: 'hold', reason: 'adopted', requeueAfterMs: [ADOPTION_REQUEUE_MS], offerAsyncProbe: false } };
+    const slept = sleepPlan(state.replicas, ctx);
+    if (slept) return slept;
     const step = planScaleWithin(planBounds(ctx), state.replicas, {
       conditions: ctx.conditions,
       settings: ctx.settings.scaleToZero,

@@ -20,6 +20,7 @@ import type { SyncProbeResult } from '../decide/scale-to-zero.js';
 import type { TargetRecord, TargetRecordPatch } from '../decide/target-record.js';
 import type { ObservedTarget } from '../shell/target-port.js';
 import { clampRecordTimes, clampSamples } from './future-times.js';
+import type { SourceObservation } from './sources-view.js';
 
 export type ProbeResult = SyncProbeResult & { error?: string };
 
@@ -39,6 +40,8 @@ export interface TargetSnapshot {
   holdLatest: boolean;
   /** This reconcile's read of the load source failed (a source's health; its fallback). */
   loadFailed?: boolean;
+  /** A target with several sources: each one's samples and read (`samples` is then the first's). */
+  sources?: readonly SourceObservation[];
   /** The synchronous probe's answer, once a first plan asked for it. */
   probe?: ProbeResult;
   dryRun: boolean;
@@ -72,6 +75,7 @@ export function planTarget(snapshot: TargetSnapshot, settings: TargetSettings, n
     samples: clampSamples(snapshot.samples, now),
     holdLatest: snapshot.holdLatest,
     ...(snapshot.loadFailed ? { loadFailed: true } : {}),
+    ...(snapshot.sources ? { sources: snapshot.sources.map((s) => ({ ...s, window: clampSamples(s.window, now) })) } : {}),
     observation,
     settings,
     ...(snapshot.probe ? { probe: snapshot.probe } : {}),

@@ -5,14 +5,14 @@
  * settings and record; what a stage keeps between reconciles is its own record field.
  */
 import { applyBehavior, EMPTY_BEHAVIOR_STATE, recordScaleEvent, type BehaviorSettings, type BehaviorState } from '../policy/behavior.js';
-import { fallbackEngaged, fallbackReplicas, nextFailures } from '../policy/sources.js';
+import { fallbackReplicas } from '../policy/sources.js';
+import { sourcesView, type SourcesContext } from './sources-view.js';
 import { applyActivationScale, applyScaleDownDelay, isInitialized } from '../policy/knative.js';
 import type { MaxEntry } from '../policy/max-window.js';
-import { boundsNow, withinBounds } from '../policy/stages.js';
+import { boundNamed, boundsNow, withinBounds } from '../policy/stages.js';
 import type { TargetRecord, TargetRecordPatch } from '../decide/target-record.js';
 import { effectiveMinScale } from '../decide/bounds.js';
 import type { DesiredScale } from '../../load/decider.js';
-import type { Observation, TargetSettings } from '../decide/target-settings.js';
 import type { PolicyRule } from '../policy/rules.js';
 import { NO_POLICY, type PolicySettings } from '../policy/settings.js';
 
@@ -20,13 +20,7 @@ import { NO_POLICY, type PolicySettings } from '../policy/settings.js';
  * What these stages read of the pipeline's context and state, and answer: the pipeline's own
  * types, narrowed here so that pipeline.ts can import the stages without an import cycle.
  */
-interface PipelineContext {
-  record: TargetRecord | undefined;
-  observation: Observation;
-  settings: TargetSettings;
-  loadFailed?: boolean;
-  now: number;
-}
+type PipelineContext = SourcesContext;
 
 interface Stage {
   readonly name: 'fallback' | 'behavior' | 'scaleDownDelay' | 'activation' | 'bounds';
@@ -69,32 +63,30 @@ export function planBounds(ctx: PipelineContext) {
   return { ...ctx.settings.bounds, minScale: b.minScale, maxScale: b.maxScale === Infinity ? 0 : b.maxScale };
 }
 
-/** The source's consecutive failures after this read, and whether its fallback is engaged (strictly more than the threshold). */
-function health(ctx: PipelineContext) {
-  const failures = nextFailures(ctx.record?.sourceFailures ?? 0, ctx.loadFailed ? 'failed' : 'ok');
-  return { failures, engaged: fallbackEngaged(policyOf(ctx).fallback, failures) };
-}
-
-/** KEDA's fallback: past the threshold its replicas stand for the load, in both directions. */
+/**
+ * KEDA's fallback: once every source has failed past the threshold its replicas stand for the
+ * load, in both directions (a source past it among answering ones reads as the fallback's
+ * replicas in the combination: sources-view.ts). Each source's health is kept here.
+ */
 export const fallback: Stage = {
   name: 'fallback',
   run: (state, ctx) => {
-    const { failures, engaged } = health(ctx);
-    const changes = failures === (ctx.record?.sourceFailures ?? 0) ? {} : { changes: { sourceFailures: failures === 0 ? undefined : failures } };
+    const view = sourcesView(ctx);
+    const changes = Object.keys(view.healthChanges).length === 0 ? {} : { changes: view.healthChanges };
     const settings = policyOf(ctx).fallback;
-    if (engaged && settings) return { replicas: fallbackReplicas(settings, ctx.observation.scale), boundBy: 'FallbackActive', ...changes };
+    if (view.allFallback && settings) return { replicas: fallbackReplicas(settings, ctx.observation.scale), boundBy: 'FallbackActive', ...changes };
     return { replicas: state.replicas, ...changes };
   },
 };
 
 /**
- * Behavior, after HPA's rule for a broken signal: while the source's read fails (and no
+ * Behavior, after HPA's rule for a broken signal: while a source's read fails (and no
  * fallback stands for it) the load may raise the target, never lower it.
  */
 export const behavior: Stage = {
   name: 'behavior',
   run: (state, ctx) => {
-    if (state.replicas !== undefined && ctx.loadFailed && !health(ctx).engaged && state.replicas < ctx.observation.scale) {
+    if (state.replicas !== undefined && sourcesView(ctx).failing && state.replicas < ctx.observation.scale) {
       return { replicas: ctx.observation.scale, boundBy: 'SourceFailing' };
     }
     const rules = policyOf(ctx).behavior;
@@ -112,7 +104,9 @@ export const behavior: Stage = {
       state: behaviorStateOf(ctx.record),
       now: ctx.now,
     });
-    return { replicas: out.replicas, ...(out.boundBy && out.boundBy !== 'WithinTolerance' ? { boundBy: out.boundBy } : {}), changes: { behaviorHistory: JSON.stringify(out.state) } };
+    // HPA clamps to the bounds it was given: a schedule's floor or ceiling is named as such.
+    const boundBy = boundNamed(out.boundBy, bounds);
+    return { replicas: out.replicas, ...(boundBy && boundBy !== 'WithinTolerance' ? { boundBy } : {}), changes: { behaviorHistory: JSON.stringify(out.state) } };
   },
 };
 

@@ -22,7 +22,20 @@ export interface ScaleEvent {
 export const MAX_HISTORY = 48;
 
 export function boundedRecommendations(entries: readonly Recommendation[]): Recommendation[] {
-  return mergeOldest(entries, (a, b) => ({ at: Math.max(a.at, b.at), low: Math.min(a.low, b.low), high: Math.max(a.high, b.high) }));
+  const kept = entries.length > MAX_HISTORY ? withoutDominated(entries) : entries;
+  return mergeOldest(kept, (a, b) => ({ at: Math.max(a.at, b.at), low: Math.min(a.low, b.low), high: Math.max(a.high, b.high) }));
+}
+
+/**
+ * Past the cap, first the entries a newer one covers: one saying at most as low and at least as
+ * high is in every window the older one is in, so dropping the older changes no decision. Only
+ * what is left is merged; merging alone would carry an old high forward to the newer entry's
+ * time on every decision, so a target reconciled more often than the cap per window (every 2 s
+ * against a 2-minute window) would never leave its old recommendation.
+ */
+function withoutDominated(entries: readonly Recommendation[]): Recommendation[] {
+  const covers = (b: Recommendation, a: Recommendation) => b.low <= a.low && b.high >= a.high;
+  return entries.filter((a, i) => !entries.some((b, j) => j !== i && (b.at > a.at || (b.at === a.at && j > i)) && covers(b, a)));
 }
 
 /** Merged events count together for as long as the newer one would. */

@@ -130,9 +130,16 @@ export function boundsNow(input: Pick<PolicyInput, 'settings' | 'minScale' | 'ma
 }
 
 export function withinBounds(replicas: number, bounds: Bounds): Bound {
-  if (replicas < bounds.minScale) return { replicas: bounds.minScale, boundBy: bounds.floorFrom ? 'ScheduledFloor' : bounds.initialFloor ? 'InitialScale' : 'TooFewReplicas' };
-  if (replicas > bounds.maxScale) return { replicas: bounds.maxScale, boundBy: bounds.ceilingFrom ? 'ScheduledCeiling' : 'TooManyReplicas' };
+  if (replicas < bounds.minScale) return { replicas: bounds.minScale, boundBy: boundNamed('TooFewReplicas', bounds) };
+  if (replicas > bounds.maxScale) return { replicas: bounds.maxScale, boundBy: boundNamed('TooManyReplicas', bounds) };
   return { replicas };
+}
+
+/** minScale's and maxScale's rules named for the bound in force: a schedule's floor or ceiling, or the initial scale. */
+export function boundNamed(rule: PolicyRule | undefined, bounds: Bounds): PolicyRule | undefined {
+  if (rule === 'TooFewReplicas') return bounds.floorFrom ? 'ScheduledFloor' : bounds.initialFloor ? 'InitialScale' : rule;
+  if (rule === 'TooManyReplicas') return bounds.ceilingFrom ? 'ScheduledCeiling' : rule;
+  return rule;
 }
 
 function specOf(settings: PolicySettings, name: string) {

@@ -24,6 +24,7 @@ import type { TargetRecord, TargetRecordPatch } from '../decide/target-record.js
 import type { BoundRule } from '../plan/bound-rules.js';
 import type { ProbeResult, TargetView } from '../plan/plan-target.js';
 import { settleTarget } from '../plan/settle.js';
+import type { SourceObservation } from '../plan/sources-view.js';
 import { executeTargetPlan, planWithProbe, type TargetExecutorPorts } from './execute-target.js';
 
 export type { ProbeResult, TargetView } from '../plan/plan-target.js';
@@ -39,8 +40,10 @@ export interface ScaleStepInput {
   settings: TargetSettings;
   /** What this reconcile learnt of the load, for the decision log. */
   loadNote: string;
-  /** Set when the load source was read and gave no sample. */
+  /** Set when the load source was read and gave no sample (for several sources: those that failed). */
   loadError?: string;
+  /** A target with several sources: each one's samples and read. */
+  sources?: readonly SourceObservation[];
   /** Why the reconcile ran: "timer", "forced", a re-enqueue's reason. */
   trigger: string;
   dryRun: boolean;
@@ -74,7 +77,7 @@ export interface ScaleStepOutcome {
 
 export async function runScaleStep(input: ScaleStepInput, ports: ScaleStepPorts): Promise<ScaleStepOutcome> {
   const { now, settings } = input;
-  const snapshot = { kind: ports.target.kind, record: input.record, view: input.view, samples: input.samples, holdLatest: input.holdLatest, dryRun: input.dryRun, ...(input.loadError !== undefined ? { loadFailed: true } : {}) };
+  const snapshot = { kind: ports.target.kind, record: input.record, view: input.view, samples: input.samples, holdLatest: input.holdLatest, dryRun: input.dryRun, ...(input.sources ? { sources: input.sources } : input.loadError !== undefined ? { loadFailed: true } : {}) };
   const { plan, probe } = await planWithProbe(snapshot, settings, now, ports.probeActivator);
   const executed = await executeTargetPlan(plan, input.view.observed, ports);
   const load = { note: input.loadNote, ...(input.loadError !== undefined ? { error: input.loadError } : {}) };

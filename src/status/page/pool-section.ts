@@ -13,7 +13,7 @@ export function renderPool(pool: PoolStatus, chart: ChartSpec, now: number): str
   const counts = Object.entries(pool.counts).filter(([, v]) => typeof v === 'number');
   return `<section class="object pool" id="${esc(`pool-${pool.name}`)}" data-object="${esc(`pool/${pool.name}`)}">
 <h2>pool ${esc(pool.name)} <small>scale set ${esc(pool.scaleSet.resourceGroup)}/${esc(pool.scaleSet.name)}${pool.scaleSet.orchestrationMode ? ` (${esc(pool.scaleSet.orchestrationMode)})` : ''}</small></h2>
-<p class="summary"><span class="figure" data-field="capacity">capacity ${pool.scaleSet.capacity ?? 'unknown'}</span>
+<p class="summary">${pool.wanted === undefined ? '' : `<span class="figure" data-field="wanted">wanted ${pool.wanted}</span>\n`}<span class="figure" data-field="capacity">capacity ${pool.scaleSet.capacity ?? 'unknown'}</span>
 <span class="figure" data-field="inventory">inventory ${pool.machines.length}</span>
 <span class="figure">VMs: ${counts.map(([k, v]) => `<span data-field="${esc(k)}">${esc(v)} ${esc(k)}</span>`).join(', ')}</span></p>
 ${safetySwitch(pool, now)}${backoff(pool, now)}${cache(pool, now)}
@@ -51,7 +51,7 @@ function cache(pool: PoolStatus, now: number): string {
 function instances(pool: PoolStatus): string {
   if (pool.instances.length === 0) return '';
   const rows = pool.instances
-    .map((i) => `<tr><td><code>${esc(i.id)}</code></td><td>${esc(i.state ?? 'unknown')}</td><td>${esc(i.powerState ?? '')}</td><td>${i.errorInfo ? esc(`${i.errorInfo.errorClass} ${i.errorInfo.errorCode}: ${i.errorInfo.errorMessage}`) : ''}</td></tr>`)
+    .map((i) => `<tr><td><code>${esc(i.id)}</code></td><td>${esc(i.state ?? 'unknown')}${i.protected ? ' (protected from scale-in)' : ''}</td><td>${esc(i.powerState ?? '')}</td><td>${i.errorInfo ? esc(`${i.errorInfo.errorClass} ${i.errorInfo.errorCode}: ${i.errorInfo.errorMessage}`) : ''}</td></tr>`)
     .join('\n');
   return `<details><summary>VMs (${pool.instances.length})</summary><table><thead><tr><th>id</th><th>state</th><th>power</th><th>error</th></tr></thead><tbody>
 ${rows}

@@ -187,9 +187,14 @@ export class PoolModel {
           this.etag++;
           return { done: true };
         },
+        // The model keeps no warm buffer (warm.max 0, no Spot VMs): a power call is a plan bug.
+        setPower: (power) => Promise.reject(new Error(`the model has no warm buffer, yet the plan asked to ${power}`)),
       },
       cache: {
         relist: async () => (this.cache = this.listed()),
+        relistAfterPower: async () => {
+          this.cache = this.listed();
+        },
         markDeleting: async (doomed) => {
           const ids = new Set(doomed.map((d) => d.id));
           this.cache = this.cache.map((i) => (ids.has(i.id) ? { ...i, state: 'Deleting' } : i));

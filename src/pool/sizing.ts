@@ -1,0 +1,100 @@
+/**
+ * A pool's sizing for one pass (pure): which VMs go, which are parked and which are woken, from
+ * the wanted count a target wrote (wanted.ts), the warm buffer (warm-buffer.ts) and the VMs
+ * that stay. Decided before the shepherd's decision, which is then asked for the VMs to create
+ * beyond the parked ones a scale-out starts.
+ *
+ * The managed VMs that stay (candidates) are those with a row, and broken ones (which count as
+ * managed without one), neither marked Deleting, nor fast-deleted, nor on their way out, nor
+ * parked, nor evicted. Above the wanted count, the scale-in's victims (scale-in.ts) are deleted
+ * by instance id, up to `warm.max` of them parked instead; below it, parked VMs are started
+ * before any capacity is raised.
+ */
+import type { CachedInstance } from '../cache/instance.js';
+import type { Row } from '../state/entity-table.js';
+import type { MachineProps } from './inventory.js';
+import type { Deletion } from './plan.js';
+import { chooseVictims, type ScaleInPolicy } from './scale-in.js';
+import type { PoolSnapshot } from './snapshot.js';
+import { excessParked, isEvictable, parkedToWake, splitVictims, warmView } from './warm-buffer.js';
+
+export interface SizingSettings {
+  maxCount: number;
+  scaleInPolicy: ScaleInPolicy;
+  warmMax: number;
+}
+
+export interface Sizing {
+  /** The count to ask the shepherd's decision for: the wanted one plus the VMs that stay parked (they count as managed). */
+  decisionWanted: number | undefined;
+  /** Deleted by instance id: scale-in victims, parked VMs beyond the buffer, evicted Spot VMs, marks whose delete did not go out. */
+  remove: Deletion[];
+  /** Deallocated into the warm buffer (rows marked Parked first). */
+  park: Deletion[];
+  /** Started out of the warm buffer before any capacity raise (rows marked Waking first). */
+  wake: Deletion[];
+  /** Rows the executor writes itself: no status update for them. */
+  handled: Set<string>;
+  lines: string[];
+}
+
+const onItsWay = (i: CachedInstance) => i.state === 'Deleting' || i.provisioningState === 'Deleting';
+
+export function planSizing(snapshot: PoolSnapshot, kept: readonly Row<MachineProps>[], doomed: ReadonlySet<string>, settings: SizingSettings): Sizing {
+  const { instances, inventory, listedAt } = snapshot;
+  const rowById = new Map(kept.map((r) => [r.rowKey, r]));
+  const as = (i: CachedInstance): Deletion => ({ id: i.id, name: i.name, row: rowById.get(i.id), errorInfo: i.errorInfo });
+  const lines: string[] = [];
+  const remove = redeletes(snapshot, kept);
+  if (remove.length > 0) lines.push(`${remove.length} VM(s) marked for scale-in are still listed alive: deleting them (again)`);
+  const marked = new Set(kept.filter((r) => r.props.providerStatus === 'Deleting').map((r) => r.rowKey));
+
+  const warm = warmView({ instances, rows: kept, doomed, listedAt, spot: isEvictable(snapshot.scaleSet.priority) });
+  if (warm.evicted.length > 0) lines.push(`${warm.evicted.length} Spot VM(s) evicted by Azure: deleting them so they are replaced (no backoff: nothing failed)`);
+  remove.push(...warm.evicted);
+
+  const candidates = instances.filter((i) => (rowById.has(i.id) || i.errorInfo !== null) && !marked.has(i.id) && !doomed.has(i.id) && !onItsWay(i) && !warm.excluded.has(i.id));
+  const wanted = inventory.wanted;
+  const ceiling = wanted ?? (settings.maxCount > 0 ? settings.maxCount : Number.POSITIVE_INFINITY);
+  const woken = parkedToWake(warm.parked, candidates.length, ceiling);
+  if (woken.length > 0) lines.push(`starting ${woken.length} of ${warm.parked.length} parked VM(s) before creating any`);
+  const choice = wanted === undefined ? { victims: [], line: undefined } : chooseVictims(candidates, wanted, settings.scaleInPolicy);
+  const victimIds = new Set(choice.victims.map((v) => v.id));
+  const stayParked = warm.parked.filter((p) => !woken.includes(p));
+  const { park, remove: deleted } = splitVictims(choice.victims, Math.max(0, settings.warmMax - stayParked.length));
+  if (choice.line) lines.push(choice.line);
+  if (choice.victims.length > 0) {
+    const parking = park.length > 0 ? `parking ${park.length} in the warm buffer (warm.max ${settings.warmMax}), ` : '';
+    lines.push(`${candidates.length} VMs above the wanted ${wanted}: ${parking}deleting ${deleted.length} by instance id`);
+  }
+  remove.push(...deleted.map(as));
+
+  const active = candidates.length - choice.victims.length + woken.length;
+  const excess = excessParked(stayParked, { warmMax: settings.warmMax, maxCount: settings.maxCount, active: active + park.length }, settings.scaleInPolicy);
+  if (excess.length > 0) lines.push(`${excess.length} parked VM(s) beyond the warm buffer (warm.max ${settings.warmMax}, maxCount ${settings.maxCount || 'no limit'}): deleting them`);
+  remove.push(...excess.map(as));
+
+  const excessIds = new Set(excess.map((e) => e.id));
+  const wokenIds = new Set(woken.map((w) => w.id));
+  const repark = warm.repark.filter((r) => !wokenIds.has(r.id) && !excessIds.has(r.id));
+  const rewake = warm.rewake.filter((r) => !victimIds.has(r.id));
+  if (repark.length > 0) lines.push(`${repark.length} VM(s) marked Parked are still listed running: deallocating them (again)`);
+  if (rewake.length > 0) lines.push(`${rewake.length} VM(s) marked Waking are still listed deallocated: starting them (again)`);
+  const sizing = { remove, park: [...repark, ...park.map(as)], wake: [...rewake, ...woken.map(as)] };
+  const handled = new Set([...sizing.remove, ...sizing.park, ...sizing.wake].map((d) => d.id));
+  const decisionWanted = wanted === undefined ? undefined : wanted + stayParked.length - excess.length;
+  return { ...sizing, decisionWanted, handled, lines };
+}
+
+/** Marked rows whose delete did not go out: a listing newer than the mark still shows the VM alive. */
+function redeletes(snapshot: PoolSnapshot, kept: readonly Row<MachineProps>[]): Deletion[] {
+  const byId = new Map(snapshot.instances.map((i) => [i.id, i]));
+  const out: Deletion[] = [];
+  for (const row of kept) {
+    if (row.props.providerStatus !== 'Deleting') continue;
+    const instance = byId.get(row.rowKey);
+    const listedSince = snapshot.listedAt !== undefined && snapshot.listedAt > row.props.updatedAt;
+    if (instance && !onItsWay(instance) && listedSince) out.push({ id: instance.id, name: instance.name, row, errorInfo: instance.errorInfo });
+  }
+  return out;
+}

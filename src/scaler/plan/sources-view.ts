@@ -1,0 +1,152 @@
+/**
+ * What the pipeline's stages read of a target's sources, computed once a plan: each source's
+ * consecutive failures (its health, kept in the target's record), the sources combined into one
+ * demand window in replicas (max/min/sum or the formula, fallback replicas standing in for a
+ * source failing past its threshold), whether a source is failing with no fallback for it, and
+ * whether any source is active (strictly above its activation threshold).
+ *
+ * A target with one source (`load: { source, … }`) keeps its single window, its targetPerReplica
+ * and its `sourceFailures` field; several sources (`load.sources`) are read from
+ * `sources`, their health from `sourceHealth`.
+ */
+import { replicasFor, type DesiredInput, type LoadWindow } from '../../load/decider.js';
+import { SampleWindow } from '../../load/sample-window.js';
+import type { TargetRecord, TargetRecordPatch } from '../decide/target-record.js';
+import type { Observation, TargetSettings } from '../decide/target-settings.js';
+import { NO_POLICY } from '../policy/settings.js';
+import { anySourceActive, combinedWindow, fallbackEngaged, nextFailures, sourcesDemand, type SourceReading, type SourcesDemand } from '../policy/sources.js';
+
+/** One source's samples and this reconcile's read of it. */
+export interface SourceObservation {
+  name: string;
+  window: DesiredInput['samples'];
+  /** A push source is a gauge: an empty window reads as its last value. */
+  holdLatest: boolean;
+  /** This reconcile's read: answered, failed, or none made (a push source between pushes). */
+  read: 'ok' | 'failed' | 'none';
+}
+
+/** The part of the pipeline's context the view reads. */
+export interface SourcesContext {
+  record: TargetRecord | undefined;
+  observation: Observation;
+  samples: DesiredInput['samples'];
+  holdLatest: boolean;
+  loadFailed?: boolean;
+  /** Set for a target with several sources. */
+  sources?: readonly SourceObservation[];
+  settings: TargetSettings;
+  now: number;
+}
+
+export interface SourcesView {
+  /** Consecutive failures by source, after this reconcile's reads. */
+  failures: Record<string, number>;
+  /** The record fields that keep them. */
+  healthChanges: TargetRecordPatch;
+  /** Several sources as one window of replicas; undefined for one source (its own samples are read). */
+  combined?: LoadWindow;
+  /** The replicas the sources ask for over the stable window; undefined: no evidence. */
+  replicas: number | undefined;
+  /** A source failing with no fallback engaged for it: no scale-down (HPA). */
+  failing: boolean;
+  /** Every source failing past the fallback's threshold: the fallback's replicas stand for the load. */
+  allFallback: boolean;
+  /** A source is strictly above its activation threshold (or in fallback). */
+  active: boolean;
+}
+
+const views = new WeakMap<object, SourcesView>();
+
+export function sourcesView(ctx: SourcesContext): SourcesView {
+  let view = views.get(ctx);
+  if (!view) views.set(ctx, (view = ctx.sources ? severalView(ctx, ctx.sources) : singleView(ctx)));
+  return view;
+}
+
+function singleView(ctx: SourcesContext): SourcesView {
+  const policy = ctx.settings.policy ?? NO_POLICY;
+  const previous = ctx.record?.sourceFailures ?? 0;
+  const failures = nextFailures(previous, ctx.loadFailed ? 'failed' : 'ok');
+  const engaged = fallbackEngaged(policy.fallback, failures);
+  const { stableWindowMs, targetPerReplica } = ctx.settings.desired;
+  const average = averageOf(ctx.samples, ctx.now, stableWindowMs, ctx.holdLatest);
+  const spec = policy.sources[0];
+  const latest = latestOf(ctx.samples, ctx.now, stableWindowMs, ctx.holdLatest);
+  return {
+    failures: { [spec?.name ?? 'load']: failures },
+    healthChanges: failures === previous ? {} : { sourceFailures: failures === 0 ? undefined : failures },
+    replicas: average === undefined ? undefined : replicasFor(average, targetPerReplica),
+    failing: ctx.loadFailed === true && !engaged,
+    allFallback: engaged,
+    active: engaged || (failures === 0 && latest !== undefined && latest > (spec?.activationThreshold ?? 0)),
+  };
+}
+
+function severalView(ctx: SourcesContext, sources: readonly SourceObservation[]): SourcesView {
+  const policy = ctx.settings.policy ?? NO_POLICY;
+  const stored = healthOf(ctx.record);
+  const failures = Object.fromEntries(sources.map((s) => [s.name, nextFailures(stored[s.name] ?? 0, s.read)]));
+  const rest = { combine: policy.combine, fallback: policy.fallback, current: ctx.observation.scale };
+  const { now } = ctx;
+  const { stableWindowMs } = ctx.settings.desired;
+  const combined = combinedWindow(
+    sources.map((s) => ({ spec: specOf(ctx.settings, s.name), window: windowOf(s.window), holdLatest: s.holdLatest, failures: failures[s.name] ?? 0 })),
+    rest,
+  );
+  const readings = (value: (s: SourceObservation) => number | undefined): SourceReading[] => sources.map((s) => ({ name: s.name, value: value(s), failures: failures[s.name] ?? 0 }));
+  const demand: SourcesDemand = sourcesDemand({ ...rest, specs: policy.sources, readings: readings((s) => averageOf(s.window, now, stableWindowMs, s.holdLatest)) });
+  const text = encodeHealth(failures);
+  return {
+    failures,
+    healthChanges: text === ctx.record?.sourceHealth ? {} : { sourceHealth: text },
+    combined,
+    replicas: demand.kind === 'known' ? replicasFor(demand.demand, 1) : undefined,
+    failing: demand.failing.length > 0,
+    allFallback: demand.fallback.length === sources.length,
+    active: anySourceActive({ ...rest, specs: policy.sources, readings: readings((s) => latestOf(s.window, now, stableWindowMs, s.holdLatest)) }),
+  };
+}
+
+function specOf(settings: TargetSettings, name: string) {
+  const spec = (settings.policy ?? NO_POLICY).sources.find((s) => s.name === name);
+  if (!spec) throw new Error(`no source named "${name}" in the target's settings`);
+  return spec;
+}
+
+function windowOf(samples: DesiredInput['samples']): LoadWindow {
+  return 'average' in samples ? samples : SampleWindow.from(samples, Math.max(1, samples.length));
+}
+
+function averageOf(samples: DesiredInput['samples'], now: number, windowMs: number, holdLatest: boolean): number | undefined {
+  return windowOf(samples).average(now, windowMs, holdLatest);
+}
+
+/**
+ * A source's value for activation: its newest sample in the stable window (a gauge's newest
+ * however old), as KEDA reads a scaler's current value; a window that only averages reads as its average.
+ */
+function latestOf(samples: DesiredInput['samples'], now: number, windowMs: number, holdLatest: boolean): number | undefined {
+  const window = samples instanceof SampleWindow ? samples : Array.isArray(samples) ? SampleWindow.from(samples, Math.max(1, samples.length)) : undefined;
+  if (!window) return averageOf(samples, now, windowMs, holdLatest);
+  const at = window.newestAt;
+  if (at === undefined || at > now) return undefined;
+  return holdLatest || at > now - windowMs ? window.newestValue : undefined;
+}
+
+/** The record's `sourceHealth`: failures by source name, only those above 0; a damaged text reads as all healthy. */
+export function healthOf(record: TargetRecord | undefined): Record<string, number> {
+  if (!record?.sourceHealth) return {};
+  try {
+    const parsed: unknown = JSON.parse(record.sourceHealth);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return {};
+    return Object.fromEntries(Object.entries(parsed).filter((e): e is [string, number] => Number.isInteger(e[1]) && (e[1] as number) > 0));
+  } catch {
+    return {};
+  }
+}
+
+function encodeHealth(failures: Record<string, number>): string | undefined {
+  const failing = Object.entries(failures).filter(([, n]) => n > 0);
+  return failing.length === 0 ? undefined : JSON.stringify(Object.fromEntries(failing));
+}
