@@ -10,7 +10,8 @@ import type { CachedInstance } from '../cache/instance.js';
 import { instanceIdFromProviderId } from '../cache/ids.js';
 import { RateLimitedError } from '../errors/rate-limited.js';
 import { readPass, readSnapshot, type PoolSnapshot } from '../pool/snapshot.js';
-import { recordWarm } from '../pool/generation.js';
+import { recordWarm, stampGeneration } from '../pool/generation.js';
+import { claimStamp, leftAlone } from './config-stamp.js';
 import { changesNothing, planPool, type Deletion, type PoolSettings } from '../pool/plan.js';
 import { executePlan, type PoolPassDeps } from '../pool/execute.js';
 import { describeOutcome, describePlan } from '../pool/describe.js';
@@ -97,6 +98,7 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
       slowedPeriodMs: pool.instanceCache.ttl,
       freshScaleSet,
       gate: gated ? gate : undefined,
+      stamp: (generation) => claimStamp(generation?.props.configSeq, rt.configuration.seq, () => rt.configuration.newest.newerLive(), () => stampGeneration(machines, pool.name, rt.configuration.seq)),
       signal,
     });
   let passRead = await read(false, true);
@@ -104,6 +106,7 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
     // Raising capacity is a write under the scale set's ETag: read it from ARM, then plan again.
     passRead = await read(true, false);
   }
+  if (passRead.kind === 'newer') return leftAlone(passRead.seq, rt.configuration.seq);
   if (passRead.kind === 'gated') return limited!;
   if (passRead.kind === 'unchanged') {
     // The same decision as the plan that was recorded: the decision log keeps one line for it.
