@@ -79,6 +79,7 @@ export const UNIT_FILES = [
   'test/state/history-writes.test.ts',
   'test/support/guards.test.ts',
   'test/support/memory-table.test.ts',
+  'test/infra/bench-doc.test.ts',
 ];
 
 export default defineConfig({
