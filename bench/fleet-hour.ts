@@ -31,6 +31,7 @@ import { runPass, type PassReport } from '../src/reconcile/pass.js';
 import { createRuntime, type Runtime } from '../src/runtime/runtime.js';
 import { simulatedService } from '../src/state/service-clock.js';
 import { startKubernetesSim } from '../sim/kubernetes/server.js';
+import { mapBounded } from '../src/status/bounded.js';
 import { quick, startBenchWorld, type BenchWorld } from './bench-world.js';
 import type { Benchmark, Figure } from './index.js';
 
@@ -39,6 +40,8 @@ const HOUR_GOAL = 40_000;
 const TARGET_PASS_GOAL = 6;
 const WARMUP_MINUTES = 2;
 const MINUTE = 60_000;
+/** Messages handled at once, as host.json's queue batchSize has it. */
+const QUEUE_BATCH = 8;
 
 /** The reconcile queue on the virtual clock: a message is delivered when its visibility delay has passed. */
 class VirtualQueue {
@@ -162,9 +165,8 @@ async function runMinutes(fleet: Fleet, minutes: number): Promise<number> {
     lastQueueAt = clock.now();
     const due = queue!.takeDue(clock.now());
     if (process.env.DROVER_BENCH_FLEET_DEBUG) console.error(`${new Date(clock.now()).toISOString()}: ${due.length} message(s) due`);
-    for (const text of due) {
-      await reconcile.handler(rt, text, context(reconcile.name)).catch(() => undefined);
-    }
+    // As the host takes them: a batch at a time (host.json's batchSize), each message on its own.
+    await mapBounded(due, QUEUE_BATCH, (text) => reconcile.handler(rt, text, context(reconcile.name)).catch(() => undefined));
   }
 }
 
