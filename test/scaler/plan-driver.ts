@@ -5,6 +5,7 @@
  * is carried from step to step as the table would keep it, and the workload runs what was
  * written: all of it ready unless a step says otherwise.
  */
+import { loadSources } from '../../src/load/sources.js';
 import { parseConfig } from '../../src/config/load.js';
 import { markActive, markInactive, type TargetConditions } from '../../src/scaler/decide/conditions.js';
 import { targetSettings, type TargetSettings } from '../../src/scaler/decide/target-settings.js';
@@ -23,7 +24,7 @@ export function settingsOf(target: Record<string, unknown>): TargetSettings {
     targets: [{ name: 'web', scaleTargetRef: { kind: 'Deployment', name: 'web' }, ...target }],
   });
   const parsed = config.targets[0]!;
-  return targetSettings(parsed, parsed.load?.targetPerReplica ?? 1);
+  return targetSettings(parsed, loadSources(parsed.load)[0]?.source.targetPerReplica ?? 1);
 }
 
 /** A push source of this target per replica: each step gives its window averages. */

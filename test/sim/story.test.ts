@@ -126,7 +126,7 @@ describe('the demo story', () => {
         scaleSet: { resourceGroup: 'rg', name: 'vmss', orchestrationMode: 'Uniform', capacity: n },
         instances: ids.map((k) => ({ id: vm(k), state: 'Running' as const, powerState: 'PowerState/running', errorInfo: null, ...(k === 1 ? { protected: true as const } : {}) })),
         machines: ids.map((k) => ({ providerId: vm(k), providerStatus: 'Running', address: null, createdAt: null, updatedAt: null })),
-        counts: { healthy: n, broken: 0, creating: 0, stopped: 0, deleting: 0, unmanaged: 0, missing: 0 },
+        counts: { healthy: n, broken: 0, creating: 0, stopped: 0, warm: 0, deleting: 0, unmanaged: 0, missing: 0 },
         ...over,
       });
     };
@@ -144,7 +144,7 @@ describe('the demo story', () => {
       const going = sized(4, {
         wanted: 1,
         instances: before.instances.map((i) => (i.id === vm(1) ? i : { ...i, state: 'Deleting' as const })),
-        counts: { healthy: 1, broken: 0, creating: 0, stopped: 0, deleting: 3, unmanaged: 0, missing: 0 },
+        counts: { healthy: 1, broken: 0, creating: 0, stopped: 0, warm: 0, deleting: 3, unmanaged: 0, missing: 0 },
       });
       expect(storyLines(status(before, target()), status(going, target()), NOW)).toEqual([
         'workers: deleting rg/vmss/0',
@@ -173,8 +173,8 @@ describe('the demo story', () => {
     it.each([
       { name: 'settled at 6', p: sized(6), count: 6, want: true },
       { name: 'settled at 6, asked at 1', p: sized(6), count: 1, want: false },
-      { name: 'one still creating', p: sized(6, { counts: { healthy: 5, broken: 0, creating: 1, stopped: 0, deleting: 0, unmanaged: 0, missing: 0 } }), count: 6, want: false },
-      { name: 'one still listed while deleting', p: sized(2, { counts: { healthy: 1, broken: 0, creating: 0, stopped: 0, deleting: 1, unmanaged: 0, missing: 0 } }), count: 1, want: false },
+      { name: 'one still creating', p: sized(6, { counts: { healthy: 5, broken: 0, creating: 1, stopped: 0, warm: 0, deleting: 0, unmanaged: 0, missing: 0 } }), count: 6, want: false },
+      { name: 'one still listed while deleting', p: sized(2, { counts: { healthy: 1, broken: 0, creating: 0, stopped: 0, warm: 0, deleting: 1, unmanaged: 0, missing: 0 } }), count: 1, want: false },
     ])('the demo waits for the pool to settle: $name', ({ p, count, want }) => {
       expect(settledAt(p, count)).toBe(want);
     });
