@@ -1,10 +1,15 @@
 /**
- * Runs Drover's benchmarks and prints their figures: `npm run bench [-- NAME…] [-- --json]`.
+ * Runs Drover's benchmarks and prints their figures: `npm run bench [-- NAME…] [-- --json] [-- --quick]`.
+ * `--quick` runs the fleet benchmarks at smaller sizes and over shorter windows (a check, not figures).
+ * `--out FILE` also writes the figures as JSON with the run's circumstances (BenchRun), which
+ * `node dist/bench/doc-tables.js FILE…` writes into docs/benchmarks.md and the README.
  * `npm run bench` builds first, so every benchmark may rely on dist/ being current.
  *
  * A benchmark is a module whose default export is a `Benchmark`; adding one is adding its
  * module to BENCHMARKS.
  */
+import { writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
@@ -26,6 +31,7 @@ const BENCHMARKS: readonly string[] = [
   './cold-start.js',
   './instance-cache.js',
   './pool.js',
+  './fleet-hour.js',
   './scale-in.js',
   './rows.js',
   './cache-scans.js',
@@ -53,13 +59,38 @@ function goalText(f: Figure): string {
   return `  (goal ≤ ${formatValue(f.goal)}: ${formatValue(ratio)} of it, ${ratio <= 1 ? 'met' : 'not met'})`;
 }
 
-function formatValue(value: number): string {
+export function formatValue(value: number): string {
   if (Number.isInteger(value)) return String(value);
   return value >= 100 ? value.toFixed(0) : value.toFixed(value >= 10 ? 1 : 2);
 }
 
+/** What `--out` writes: the figures, and when and on what they were measured. */
+export interface BenchRun {
+  run: { startedAt: string; finishedAt: string; node: string; cores: number; quick: boolean; loadAverage: { start: number; max: number; end: number } };
+  results: Record<string, Figure[]>;
+}
+
+/** The 1-minute load average, sampled every 10 s while the benchmarks run. */
+function watchLoad(): { stop(): { start: number; max: number; end: number } } {
+  const start = loadavg()[0]!;
+  let max = start;
+  const timer = setInterval(() => (max = Math.max(max, loadavg()[0]!)), 10_000);
+  timer.unref();
+  return {
+    stop() {
+      clearInterval(timer);
+      const end = loadavg()[0]!;
+      return { start, max: Math.max(max, end), end };
+    },
+  };
+}
+
 async function main(): Promise<void> {
-  const { values, positionals } = parseArgs({ options: { json: { type: 'boolean', default: false } }, allowPositionals: true });
+  const { values, positionals } = parseArgs({
+    options: { json: { type: 'boolean', default: false }, quick: { type: 'boolean', default: false }, out: { type: 'string' } },
+    allowPositionals: true,
+  });
+  if (values.quick) process.env.DROVER_BENCH_QUICK = '1';
   const all = await loadBenchmarks();
   const unknown = positionals.filter((name) => !all.some((b) => b.name === name));
   if (unknown.length > 0) {
@@ -67,12 +98,21 @@ async function main(): Promise<void> {
   }
   const chosen = positionals.length > 0 ? all.filter((b) => positionals.includes(b.name)) : all;
   const results: Record<string, Figure[]> = {};
+  const startedAt = new Date().toISOString();
+  const load = watchLoad();
   for (const benchmark of chosen) {
     const figures = await benchmark.run();
     results[benchmark.name] = figures;
     if (!values.json) console.log(`${formatFigures(benchmark, figures)}\n`);
   }
   if (values.json) console.log(JSON.stringify(results, null, 2));
+  if (values.out) {
+    const run: BenchRun = {
+      run: { startedAt, finishedAt: new Date().toISOString(), node: process.version, cores: cpus().length, quick: values.quick, loadAverage: load.stop() },
+      results,
+    };
+    writeFileSync(values.out, `${JSON.stringify(run, null, 2)}\n`);
+  }
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -16,10 +16,7 @@ export function poolObservation(snapshot: PoolSnapshot, plan: PoolPlan, outcome:
   const deleted = new Set(outcome.deleted);
   const instances = snapshot.instances.map((i) => (deleted.has(i.id) ? { ...i, state: 'Deleting' as const } : i));
   const retired = new Set(outcome.retired);
-  // Rows as the pass leaves them: those it parked or woke say so (the warm count follows at once).
-  const marks = new Map([...outcome.parked.map((id) => [id, 'Parked'] as const), ...outcome.woken.map((id) => [id, 'Waking'] as const)]);
-  const rows = snapshot.inventory.rows.filter((r) => !retired.has(r.rowKey)).map((r) => (marks.has(r.rowKey) ? { rowKey: r.rowKey, props: { providerStatus: marks.get(r.rowKey) } } : r));
-  const managed = [...rows, ...outcome.adopted.map((rowKey) => ({ rowKey }))];
+  const managed = [...snapshot.inventory.rows.filter((r) => !retired.has(r.rowKey)), ...outcome.adopted.map((rowKey) => ({ rowKey }))];
   // VMs a capacity raise created and adopted are not in this pass's listing yet: rows, not VMs.
   const raisedAdopted = outcome.raise.kind === 'raised' ? outcome.raise.adopted : [];
   const counts = countMachines(instances, managed);
@@ -42,8 +39,8 @@ function poolEvents(plan: PoolPlan, outcome: PoolOutcome): string[] {
   for (const id of outcome.deleted) events.push(`deleted ${shortId(id)}`);
   // A scale-in's VMs, told apart from broken ones: chosen by the pool for a lower wanted count.
   if (outcome.scaledIn.length) events.push(`deleted ${outcome.scaledIn.map(shortId).join(', ')} (scale-in)`);
-  if (outcome.parked.length) events.push(`parked ${outcome.parked.map(shortId).join(', ')}`);
-  if (outcome.woken.length) events.push(`woke ${outcome.woken.map(shortId).join(', ')}`);
+  if (outcome.parked.length) events.push(`parked ${outcome.parked.map(shortId).join(', ')} (warm buffer)`);
+  if (outcome.woken.length) events.push(`started ${outcome.woken.map(shortId).join(', ')} (warm buffer)`);
   // Running VMs taken into the inventory; those a capacity raise created are its own business.
   if (outcome.adopted.length) events.push(`adopted ${outcome.adopted.map(shortId).join(', ')}`);
   if (outcome.switchWritten && plan.safety.kind === 'set') events.push('safety switch tripped');

@@ -11,7 +11,7 @@ import { instanceIdFromProviderId } from '../cache/ids.js';
 import { RateLimitedError } from '../errors/rate-limited.js';
 import { readPass, readSnapshot, type PoolSnapshot } from '../pool/snapshot.js';
 import { recordWarm } from '../pool/generation.js';
-import { changesNothing, planPool, type Deletion } from '../pool/plan.js';
+import { changesNothing, planPool, type Deletion, type PoolSettings } from '../pool/plan.js';
 import { executePlan, type PoolPassDeps } from '../pool/execute.js';
 import { describeOutcome, describePlan } from '../pool/describe.js';
 import { tableRowWriter } from '../pool/row-writer.js';
@@ -21,9 +21,9 @@ import { renewingPastHalf } from './lease-ttl.js';
 import { poolObservation } from './pool-history.js';
 
 /** How long a pass may wait for tokens of the pool's rate limits before leaving the rest to a later pass. */
-const MAX_LIMITER_WAIT_MS = 20_000;
+export const MAX_LIMITER_WAIT_MS = 20_000;
 /** When VMs of a capacity raise are not listed yet, or ARM still works on a delete, look again this soon. */
-const RECHECK_MS = 15_000;
+export const RECHECK_MS = 15_000;
 /**
  * A pool's own recheck of unfinished work (new VMs not listed yet, an operation ARM still runs)
  * carries this reason and takes no reconcile-rate token: the pass that started the work took
@@ -56,6 +56,11 @@ export function poolCache(rt: Runtime, pool: PoolConfig, api: ScaleSetApi, log: 
   );
 }
 
+/** What the plan is told of the pool's configuration (replay plans with the very same). */
+export function poolSettings(pool: PoolConfig): PoolSettings {
+  return { name: pool.name, maxCount: pool.maxCount, chunkSize: pool.chunkSize, instanceLimit: pool.instanceLimit, fastDelete: pool.enableFastDeleteOnFailedProvisioning, scaleInPolicy: pool.scaleIn.policy, warmMax: pool.warm.max };
+}
+
 export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Promise<Decision> {
   const { rt, log, signal } = ctx;
   const { resourceGroup, name } = pool.scaleSet;
@@ -76,7 +81,7 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
   const api = await rt.scaleSetApi();
   const cache = poolCache(rt, pool, api, log);
   const machines = rt.table('machines');
-  const settings = { name: pool.name, maxCount: pool.maxCount, chunkSize: pool.chunkSize, instanceLimit: pool.instanceLimit, fastDelete: pool.enableFastDeleteOnFailedProvisioning, scaleInPolicy: pool.scaleIn.policy, warmMax: pool.warm.max };
+  const settings = poolSettings(pool);
   if (ctx.dryRun) {
     const snapshot = await readSnapshot({ api, cache, machines }, pool, { dryRun: true, signal });
     return describePlan(planPool(snapshot, settings, rt.clock.now()));

@@ -1,12 +1,15 @@
 import type { PoolConfig } from '../config/schema.js';
 import type { Runtime } from '../runtime/runtime.js';
-import { cacheKey, peekCache } from '../cache/scale-set-cache.js';
-import { readInventory, toInventoryRow } from '../pool/inventory.js';
+import { cacheKey } from '../cache/scale-set-cache.js';
+import { toInventoryRow } from '../pool/inventory.js';
 import { countMachines, type MachineCounts } from '../pool/counts.js';
 import { isProtected } from '../pool/scale-in.js';
 import { nextRefreshAt } from '../cache/refresh-policy.js';
 import type { InstanceStatus } from '../cache/instance.js';
 import { iso } from './time.js';
+import { readCacheView } from './cache-read.js';
+import { readInventoryView } from './inventory-read.js';
+import type { PagedListOptions } from './paged-list.js';
 
 export interface InstanceStatusView extends InstanceStatus {
   id: string;
@@ -29,8 +32,9 @@ export interface PoolStatus {
   wanted?: number;
 }
 
-export async function poolStatus(rt: Runtime, pool: PoolConfig): Promise<PoolStatus> {
-  const [cache, { rows, safety, backoff, wanted }] = await Promise.all([peekCache(rt.table('instances'), cacheKey(pool.scaleSet)), readInventory(rt.table('machines'), pool.name)]);
+/** The cache in point reads, the inventory (a few rows, packed) in pages with a deadline each: no read per VM. */
+export async function poolStatus(rt: Runtime, pool: PoolConfig, options: PagedListOptions = {}): Promise<PoolStatus> {
+  const [cache, { rows, safety, backoff, wanted }] = await Promise.all([readCacheView(rt.table('instances'), cacheKey(pool.scaleSet), options), readInventoryView(rt.table('machines'), pool.name, options)]);
   const meta = cache.meta;
   return {
     name: pool.name,

@@ -8,6 +8,14 @@ import { readProbe } from '../probe/async-probe.js';
 import { poolStatus, type PoolStatus } from './pool-status.js';
 import { targetStatus, type TargetStatus } from './target-status.js';
 import { iso } from './time.js';
+import { mapBounded } from './bounded.js';
+
+/**
+ * Objects read at once: enough to keep a round trip in flight while another answer is parsed,
+ * few enough that a fleet of 100 pools does not put 200 queries of 1,000 rows on the service at
+ * once (each then waiting behind the others past its deadline).
+ */
+export const STATUS_CONCURRENCY = 6;
 
 export interface ProbeStatus {
   target: string;
@@ -36,15 +44,15 @@ export interface Status {
 export async function buildStatus(rt: Runtime, options: { decisions?: number } = {}): Promise<Status> {
   const now = rt.clock.now();
   const [pools, targets, probes, decisions] = await Promise.all([
-    Promise.all(rt.config.pools.map((p) => poolStatus(rt, p))),
-    Promise.all(rt.config.targets.map((t) => targetStatus(rt, t))),
-    Promise.all(
-      rt.config.targets
-        .filter((t) => t.activator)
-        .map(async (t): Promise<ProbeStatus | undefined> => {
-          const p = await readProbe(rt.stores.probe, t.name);
-          return p && { target: t.name, inFlight: p.inFlight && p.deadline > now, startedAt: iso(p.startedAt), attempts: p.attempts, lastResult: p.lastResult ?? null };
-        }),
+    mapBounded(rt.config.pools, STATUS_CONCURRENCY, (p) => poolStatus(rt, p)),
+    mapBounded(rt.config.targets, STATUS_CONCURRENCY, (t) => targetStatus(rt, t)),
+    mapBounded(
+      rt.config.targets.filter((t) => t.activator),
+      STATUS_CONCURRENCY,
+      async (t): Promise<ProbeStatus | undefined> => {
+        const p = await readProbe(rt.stores.probe, t.name);
+        return p && { target: t.name, inFlight: p.inFlight && p.deadline > now, startedAt: iso(p.startedAt), attempts: p.attempts, lastResult: p.lastResult ?? null };
+      },
     ),
     rt.decisions.recent(now, options.decisions ?? 50),
   ]);

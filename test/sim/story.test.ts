@@ -163,6 +163,27 @@ describe('the demo story', () => {
       ]);
     });
 
+    it('a VM parked by a scale-in is told apart from a deleted one, and so is its wake', () => {
+      const before = sized(3);
+      const parking = sized(3, {
+        wanted: 1,
+        instances: before.instances.map((i) => (i.id === vm(2) ? { ...i, powerState: 'PowerState/deallocated' } : i.id === vm(0) ? { ...i, state: 'Deleting' as const } : i)),
+        machines: before.machines.map((m) => (m.providerId === vm(2) ? { ...m, providerStatus: 'Parked' } : m)),
+        counts: { healthy: 1, broken: 0, creating: 0, warm: 1, stopped: 0, deleting: 1, unmanaged: 0, missing: 0 },
+      });
+      expect(storyLines(status(before, target()), status(parking, target()), NOW)).toEqual([
+        'workers: deleting rg/vmss/0',
+        'workers: parked rg/vmss/2 in the warm buffer (deallocated, not deleted)',
+        'workers: spared rg/vmss/1: protected from scale-in',
+        '  = workers: wanted 1, capacity 3, 1 healthy, 1 warm, 1 deleting, inventory 3',
+      ]);
+      const waking = { ...parking, wanted: 2, machines: parking.machines.map((m) => (m.providerId === vm(2) ? { ...m, providerStatus: 'Waking' } : m)) };
+      expect(storyLines(status(parking, target()), status(waking, target()), NOW)).toEqual([
+        'workers: waking rg/vmss/2 from the warm buffer (a start, not a creation)',
+        '  = workers: wanted 2, capacity 3, 1 healthy, 1 warm, 1 deleting, inventory 3',
+      ]);
+    });
+
     it('a broken VM fast-deleted is no scale-in: nothing is said to be spared', () => {
       const oom = { errorClass: 'OutOfResources' as const, errorCode: 'provisioning-state-failed', errorMessage: 'out of capacity' };
       const before = sized(3, { instances: sized(3).instances.map((i) => (i.id === vm(2) ? { ...i, errorInfo: oom } : i)) });
@@ -174,9 +195,11 @@ describe('the demo story', () => {
       { name: 'settled at 6', p: sized(6), count: 6, want: true },
       { name: 'settled at 6, asked at 1', p: sized(6), count: 1, want: false },
       { name: 'one still creating', p: sized(6, { counts: { healthy: 5, broken: 0, creating: 1, warm: 0, stopped: 0, deleting: 0, unmanaged: 0, missing: 0 } }), count: 6, want: false },
+      { name: 'settled at 1 with 2 parked', p: sized(3, { counts: { healthy: 1, broken: 0, creating: 0, warm: 2, stopped: 0, deleting: 0, unmanaged: 0, missing: 0 } }), count: 1, warm: 2, want: true },
+      { name: 'settled at 1, but 2 parked where none are expected', p: sized(3, { counts: { healthy: 1, broken: 0, creating: 0, warm: 2, stopped: 0, deleting: 0, unmanaged: 0, missing: 0 } }), count: 1, want: false },
       { name: 'one still listed while deleting', p: sized(2, { counts: { healthy: 1, broken: 0, creating: 0, warm: 0, stopped: 0, deleting: 1, unmanaged: 0, missing: 0 } }), count: 1, want: false },
-    ])('the demo waits for the pool to settle: $name', ({ p, count, want }) => {
-      expect(settledAt(p, count)).toBe(want);
+    ])('the demo waits for the pool to settle: $name', ({ p, count, warm, want }) => {
+      expect(settledAt(p, count, warm)).toBe(want);
     });
   });
 });
