@@ -68,6 +68,7 @@ export const UNIT_FILES = [
   'test/scaler/policy-cases-keda-knative.test.ts',
   'test/scaler/policy-modules.test.ts',
   'test/scaler/policy-through-plan.test.ts',
+  'test/scaler/sleep-plan.test.ts',
   'test/scaler/scale-step-loop.test.ts',
   'test/scaler/target-bookkeeping.test.ts',
   'test/scaler/target-decision.test.ts',

@@ -28,7 +28,8 @@ export async function reconcileObject(
   rt: Runtime,
   ref: ObjectRef,
   request: ReconcileRequest,
-  options: { log: Log; signal?: AbortSignal },
+  /** `occurrence`: the timer occurrence to claim the object for with its lease (pass.ts). */
+  options: { log: Log; signal?: AbortSignal; occurrence?: number },
 ): Promise<ObjectOutcome> {
   const { log, signal } = options;
   const pool = ref.kind === 'pool' ? rt.config.pools.find((p) => p.name === ref.name) : undefined;
@@ -62,7 +63,8 @@ export async function reconcileObject(
     // A dry run writes no table entity, a lease row included.
     const leased = request.dryRun
       ? { ran: true as const, value: await work({ check: () => Promise.resolve(), remainingMs: () => LEASE_TTL_MS }, signal ?? new AbortController().signal) }
-      : await withLease(rt.leases, rt.clock, objectKey(ref), holder, LEASE_TTL_MS, (lease) => work(lease, lease.signal), { signal });
+      : await withLease(rt.leases, rt.clock, objectKey(ref), holder, LEASE_TTL_MS, (lease) => work(lease, lease.signal), { signal, claim: options.occurrence === undefined ? undefined : { occurrence: options.occurrence, by: rt.holder } });
+    if (!leased.ran && leased.claimedFor !== undefined) return { ref, status: 'claimed', by: leased.heldBy, occurrence: leased.claimedFor };
     if (!leased.ran) {
       log.debug?.(`${objectKey(ref)}: being reconciled by ${leased.heldBy} until ${new Date(leased.until).toISOString()}, skipping`);
       return { ref, status: 'busy', heldBy: leased.heldBy, until: leased.until };

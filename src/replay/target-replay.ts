@@ -3,7 +3,8 @@
  * at every pushed row of a `push` target (each is a `drover enqueue --load`), at every timer
  * occurrence, and at the due second of every re-enqueue a reconcile asked for (re-enqueues due
  * in the same second collapse, as the sender collapses them). An `http` or `queue` source
- * answers each reconcile with the trace's last value at or before it. Between reconciles the
+ * answers each reconcile with the trace's last value at or before it (with several sources, every
+ * source reads it, a push source among polled ones too). Between reconciles the
  * workload moves on by itself (replicas becoming ready), and the summary integrates over time.
  *
  * Feed rows in time order with `feed`, then `finish` at the end of the trace.
@@ -170,9 +171,8 @@ export class TargetReplay {
     if (!this.sourceSamples) return takeReading(this.samples, isSeveral(target.load) ? undefined : target.load, raw, pushed, now, keepMs);
     const sources = loadSources(target.load).map((s): SourceObservation => {
       const window = this.sourceSamples!.get(s.name)!;
-      const read = s.source.source === 'push' && !pushed ? undefined : raw;
-      takeReading(window, s.source, read, pushed, now, keepMs);
-      return { name: s.name, window, holdLatest: s.source.source === 'push', read: read === undefined ? 'none' : 'ok' };
+      takeReading(window, s.source, raw, pushed, now, keepMs);
+      return { name: s.name, window, holdLatest: s.source.source === 'push', read: raw === undefined ? 'none' : 'ok' };
     });
     return { note: reading === undefined ? 'no reading' : `every source ${reading}`, sources };
   }

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { silentLog } from '../../src/log.js';
 import { reconcileObject } from '../../src/reconcile/object.js';
+import { runPass } from '../../src/reconcile/pass.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import type { TableName } from '../../src/state/storage.js';
 import { armWorld, type ArmWorld } from '../support/arm.js';
@@ -79,6 +80,19 @@ describe('Table requests of a pool pass', () => {
     expect(rereading).toEqual({ total: 5, reads: 2 });
     // Warm, the stored read serving: the lease and the two point reads.
     expect(warm).toEqual({ total: 4, reads: 2 });
+    // A timer pass claims its occurrence with the lease: the lease row read (no row of its own
+    // for the claim), one conditional write taking both, the release keeping the claim (a
+    // replace), and the two point reads; and once a pass, not per object, its housekeeping
+    // (the re-enqueue markers and the decision log's old days: a query each). A second host's
+    // pass for the same occurrence reads the row only.
+    clock.advance(30_000);
+    const occurrence = clock.now() + 30_000;
+    const timer = await runPass(rt, { log: silentLog, reason: 'timer', occurrence, budgetMs: Infinity });
+    expect(timer.outcomes.map((o) => o.status)).toEqual(['done']);
+    expect(counter.take()).toEqual({ total: 5 + 2, reads: 3 + 2 });
+    const again = await runPass(rt, { log: silentLog, reason: 'timer', occurrence, budgetMs: Infinity });
+    expect(again.outcomes.map((o) => o.status)).toEqual(['claimed']);
+    expect(counter.take()).toEqual({ total: 1 + 2, reads: 1 + 2 });
   });
 });
 
