@@ -70,6 +70,7 @@ export const UNIT_FILES = [
   'test/scaler/policy-cases-keda-knative.test.ts',
   'test/scaler/policy-modules.test.ts',
   'test/scaler/policy-through-plan.test.ts',
+  'test/scaler/sleep-plan.test.ts',
   'test/scaler/scale-step-loop.test.ts',
   'test/scaler/target-bookkeeping.test.ts',
   'test/scaler/target-decision.test.ts',
@@ -81,6 +82,9 @@ export const UNIT_FILES = [
   'test/state/history-writes.test.ts',
   'test/support/guards.test.ts',
   'test/support/memory-table.test.ts',
+  'test/infra/bench-doc.test.ts',
+  // i21d: the replay of a Pool target (no I/O).
+  'test/replay/pool-target.test.ts',
 ];
 
 export default defineConfig({

@@ -2,8 +2,9 @@
  * `drover sim` (what `npm start` runs): Azurite, the ARM and Kubernetes simulators and an
  * activator, an example configuration pointing at them, and the local host running Drover's
  * functions on it. A scripted story plays out (`demoSteps`): load for the target `jobs` sizes the
- * pool `workers`, which grows in chunks, shrinks by choosing its VMs (sparing one protected from
- * scale-in) and backs off after a VM fails provisioning; load arrives at the web target and goes
+ * pool `workers`, which grows in chunks, shrinks by choosing its VMs (parking two in its warm
+ * buffer, sparing one protected from scale-in), wakes a parked VM on the next rise and backs off
+ * after a VM fails provisioning; load arrives at the web target and goes
  * away again.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -113,6 +114,8 @@ async function demo(io: CliIO, options: DemoOptions, started: Started): Promise<
           reconcileRate: '5s,1',
           creationRate: '1s,2',
           scaleIn: { policy: 'newest' },
+          // A scale-in parks up to 2 VMs (deallocated), and a rise starts them before creating any.
+          warm: { max: 2 },
           // Short, so that VMs becoming ready (and going) are seen within seconds.
           instanceCache: { ttl: '10s', jitter: '2s' },
           enableFastDeleteOnFailedProvisioning: true,

@@ -22,11 +22,11 @@ export interface DemoActions {
 
 const workers = (s: Status): PoolStatus | undefined => s.pools.find((p) => p.name === 'workers');
 
-/** The pool holds `count` VMs, all healthy, with nothing on its way in or out. */
-export function settledAt(pool: PoolStatus | undefined, count: number): boolean {
+/** The pool holds `count` healthy VMs and `warm` parked ones, with nothing on its way in or out. */
+export function settledAt(pool: PoolStatus | undefined, count: number, warm = 0): boolean {
   if (!pool) return false;
   const c = pool.counts;
-  return c.healthy === count && pool.instances.length === count && c.creating === 0 && c.deleting === 0 && c.broken === 0;
+  return c.healthy === count && c.warm === warm && pool.instances.length === count + warm && c.creating === 0 && c.deleting === 0 && c.broken === 0;
 }
 
 export function demoSteps(act: DemoActions): DemoStep[] {
@@ -49,17 +49,24 @@ export function demoSteps(act: DemoActions): DemoStep[] {
       kind: 'when',
       notBeforeMs: 3_000,
       seen: (s) => settledAt(workers(s), 6),
-      what: 'load for jobs drops to 5: workers should go down to 1 VM, the newest first, sparing the protected vmss-workers/1',
+      what: 'load for jobs drops to 5: workers should go down to 1 VM, the newest first, parking 2 (warm.max) and sparing the protected vmss-workers/1',
       act: () => act.load('jobs', 5),
     },
     {
       kind: 'when',
       notBeforeMs: 3_000,
-      seen: (s) => workers(s)?.wanted === 1 && settledAt(workers(s), 1),
-      what: 'load for jobs rises to 25, and the next VM the scale set creates will fail provisioning (out of capacity)',
+      seen: (s) => workers(s)?.wanted === 1 && settledAt(workers(s), 1, 2),
+      what: 'load for jobs rises to 15: workers should wake one parked VM (a start, not a creation)',
+      act: () => act.load('jobs', 15),
+    },
+    {
+      kind: 'when',
+      notBeforeMs: 3_000,
+      seen: (s) => workers(s)?.wanted === 2 && settledAt(workers(s), 2, 1),
+      what: 'load for jobs rises to 35, and the next VM the scale set creates will fail provisioning (out of capacity)',
       act: () => {
         act.failNextCreation();
-        return act.load('jobs', 25);
+        return act.load('jobs', 35);
       },
     },
   ];

@@ -1,6 +1,7 @@
 /**
  * The demo's story: what changed between two readings of the status view, one line per change
- * (capacity raised, a VM protected, VMs failed or deleted, protected VMs spared by a scale-in,
+ * (capacity raised, a VM protected, VMs failed, deleted, parked in the warm buffer or woken from
+ * it, protected VMs spared by a scale-in,
  * machines adopted, backed off, safety switch tripped or cleared, scaled, Active changed, woke
  * from zero in N ms), then a one-line summary of each pool
  * and target whose summary reads differently. Summaries use the very counts `drover status`
@@ -11,6 +12,7 @@ import type { PoolStatus } from '../src/status/pool-status.js';
 import type { TargetStatus } from '../src/status/target-status.js';
 import { shortId } from '../src/cli/render.js';
 import { formatDuration } from '../src/status/format.js';
+import { PARKED } from '../src/pool/warm-buffer.js';
 
 /**
  * A pool in the words of its status counts: `workers: wanted 6, capacity 6, 4 healthy, 1 broken,
@@ -53,6 +55,15 @@ function poolChanges(before: PoolStatus | undefined, p: PoolStatus, now: number)
       // A healthy VM going is a scale-in (a broken one is fast delete's).
       scaledIn ||= i.errorInfo === null;
     }
+  }
+  const statusWas = new Map((before?.machines ?? []).map((m) => [m.providerId, m.providerStatus]));
+  for (const m of p.machines) {
+    const prev = statusWas.get(m.providerId);
+    if (m.providerStatus === PARKED && prev !== undefined && prev !== PARKED) {
+      out.push(`parked ${shortId(m.providerId)} in the warm buffer (deallocated, not deleted)`);
+      scaledIn = true;
+    }
+    if (prev === PARKED && m.providerStatus !== PARKED) out.push(`waking ${shortId(m.providerId)} from the warm buffer (a start, not a creation)`);
   }
   const spared = scaledIn ? p.instances.filter((i) => i.protected && i.state !== 'Deleting') : [];
   if (spared.length) out.push(`spared ${spared.map((i) => shortId(i.id)).join(', ')}: protected from scale-in`);

@@ -73,10 +73,10 @@ if (cluster) {
   }
 }
 
-// 3. Queue load sources read with the identity.
+// 3. Queue load sources read with the identity: `load` itself, or each of `load.sources`.
 const QUEUE_READER = JSON.parse(readFileSync(new URL('../../infra/roles.json', import.meta.url), 'utf8')).storageQueueDataReader.id;
 const queueSources = existsSync(configFile)
-  ? (readTargets(configFile).targets ?? []).map((t) => t.load).filter((l) => l?.source === 'queue' && typeof l.accountName === 'string' && typeof l.queueName === 'string')
+  ? (readTargets(configFile).targets ?? []).flatMap((t) => (Array.isArray(t.load?.sources) ? t.load.sources : [t.load])).filter((l) => l?.source === 'queue' && typeof l.accountName === 'string' && typeof l.queueName === 'string')
   : [];
 for (const { accountName, queueName } of queueSources) {
   const ids = az(['resource', 'list', '--name', accountName, '--resource-type', 'Microsoft.Storage/storageAccounts', '--query', '[].id']) ?? [];

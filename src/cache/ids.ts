@@ -31,11 +31,24 @@ export function isInvalidResourceIdError(error: unknown): error is InvalidResour
  * @throws InvalidResourceIdError when the id has no resource group path.
  */
 export function lowerCaseResourceGroup(id: string): string {
+  // The VMs of one listing differ in their last segment only: their head is normalised once.
+  // The group lies in the head (the last segment is never a `providers` one), and the first
+  // occurrence of its text is there too, so head and tail can be normalised apart.
+  const cut = id.lastIndexOf('/');
+  const head = id.slice(0, cut);
+  const tail = id.slice(cut);
+  if (cut > 0 && head === lastHead.from && id.length <= MAX_RESOURCE_ID_LENGTH && !LINE_BREAK.test(tail)) return lastHead.to + tail;
   const resourceGroup = resourceGroupOf(id);
   if (resourceGroup === undefined) throw new InvalidResourceIdError(id);
   // A replacer function, so that `$` in a group name is not read as a replacement pattern.
-  return id.replace(resourceGroup, () => resourceGroup.toLowerCase());
+  const normalised = id.replace(resourceGroup, () => resourceGroup.toLowerCase());
+  if (cut > 0) lastHead = { from: head, to: normalised.slice(0, cut) };
+  return normalised;
 }
+
+const LINE_BREAK = /[\n\r\u2028\u2029]/;
+/** The last id head normalised (`lowerCaseResourceGroup`): a cache of one entry, for the VMs of one listing. */
+let lastHead = { from: '', to: '' };
 
 /**
  * The resource group as upstream's greedy pattern
@@ -44,7 +57,7 @@ export function lowerCaseResourceGroup(id: string): string {
  * pass: a regular expression here backtracked for seconds on a crafted id.
  */
 function resourceGroupOf(id: string): string | undefined {
-  if (id.length > MAX_RESOURCE_ID_LENGTH || /[\n\r\u2028\u2029]/.test(id)) return undefined;
+  if (id.length > MAX_RESOURCE_ID_LENGTH || LINE_BREAK.test(id)) return undefined;
   const segments = id.split('/');
   // `/providers/` needs a segment after it, `/subscriptions/` a `/` before it.
   const providers = segments.lastIndexOf('providers', segments.length - 2);
@@ -93,23 +106,38 @@ export function instanceIdFromProviderId(providerId: string): string {
   return last;
 }
 
-const UNIFORM_VM = /\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Compute\/virtualMachineScaleSets\/([^/]+)\/virtualMachines\/([^/]+)$/i;
-const FLEXIBLE_VM = /\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Compute\/virtualMachines\/([^/]+)$/i;
+/**
+ * The parts of a VM id, read off its last `/`-separated segments (case-insensitive literals, as
+ * `/resourceGroups/{rg}/providers/Microsoft.Compute/virtualMachineScaleSets/{ss}/virtualMachines/{n}`
+ * or `/resourceGroups/{rg}/providers/Microsoft.Compute/virtualMachines/{name}` at the end), without
+ * a regular expression: this runs for every VM a pass names.
+ */
+function vmParts(id: string): { rg: string; scaleSet?: string; last: string } | undefined {
+  const s = id.split('/');
+  const n = s.length;
+  const is = (i: number, literal: string) => i >= 1 && s[i]!.length === literal.length && s[i]!.toLowerCase() === literal;
+  const named = (i: number) => i >= 1 && s[i] !== '';
+  if (!named(n - 1) || !is(n - 2, 'virtualmachines')) return undefined;
+  if (named(n - 3) && is(n - 4, 'virtualmachinescalesets') && is(n - 5, 'microsoft.compute') && is(n - 6, 'providers') && named(n - 7) && is(n - 8, 'resourcegroups')) {
+    return { rg: s[n - 7]!, scaleSet: s[n - 3]!, last: s[n - 1]! };
+  }
+  if (is(n - 3, 'microsoft.compute') && is(n - 4, 'providers') && named(n - 5) && is(n - 6, 'resourcegroups')) return { rg: s[n - 5]!, last: s[n - 1]! };
+  return undefined;
+}
 
 /**
  * A VM id as people read it: `rg/vmss/3` for a scale set VM, `rg/name` for a Flexible one; an id
  * of another shape is left whole. `--json` keeps the full ids.
  */
 export function shortId(id: string): string {
-  const uniform = UNIFORM_VM.exec(id);
-  if (uniform) return `${uniform[1]}/${uniform[2]}/${uniform[3]}`;
-  const flex = FLEXIBLE_VM.exec(id);
-  return flex ? `${flex[1]}/${flex[2]}` : id;
+  const vm = vmParts(id);
+  if (!vm) return id;
+  return vm.scaleSet === undefined ? `${vm.rg}/${vm.last}` : `${vm.rg}/${vm.scaleSet}/${vm.last}`;
 }
 
 /** The VM's name as ARM gives it (`vmss_3` for a scale set VM), read off its id; none for another shape. */
 export function vmNameFromId(id: string): string | undefined {
-  const uniform = UNIFORM_VM.exec(id);
-  if (uniform) return `${uniform[2]}_${uniform[3]}`;
-  return FLEXIBLE_VM.exec(id)?.[2];
+  const vm = vmParts(id);
+  if (!vm) return undefined;
+  return vm.scaleSet === undefined ? vm.last : `${vm.scaleSet}_${vm.last}`;
 }

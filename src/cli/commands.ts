@@ -1,6 +1,6 @@
 /** What each `drover` verb does, once the command line is parsed. */
 import { consoleLog, errorMessage, timestamped, verboseConsoleLog, type Log } from '../log.js';
-import { DEFAULT_SCHEDULE, checkSchedule } from '../host/schedule.js';
+import { DEFAULT_SCHEDULE } from '../host/default-schedule.js';
 import { runPass, unfinished, type PassReport } from '../reconcile/pass.js';
 import { objectKey } from '../reconcile/types.js';
 import { formatDuration } from '../config/duration.js';
@@ -125,6 +125,8 @@ export const commands = {
   },
 
   async run(io: CliIO, configFile: string | undefined, opts: { verbose?: boolean } = {}): Promise<number> {
+    // The cron parser is loaded by the verbs that run a schedule only.
+    const { checkSchedule } = await import('../host/schedule.js');
     try {
       checkSchedule(io.env.DROVER_SCHEDULE ?? DEFAULT_SCHEDULE);
     } catch (err) {

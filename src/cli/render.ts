@@ -62,6 +62,7 @@ export function poolLine(p: PoolStatus, now: number): string {
   parts.push(p.cache?.lastRefresh ? `cache ${formatDuration(now - Date.parse(p.cache.lastRefresh))} old` : 'cache not filled yet');
   if (p.safetySwitch) parts.push(`SAFETY SWITCH tripped ${relative(p.safetySwitch.since, now)}`);
   if (p.hold) parts.push(`HELD ${relative(p.hold.since, now)}${p.hold.setting ? ` by autoscale setting ${JSON.stringify(p.hold.setting)}` : ''}`);
+  if (p.leftAlone) parts.push(`${p.leftAlone}: not touched by this host`);
   return `${p.name}: ${parts.join(', ')}`;
 }
 
@@ -72,6 +73,7 @@ export function targetLine(t: TargetStatus, now: number): string {
   const parts = [`${t.actualScale ?? '?'}/${t.requestedScale ?? '?'} ready (${desired})`, `${state}${t.reason ? ` (${t.reason})` : ''}${t.activeSince ? ` since ${relative(t.activeSince, now)}` : ''}`];
   if (t.wakingSince) parts.push(`waking for ${formatDuration(now - Date.parse(t.wakingSince))}`);
   if (t.lastError) parts.push(`error: ${t.lastError}`);
+  if (t.leftAlone) parts.push(`${t.leftAlone}: not touched by this host`);
   return `${t.name}: ${parts.join(', ')}`;
 }
 

@@ -2,7 +2,7 @@
 import { CronExpressionParser } from 'cron-parser';
 import { errorMessage } from '../log.js';
 
-export const DEFAULT_SCHEDULE = '0 */1 * * * *';
+export { DEFAULT_SCHEDULE } from './default-schedule.js';
 
 export function nextOccurrence(schedule: string, after: number): number {
   return CronExpressionParser.parse(schedule, { currentDate: new Date(after) }).next().getTime();

@@ -14,6 +14,7 @@ import { reconcilePool } from './pool.js';
 import { TARGET_MAX_VMS, scopedRuntime } from './scope.js';
 import { reconcileTarget } from './target.js';
 import { targetPassDeps } from './target-deps.js';
+import { isLeftAlone } from './config-stamp.js';
 import { objectKey, type Decision, type ObjectOutcome, type ObjectRef, type ReconcileContext, type ReconcileRequest } from './types.js';
 
 /**
@@ -28,7 +29,8 @@ export async function reconcileObject(
   rt: Runtime,
   ref: ObjectRef,
   request: ReconcileRequest,
-  options: { log: Log; signal?: AbortSignal },
+  /** `occurrence`: the timer occurrence to claim the object for with its lease (pass.ts). */
+  options: { log: Log; signal?: AbortSignal; occurrence?: number },
 ): Promise<ObjectOutcome> {
   const { log, signal } = options;
   const pool = ref.kind === 'pool' ? rt.config.pools.find((p) => p.name === ref.name) : undefined;
@@ -62,7 +64,8 @@ export async function reconcileObject(
     // A dry run writes no table entity, a lease row included.
     const leased = request.dryRun
       ? { ran: true as const, value: await work({ check: () => Promise.resolve(), remainingMs: () => LEASE_TTL_MS }, signal ?? new AbortController().signal) }
-      : await withLease(rt.leases, rt.clock, objectKey(ref), holder, LEASE_TTL_MS, (lease) => work(lease, lease.signal), { signal });
+      : await withLease(rt.leases, rt.clock, objectKey(ref), holder, LEASE_TTL_MS, (lease) => work(lease, lease.signal), { signal, claim: options.occurrence === undefined ? undefined : { occurrence: options.occurrence, by: rt.holder } });
+    if (!leased.ran && leased.claimedFor !== undefined) return { ref, status: 'claimed', by: leased.heldBy, occurrence: leased.claimedFor };
     if (!leased.ran) {
       log.debug?.(`${objectKey(ref)}: being reconciled by ${leased.heldBy} until ${new Date(leased.until).toISOString()}, skipping`);
       return { ref, status: 'busy', heldBy: leased.heldBy, until: leased.until };
@@ -80,9 +83,10 @@ export async function reconcileObject(
   if (aborted) decision = { decision: 'aborted', reason: `${aborted}; handed on to be finished later`, error: decision.error ?? aborted, transient: true };
   const line = `${objectKey(ref)}: ${decision.decision} — ${decision.reason}`;
   if (decision.error) log.error(line);
-  else if (ROUTINE.test(decision.decision)) log.debug?.(line);
+  else if (ROUTINE.test(decision.decision) || isLeftAlone(decision)) log.debug?.(line);
   else log.info(line);
-  if (!request.dryRun) {
+  // An object left to a newer configuration gets no write from this host, its decision log included (status names it).
+  if (!request.dryRun && !isLeftAlone(decision)) {
     await rt.decisions
       .record({ at: rt.clock.now(), object: objectKey(ref), ...decision })
       .catch((err: unknown) => log.warn(`${objectKey(ref)}: could not write the decision log: ${errorMessage(err)}`));

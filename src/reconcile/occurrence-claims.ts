@@ -1,24 +1,19 @@
 /**
- * Which timer occurrence each object was last taken for, one row per object in the `leases`
- * table. A pass takes an object for its occurrence before reconciling it; a pass of another
- * host for the same (or an older) occurrence finds it taken and moves on, so the hosts split
- * the fleet instead of each reconciling all of it. The lease still guards the reconcile
- * itself; this only stops the second reconcile after the first has released it.
+ * Which timer occurrence each object was last taken for, carried on its lease row (state/leases.ts):
+ * a timer pass takes an object's lease and its occurrence in one conditional write; a pass of
+ * another host for the same (or an older) occurrence finds it taken and moves on, so the hosts
+ * split the fleet instead of each reconciling all of it. A lease given up keeps its claim (the
+ * row stays, released), so the second reconcile is stopped after the first has finished too.
+ *
+ * Occurrences are compared on the storage service's clock, never one host's against another's
+ * (service-clock.ts): a claim is stored as how far ahead of its writer's own now the occurrence
+ * was (its lead, clamped to [0, MAX_LEAD_MS]), and placed on the service's clock at the row's
+ * Timestamp plus that lead. So a host whose clock is an hour ahead claims the occurrence it is
+ * really at, not one an hour away. Every rewrite of the row (a renewal, the release, another
+ * pass taking the lease) stores the lead again, so the claim keeps its place.
  */
-import type { Leases } from '../state/leases.js';
-import { nextOccurrence } from '../host/schedule.js';
-
-/**
- * What names the occurrence a timer invocation runs for, the same on every host: the scheduled
- * instant of the next one. The host's schedule status gives it (the local host always, the
- * Functions host with its schedule monitor); without one it is computed from `schedule`.
- */
-export function timerOccurrence(timer: { scheduleStatus?: { next?: string } }, schedule: string, now: number): number {
-  const next = timer.scheduleStatus?.next === undefined ? NaN : Date.parse(timer.scheduleStatus.next);
-  return Number.isFinite(next) ? next : nextOccurrence(schedule, now);
-}
-
-const PARTITION = 'occurrence';
+import type { Props } from '../state/entity-table.js';
+import type { ServiceClock, TimedRow } from '../state/service-clock.js';
 
 /**
  * Claims for one occurrence land this close together on the service's clock (its Date header
@@ -28,36 +23,41 @@ export const SAME_OCCURRENCE_MS = 2_000;
 /** A claim reaches at most this far ahead: a clock that jumped back mid-pass blocks others no longer. */
 export const MAX_LEAD_MS = 5 * 60_000;
 
-type ClaimProps = { occurrence: number; by: string; leadMs: number };
+/** The claim a lease carries: the occurrence, who claimed it, and when it is on the carrier's own clock. */
+export interface CarriedClaim {
+  occurrence: number;
+  by: string;
+  /** The claimed instant on the clock of the host carrying the lease (its lead is `at` − its now). */
+  at: number;
+}
 
-export type OccurrenceClaim = { claimed: true } | { claimed: false; by: string; occurrence: number };
+export type ClaimProps = { occurrence: number; by: string; leadMs: number };
+
+const leadOf = (ms: number) => Math.min(MAX_LEAD_MS, Math.max(0, ms));
+
+/** The claim's properties for a write of the lease row at `now` (the writer's clock). */
+export function claimProps(claim: CarriedClaim | undefined, now: number): Partial<ClaimProps> {
+  return claim ? { occurrence: claim.occurrence, by: claim.by, leadMs: leadOf(claim.at - now) } : {};
+}
+
+/** The claim a row read carries, placed on the reader's clock (`now`) through the service's. */
+export function carriedClaim(service: ServiceClock, read: TimedRow<Props>, now: number): CarriedClaim | undefined {
+  const { occurrence, by, leadMs } = read.row.props;
+  if (typeof occurrence !== 'number') return undefined;
+  const times = service.times(read);
+  const placed = times.writtenAt + leadOf(Number(leadMs ?? 0));
+  return { occurrence, by: String(by ?? 'another host'), at: now + (placed - times.now) };
+}
 
 /**
- * Takes `objectKey` for the occurrence at `occurrence` on the claimant's clock, unless a claim
- * for the same (or a later) occurrence is there. Occurrences are compared on the storage
- * service's clock, never one host's against another's: a claim is stored as how far ahead of
- * its writer's own now the occurrence was (its lead, clamped to [0, MAX_LEAD_MS]), and placed on
- * the service's clock at the row's Timestamp plus that lead. So a host whose clock is an hour
- * ahead claims the occurrence it is really at, not one an hour away.
+ * Whether the row read holds a claim for the occurrence at `occurrence` (on the claimant's
+ * clock, `now`) or a later one: then the claimant leaves the object alone.
  */
-export async function claimOccurrence(
-  leases: Pick<Leases, 'table' | 'clock' | 'service'>,
-  objectKey: string,
-  occurrence: number,
-  holder: string,
-): Promise<OccurrenceClaim> {
-  const leadMs = Math.min(MAX_LEAD_MS, Math.max(0, occurrence - leases.clock.now()));
-  const props = { occurrence, by: holder, leadMs, ...leases.service.stamp() } as ClaimProps;
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const current = await leases.table.getTimed<ClaimProps>(PARTITION, objectKey);
-    if (current) {
-      const { writtenAt, now } = leases.service.times(current);
-      const theirs = writtenAt + Math.min(MAX_LEAD_MS, Math.max(0, Number(current.row.props.leadMs ?? 0)));
-      // Half the lead at most, so that the next occurrence of a schedule of seconds is never "the same".
-      if (theirs >= now + leadMs - Math.min(SAME_OCCURRENCE_MS, leadMs / 2)) return { claimed: false, by: current.row.props.by, occurrence: current.row.props.occurrence };
-    }
-    const written = current ? await leases.table.replaceIf(current.row, props) : await leases.table.create(PARTITION, objectKey, props);
-    if (written) return { claimed: true };
-  }
-  return { claimed: false, by: 'another host', occurrence };
+export function claimTaken(service: ServiceClock, read: TimedRow<Props>, occurrence: number, now: number): boolean {
+  if (typeof read.row.props.occurrence !== 'number') return false;
+  const times = service.times(read);
+  const theirs = times.writtenAt + leadOf(Number(read.row.props.leadMs ?? 0));
+  const lead = leadOf(occurrence - now);
+  // Half the lead at most, so that the next occurrence of a schedule of seconds is never "the same".
+  return theirs >= times.now + lead - Math.min(SAME_OCCURRENCE_MS, lead / 2);
 }

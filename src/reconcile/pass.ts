@@ -11,7 +11,6 @@ import { errorMessage, type Log } from '../log.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { prunePending } from '../queue/sender.js';
 import { reconcileObject } from './object.js';
-import { claimOccurrence } from './occurrence-claims.js';
 import { objectKey, type ObjectOutcome, type ObjectRef } from './types.js';
 
 /** The timer's budget: its pass ends well before the next minute's tick. */
@@ -32,8 +31,9 @@ export interface PassOptions {
   reason?: string;
   /**
    * The timer occurrence this pass runs for (see `timerOccurrence`; later ones larger). With it, each
-   * object is first claimed for that occurrence, so hosts whose timers all fire (local hosts,
-   * or a Functions singleton lock that lapsed) reconcile each object once between them.
+   * object's lease is taken with a claim for that occurrence (occurrence-claims.ts), so hosts whose
+   * timers all fire (local hosts, or a Functions singleton lock that lapsed) reconcile each object
+   * once between them.
    */
   occurrence?: number;
 }
@@ -59,14 +59,6 @@ export function allObjects(rt: Runtime): ObjectRef[] {
 /** What the pass could not finish: not started, aborted, or failed because it was aborted. */
 export function unfinished(report: PassReport): ObjectRef[] {
   return [...report.deferred, ...report.outcomes.filter((o) => o.status === 'aborted').map((o) => o.ref)];
-}
-
-/** Runs `reconcile` unless another host claimed `ref` for this occurrence first. */
-async function reconcileClaimed(rt: Runtime, ref: ObjectRef, occurrence: number | undefined, reconcile: () => Promise<ObjectOutcome>): Promise<ObjectOutcome> {
-  if (occurrence === undefined) return reconcile();
-  const claim = await claimOccurrence(rt.leases, objectKey(ref), occurrence, rt.holder);
-  if (!claim.claimed) return { ref, status: 'claimed', by: claim.by, occurrence: claim.occurrence };
-  return reconcile();
 }
 
 export async function runPass(rt: Runtime, options: PassOptions): Promise<PassReport> {
@@ -96,9 +88,7 @@ export async function runPass(rt: Runtime, options: PassOptions): Promise<PassRe
         continue;
       }
       const current = ref;
-      const running = reconcileClaimed(rt, current, options.occurrence, () =>
-        reconcileObject(rt, current, { reason, dryRun: options.dryRun }, { log, signal: deadline.signal }),
-      ).catch((err: unknown): ObjectOutcome => ({ ref: current, status: 'failed', error: errorMessage(err) }));
+      const running = reconcileObject(rt, current, { reason, dryRun: options.dryRun }, { log, signal: deadline.signal, occurrence: options.occurrence }).catch((err: unknown): ObjectOutcome => ({ ref: current, status: 'failed', error: errorMessage(err) }));
       const abandoned = givenUp.then((): ObjectOutcome => ({ ref: current, status: 'aborted', reason: `${reasonOf(deadline.signal).message}; still winding up after ${ABORT_GRACE_MS} ms` }));
       outcomes.push(await Promise.race([running, abandoned]));
     }

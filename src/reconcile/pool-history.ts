@@ -39,6 +39,8 @@ function poolEvents(plan: PoolPlan, outcome: PoolOutcome): string[] {
   for (const id of outcome.deleted) events.push(`deleted ${shortId(id)}`);
   // A scale-in's VMs, told apart from broken ones: chosen by the pool for a lower wanted count.
   if (outcome.scaledIn.length) events.push(`deleted ${outcome.scaledIn.map(shortId).join(', ')} (scale-in)`);
+  if (outcome.parked.length) events.push(`parked ${outcome.parked.map(shortId).join(', ')} (warm buffer)`);
+  if (outcome.woken.length) events.push(`started ${outcome.woken.map(shortId).join(', ')} (warm buffer)`);
   // Running VMs taken into the inventory; those a capacity raise created are its own business.
   if (outcome.adopted.length) events.push(`adopted ${outcome.adopted.map(shortId).join(', ')}`);
   if (outcome.switchWritten && plan.safety.kind === 'set') events.push('safety switch tripped');

@@ -10,8 +10,9 @@ import type { CachedInstance } from '../cache/instance.js';
 import { instanceIdFromProviderId } from '../cache/ids.js';
 import { RateLimitedError } from '../errors/rate-limited.js';
 import { readPass, readSnapshot, type PoolSnapshot } from '../pool/snapshot.js';
-import { recordWarm } from '../pool/generation.js';
-import { changesNothing, planPool, type Deletion } from '../pool/plan.js';
+import { recordWarm, stampGeneration } from '../pool/generation.js';
+import { claimStamp, leftAlone } from './config-stamp.js';
+import { changesNothing, planPool, type Deletion, type PoolSettings } from '../pool/plan.js';
 import { executePlan, type PoolPassDeps } from '../pool/execute.js';
 import { describeOutcome, describePlan } from '../pool/describe.js';
 import { tableRowWriter } from '../pool/row-writer.js';
@@ -23,9 +24,9 @@ import { notePass } from './pool-notes.js';
 import { withWarnings } from '../pool/notes.js';
 
 /** How long a pass may wait for tokens of the pool's rate limits before leaving the rest to a later pass. */
-const MAX_LIMITER_WAIT_MS = 20_000;
+export const MAX_LIMITER_WAIT_MS = 20_000;
 /** When VMs of a capacity raise are not listed yet, or ARM still works on a delete, look again this soon. */
-const RECHECK_MS = 15_000;
+export const RECHECK_MS = 15_000;
 /**
  * A pool's own recheck of unfinished work (new VMs not listed yet, an operation ARM still runs)
  * carries this reason and takes no reconcile-rate token: the pass that started the work took
@@ -58,6 +59,11 @@ export function poolCache(rt: Runtime, pool: PoolConfig, api: ScaleSetApi, log: 
   );
 }
 
+/** What the plan is told of the pool's configuration (replay plans with the very same). */
+export function poolSettings(pool: PoolConfig): PoolSettings {
+  return { name: pool.name, maxCount: pool.maxCount, chunkSize: pool.chunkSize, instanceLimit: pool.instanceLimit, fastDelete: pool.enableFastDeleteOnFailedProvisioning, scaleInPolicy: pool.scaleIn.policy, warmMax: pool.warm.max };
+}
+
 export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Promise<Decision> {
   const { rt, log, signal } = ctx;
   const { resourceGroup, name } = pool.scaleSet;
@@ -78,7 +84,7 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
   const api = await rt.scaleSetApi();
   const cache = poolCache(rt, pool, api, log);
   const machines = rt.table('machines');
-  const settings = { name: pool.name, maxCount: pool.maxCount, chunkSize: pool.chunkSize, instanceLimit: pool.instanceLimit, fastDelete: pool.enableFastDeleteOnFailedProvisioning, scaleInPolicy: pool.scaleIn.policy, warmMax: pool.warm.max };
+  const settings = poolSettings(pool);
   if (ctx.dryRun) {
     const snapshot = await readSnapshot({ api, cache, machines }, pool, { dryRun: true, signal });
     const plan = planPool(snapshot, settings, rt.clock.now());
@@ -92,6 +98,7 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
       slowedPeriodMs: pool.instanceCache.ttl,
       freshScaleSet,
       gate: gated ? gate : undefined,
+      stamp: (generation) => claimStamp(generation?.props.configSeq, rt.configuration.seq, () => rt.configuration.newest.newerLive(), () => stampGeneration(machines, pool.name, rt.configuration.seq)),
       signal,
     });
   let passRead = await read(false, true);
@@ -99,6 +106,7 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
     // Raising capacity is a write under the scale set's ETag: read it from ARM, then plan again.
     passRead = await read(true, false);
   }
+  if (passRead.kind === 'newer') return leftAlone(passRead.seq, rt.configuration.seq);
   if (passRead.kind === 'gated') return limited!;
   if (passRead.kind === 'unchanged') {
     // The same decision as the plan that was recorded: the decision log keeps one line for it.

@@ -9,6 +9,7 @@ import { parseDuration } from '../config/duration.js';
 import { errorMessage } from '../log.js';
 import { DEFAULT_REPLAY_SCHEDULE, parseReplaySchedule } from './schedule.js';
 import type { ReplayOpts } from './cli-verb.js';
+import { DEFAULT_CREATION_DELAY_MS, DEFAULT_START_DELAY_MS } from './pool-delays.js';
 
 const argument =
   <T,>(parse: (text: string) => T) =>
@@ -40,6 +41,17 @@ export function registerReplay(program: Command, io: CliIO, configFile: () => st
     .option('--from-history <duration>', 'replay the load samples kept in the history table, at their own times, over this long (e.g. 24h)', nonNegativeDuration)
     .option('--target <name>', 'only this target')
     .option('--ready-delay <duration>', 'how long a new replica takes to become ready', nonNegativeDuration, 0)
+    // The defaults are shown as written, not in milliseconds.
+    .addOption(
+      new Option('--creation-delay <duration>', "a Pool target's pool: how long a VM of a capacity raise takes to run")
+        .argParser(nonNegativeDuration)
+        .default(DEFAULT_CREATION_DELAY_MS, '3m'),
+    )
+    .addOption(
+      new Option('--start-delay <duration>', "a Pool target's pool: how long a parked VM (warm.max) takes to run once started")
+        .argParser(nonNegativeDuration)
+        .default(DEFAULT_START_DELAY_MS, '40s'),
+    )
     .option('--initial-scale <n>', "the workload's scale at the start (default: the target's minScale)", wholeNumber)
     // The default is shown as written, not as the parsed schedule object.
     .addOption(

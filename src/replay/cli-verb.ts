@@ -18,6 +18,7 @@ import { readHistoryTrace } from './history-source.js';
 import { renderHtmlReport } from './html.js';
 import { replayTrace, ReplayInputError, type TraceSource } from './replay.js';
 import { renderSummaries, replayJson, type ReplayRunResult } from './report.js';
+import { renderPoolTimelines } from './pool-report.js';
 import type { ReplaySchedule } from './schedule.js';
 import { renderTimelines } from './timeline-text.js';
 import { readTraceFile, TraceError, type TraceRow } from './trace.js';
@@ -27,6 +28,9 @@ export interface ReplayOpts {
   fromHistory?: number;
   target?: string;
   readyDelay: number;
+  /** A Pool target's VMs: from a capacity raise to running, and from a start (warm buffer) to running. */
+  creationDelay: number;
+  startDelay: number;
   initialScale?: number;
   schedule: ReplaySchedule;
   compare?: string;
@@ -45,7 +49,7 @@ export async function replayCommand(io: CliIO, configFileArg: string | undefined
   // A file is streamed once per configuration; history rows are already in memory.
   const rows = (): TraceSource => history ?? readTraceFile(o.trace!);
   try {
-    const options = { readyDelayMs: o.readyDelay, ...(o.initialScale !== undefined ? { initialScale: o.initialScale } : {}) };
+    const options = { readyDelayMs: o.readyDelay, creationDelayMs: o.creationDelay, startDelayMs: o.startDelay, ...(o.initialScale !== undefined ? { initialScale: o.initialScale } : {}) };
     const run = { ...(o.target ? { target: o.target } : {}) };
     const main: ReplayRunResult = { config: configFileArg ?? configFile, targets: await replayTrace(config, rows(), { ...options, schedule: o.schedule }, run) };
     const compare: ReplayRunResult | undefined = other && {
@@ -56,6 +60,7 @@ export async function replayCommand(io: CliIO, configFileArg: string | undefined
     else {
       io.stdout(renderSummaries(main, compare));
       for (const chunk of renderTimelines(main, compare)) io.stdout(chunk);
+      for (const chunk of renderPoolTimelines(main, compare)) io.stdout(chunk);
     }
     if (o.out) {
       await writeFile(o.out, await renderHtmlReport(compare ? [main, compare] : [main]));

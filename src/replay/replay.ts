@@ -5,6 +5,7 @@
 import type { DroverConfig, TargetConfig } from '../config/schema.js';
 import { TargetReplay, type ReplayOptions, type TargetReplayResult } from './target-replay.js';
 import type { TraceRow } from './trace.js';
+import { sizedPool } from './pool-replay.js';
 
 /** Input the replay cannot run on (exit 2): an unknown target, rows naming no target. */
 export class ReplayInputError extends Error {
@@ -39,7 +40,7 @@ export async function replayTrace(config: DroverConfig, source: TraceSource, opt
       if (run.target !== undefined && name !== run.target) continue;
       let replay = replays.get(name);
       if (!replay) {
-        replay = new TargetReplay(target, options, row.at);
+        replay = new TargetReplay(target, options, row.at, sizedPool(config, target));
         replays.set(name, replay);
       }
       await replay.feed(row.at, row.load);

@@ -4,6 +4,7 @@
  * week-long timeline never becomes one string.
  */
 import type { ReplaySummary, TargetReplayResult } from './target-replay.js';
+import { poolJson } from './pool-report.js';
 
 export interface ReplayRunResult {
   /** The configuration file, as given. */
@@ -53,7 +54,9 @@ function* targetsJson(targets: TargetReplayResult[], indent: string): Generator<
         chunk = [];
       }
     }
-    yield `${chunk.join('')}\n${indent}    ] }`;
+    yield `${chunk.join('')}\n${indent}    ]`;
+    yield* poolJson(target.pool, indent);
+    yield ' }';
   }
   yield `\n${indent}]`;
 }

@@ -3,12 +3,13 @@
  * at every pushed row of a `push` target (each is a `drover enqueue --load`), at every timer
  * occurrence, and at the due second of every re-enqueue a reconcile asked for (re-enqueues due
  * in the same second collapse, as the sender collapses them). An `http` or `queue` source
- * answers each reconcile with the trace's last value at or before it. Between reconciles the
+ * answers each reconcile with the trace's last value at or before it (with several sources, every
+ * source reads it, a push source among polled ones too). Between reconciles the
  * workload moves on by itself (replicas becoming ready), and the summary integrates over time.
  *
  * Feed rows in time order with `feed`, then `finish` at the end of the trace.
  */
-import type { TargetConfig } from '../config/schema.js';
+import type { PoolConfig, TargetConfig } from '../config/schema.js';
 import { takeReading } from '../load/collect.js';
 import { SampleWindow } from '../load/sample-window.js';
 import { isSeveral, loadSources } from '../load/sources.js';
@@ -24,14 +25,21 @@ import { targetPortKind } from '../scaler/shell/target-port.js';
 import { LEASE_TTL_MS } from '../state/leases.js';
 import type { ReplaySchedule } from './schedule.js';
 import { Timeline } from './timeline.js';
-import { Workload } from './workload.js';
+import { Workload, type ReplayWorkload } from './workload.js';
+import { PoolWorkload, type PoolReplayResult } from './pool-replay.js';
+import { DEFAULT_CREATION_DELAY_MS, DEFAULT_START_DELAY_MS } from './pool-delays.js';
 
 export interface ReplayOptions {
   readyDelayMs: number;
   /** Default: the target's minScale. */
   initialScale?: number;
   schedule: ReplaySchedule;
+  /** A Pool target's VMs: from a capacity raise to running (default 3 min). */
+  creationDelayMs?: number;
+  /** A Pool target's parked VMs (warm buffer): from a start to running (default 40 s). */
+  startDelayMs?: number;
 }
+
 
 export interface ReplaySummary {
   /** The target's scale (what is paid for) integrated over the trace, in replica-minutes. */
@@ -53,13 +61,15 @@ export interface TargetReplayResult {
   targetPerReplica: number;
   summary: ReplaySummary;
   timeline: Timeline;
+  /** A Pool target's pool, as its own plan carried the wanted count out. */
+  pool?: PoolReplayResult;
 }
 
 export class TargetReplay {
   private readonly samples = new SampleWindow();
   /** A target with several sources: each one's samples (every source reads the trace's value). */
   private readonly sourceSamples: Map<string, SampleWindow> | undefined;
-  private readonly workload: Workload;
+  private readonly workload: ReplayWorkload;
   private readonly timeline = new Timeline();
   private readonly requeues: number[] = [];
   /** Pushed values that found the target busy, with when they are delivered again. */
@@ -85,9 +95,13 @@ export class TargetReplay {
     private readonly target: TargetConfig,
     private readonly options: ReplayOptions,
     start: number,
+    /** The pool a Pool target sizes. */
+    pool?: PoolConfig,
   ) {
     const initial = options.initialScale ?? target.minScale;
-    this.workload = new Workload(initial, options.readyDelayMs);
+    this.workload = pool
+      ? new PoolWorkload(pool, { creationDelayMs: options.creationDelayMs ?? DEFAULT_CREATION_DELAY_MS, startDelayMs: options.startDelayMs ?? DEFAULT_START_DELAY_MS, schedule: options.schedule }, initial, start)
+      : new Workload(initial, options.readyDelayMs);
     const sources = loadSources(target.load);
     this.targetPerReplica = sources[0]?.source.targetPerReplica ?? 1;
     this.push = sources.every((s) => s.source.source === 'push');
@@ -102,7 +116,7 @@ export class TargetReplay {
   /** The trace's next value for this target, at `at` (not before the previous one). */
   async feed(at: number, load: number): Promise<void> {
     await this.runDue(at, false);
-    this.advance(at);
+    await this.advance(at);
     this.load = load;
     if (this.push && at < this.busyUntil) this.retryLater(at, load);
     else if (this.push) await this.reconcile(at, load);
@@ -111,12 +125,13 @@ export class TargetReplay {
 
   async finish(end: number): Promise<TargetReplayResult> {
     await this.runDue(end, true);
-    this.advance(end);
+    await this.advance(end);
     const s = this.summary;
     s.endedAt = end;
     s.replicaMinutes = this.replicaMs / 60_000;
     s.underProvisionedSeconds = this.underMs / 1_000;
-    return { name: this.target.name, targetPerReplica: this.targetPerReplica, summary: s, timeline: this.timeline };
+    const pool = this.workload instanceof PoolWorkload ? { pool: this.workload.result(end) } : {};
+    return { name: this.target.name, targetPerReplica: this.targetPerReplica, summary: s, timeline: this.timeline, ...pool };
   }
 
   /**
@@ -131,7 +146,7 @@ export class TargetReplay {
       const retry = this.retries[0]?.at ?? Infinity;
       const next = Math.min(requeue, retry, this.nextTimer);
       if (inclusive ? next > t : next >= t) return;
-      this.advance(next);
+      await this.advance(next);
       if (retry === next) {
         const { load } = this.retries.shift()!;
         if (next < this.busyUntil) this.retryLater(next, load);
@@ -156,9 +171,8 @@ export class TargetReplay {
     if (!this.sourceSamples) return takeReading(this.samples, isSeveral(target.load) ? undefined : target.load, raw, pushed, now, keepMs);
     const sources = loadSources(target.load).map((s): SourceObservation => {
       const window = this.sourceSamples!.get(s.name)!;
-      const read = s.source.source === 'push' && !pushed ? undefined : raw;
-      takeReading(window, s.source, read, pushed, now, keepMs);
-      return { name: s.name, window, holdLatest: s.source.source === 'push', read: read === undefined ? 'none' : 'ok' };
+      takeReading(window, s.source, raw, pushed, now, keepMs);
+      return { name: s.name, window, holdLatest: s.source.source === 'push', read: raw === undefined ? 'none' : 'ok' };
     });
     return { note: reading === undefined ? 'no reading' : `every source ${reading}`, sources };
   }
@@ -187,9 +201,9 @@ export class TargetReplay {
     const target = this.target;
     const reading = pushed !== undefined ? pushed : !this.push ? this.load : undefined;
     const { note, sources } = this.takeReadings(reading, pushed !== undefined, now);
-    const observed = { specReplicas: w.scale, ready: w.readyAt(now) };
+    const observed = w.observed(now);
     const ports: ScaleStepPorts = {
-      target: { kind: targetPortKind(target.scaleTargetRef), write: (to) => Promise.resolve(void w.scaleTo(to, now)) },
+      target: { kind: targetPortKind(target.scaleTargetRef), write: async (to) => void (await w.scaleTo(to, now)) },
       // The activator is taken as present: the synchronous probe, when asked for, answers.
       probeActivator: () => Promise.resolve({ ok: true }),
       checkLease: () => Promise.resolve(),
@@ -238,7 +252,7 @@ export class TargetReplay {
   private watchOutcome(writtenAt: number, to: number): { ready: number; at: number } | undefined {
     const { watchMs, pollMs } = this.watch;
     if (watchMs <= 0) return undefined;
-    const readyAt = writtenAt + this.options.readyDelayMs;
+    const readyAt = writtenAt + this.workload.readyDelayMs;
     const firstLookAfterReady = writtenAt + Math.max(1, Math.ceil((readyAt - writtenAt) / pollMs)) * pollMs;
     if (firstLookAfterReady <= writtenAt + watchMs) return { ready: to, at: firstLookAfterReady };
     return readyAt <= writtenAt + watchMs ? { ready: to, at: writtenAt + watchMs } : { ready: 0, at: writtenAt + watchMs };
@@ -262,11 +276,11 @@ export class TargetReplay {
   }
 
   /** Moves the clock to `t`, integrating the summary and recording replicas becoming ready. */
-  private advance(t: number): void {
+  private async advance(t: number): Promise<void> {
     const w = this.workload;
-    for (let ready = w.nextReadyAt; ready !== undefined && ready <= t; ready = w.nextReadyAt) {
+    for (let ready = w.nextEventAt; ready !== undefined && ready <= t; ready = w.nextEventAt) {
       this.integrate(ready);
-      w.settle(ready);
+      await w.settle(ready);
       this.record();
     }
     this.integrate(t);

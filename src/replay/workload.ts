@@ -3,14 +3,31 @@
  * scale-up become ready `readyDelayMs` later, and a scale-down takes replicas away at once,
  * those not yet ready first.
  */
-export class Workload {
+/** What a target's replay scales: a Kubernetes workload (below) or a pool (pool-replay.ts). */
+export interface ReplayWorkload {
+  /** What the target last set: replicas, or a pool's wanted count. */
+  readonly scale: number;
+  /** How long a replica added takes to be ready, as a wake's watch expects it. */
+  readonly readyDelayMs: number;
+  /** Ready replicas (running VMs) at `t`, not before the last settle. */
+  readyAt(t: number): number;
+  /** What the target's reconcile reads at `now`. */
+  observed(now: number): { specReplicas: number; ready: number };
+  /** When the workload next changes by itself (a replica ready, a pool pass due), if ever. */
+  readonly nextEventAt: number | undefined;
+  /** Moves the workload on to `t`. */
+  settle(t: number): Promise<void> | void;
+  scaleTo(replicas: number, now: number): Promise<void> | void;
+}
+
+export class Workload implements ReplayWorkload {
   private settled: number;
   /** Replicas on their way, oldest first: [readyAt, count] pairs. */
   private readonly pending: { at: number; count: number }[] = [];
 
   constructor(
     public scale: number,
-    private readonly readyDelayMs: number,
+    readonly readyDelayMs: number,
   ) {
     // The replicas it starts with are running already.
     this.settled = scale;
@@ -23,8 +40,12 @@ export class Workload {
     return ready;
   }
 
+  observed(now: number): { specReplicas: number; ready: number } {
+    return { specReplicas: this.scale, ready: this.readyAt(now) };
+  }
+
   /** When the next replica on its way becomes ready, if any is. */
-  get nextReadyAt(): number | undefined {
+  get nextEventAt(): number | undefined {
     return this.pending[0]?.at;
   }
 

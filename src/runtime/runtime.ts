@@ -11,11 +11,13 @@ import { systemClock, type Clock } from '../clock.js';
 import { loadConfig, resolveConfigFile } from '../config/load.js';
 import type { DroverConfig } from '../config/schema.js';
 import type { Rate } from '../config/rate.js';
-import { createStorage, resolveStorageLocation, type Storage, type TableName } from '../state/storage.js';
+import { createStorage, resolveStorageLocation, type Storage, type StorageOptions, type TableName } from '../state/storage.js';
 import { EntityTable } from '../state/entity-table.js';
 import { Leases } from '../state/leases.js';
 import { serviceResponses, type ServiceClock } from '../state/service-clock.js';
 import { PendingStore } from '../queue/pending-store.js';
+import { NewestConfig } from '../queue/newest-config.js';
+import { readConfigSequence } from '../config/sequence.js';
 import { SharedLimiter } from '../state/limiter.js';
 import { DecisionLog } from '../state/decisions.js';
 import { HistoryStore } from '../state/history-store.js';
@@ -30,6 +32,11 @@ import { AutoscaleWatch } from '../pool/autoscale-watch.js';
 export interface Runtime {
   readonly config: DroverConfig;
   readonly configFile: string;
+  /**
+   * This host's configuration sequence (src/config/sequence.ts), stamped on the objects' state
+   * rows, and the newest one any host runs (src/queue/newest-config.ts).
+   */
+  readonly configuration: { readonly seq: number; readonly newest: NewestConfig };
   readonly clock: Clock;
   readonly storage: Storage;
   readonly leases: Leases;
@@ -88,6 +95,10 @@ export interface RuntimeOptions {
   env?: NodeJS.ProcessEnv;
   adapters?: RuntimeAdapters;
   tables?: TableFactory;
+  /** Storage client options: the stall warning's thresholds, for tests that cannot wait 25 s. */
+  storage?: StorageOptions;
+  /** The configuration sequence; by default the build's stamp beside the file, or the file's time (0 for an inline config). */
+  configSeq?: number;
 }
 
 export async function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
@@ -107,7 +118,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   };
   // Storage and queue load sources use the identity storage names, else the one ARM uses.
   const azureCredential = () => identity((location.kind === 'identity' ? location.clientId : undefined) ?? config.azure?.managedIdentityClientId);
-  const storage = createStorage(location, config.storage?.prefix ?? 'drover', azureCredential);
+  const storage = createStorage(location, config.storage?.prefix ?? 'drover', azureCredential, options.storage);
   const makeTable = options.tables ?? entityTable;
   const tables = new Map<string, EntityTable>();
   const table = (name: TableName) => {
@@ -131,9 +142,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     return createComputeScaleSetApi(config.azure, { clock, env, requestTimeoutMs: config.azure.requestTimeout, ...shared });
   });
   const holder = `${env.WEBSITE_INSTANCE_ID?.slice(0, 12) ?? os.hostname()}:${process.pid}`;
+  const seq = options.configSeq ?? (options.config ? 0 : readConfigSequence(configFile).seq);
   return {
     config,
     configFile,
+    configuration: { seq, newest: new NewestConfig(table('leases'), clock, serviceClock, seq, holder) },
     clock,
     storage,
     env,

@@ -14,10 +14,11 @@ import type { Clock } from '../clock.js';
 import { reasonOf, scopedAbort } from '../deadline.js';
 import type { EntityTable, Row } from './entity-table.js';
 import { serviceResponses, type ServiceClock, type TimedRow } from './service-clock.js';
+import { carriedClaim, claimProps, claimTaken, type CarriedClaim, type ClaimProps } from '../reconcile/occurrence-claims.js';
 
 const PARTITION = 'lease';
 
-type LeaseProps = { holder: string; ttlMs: number };
+type LeaseProps = { holder: string; ttlMs: number } & Partial<ClaimProps>;
 
 export interface Lease {
   key: string;
@@ -26,10 +27,21 @@ export interface Lease {
   expiresAt: number;
   /** The lease row's ETag: every renewal and release is conditional on it. */
   etag: string;
+  /** The timer occurrence the row carries (occurrence-claims.ts): written again with every renewal, kept by the release. */
+  claim?: CarriedClaim;
 }
 
-/** `until` is on the caller's own clock: now plus what is left of the holder's TTL on the service's. */
-export type AcquireResult = { acquired: true; lease: Lease } | { acquired: false; heldBy: string; until: number };
+/**
+ * `until` is on the caller's own clock: now plus what is left of the holder's TTL on the
+ * service's. `claimedFor`: refused because `heldBy` took the object for that occurrence already.
+ */
+export type AcquireResult = { acquired: true; lease: Lease } | { acquired: false; heldBy: string; until: number; claimedFor?: number };
+
+/** A timer pass's claim: the occurrence (on the claimant's clock) and who claims it (the host). */
+export type OccurrenceClaim = { occurrence: number; by: string };
+
+/** How often a timer pass reads the row again after another writer took it between its read and its write. */
+const CLAIM_ATTEMPTS = 5;
 
 export class LeaseExpiredError extends Error {
   override name = 'LeaseExpiredError';
@@ -57,42 +69,78 @@ export class Leases {
     readonly service: ServiceClock = serviceResponses,
   ) {}
 
-  async acquire(key: string, holder: string, ttlMs: number): Promise<AcquireResult> {
+  /**
+   * Takes the lease on `key` unless another holder has it. With `occurrence` (a timer pass), the
+   * claim for that occurrence rides on the same conditional write: refused when the row carries
+   * a claim for it or a later one (`claimedFor`). A lease taken without one keeps the claim the
+   * row carries.
+   */
+  async acquire(key: string, holder: string, ttlMs: number, options: { claim?: OccurrenceClaim } = {}): Promise<AcquireResult> {
+    if (options.claim) return this.acquireClaiming(key, holder, ttlMs, options.claim);
     const sentAt = this.clock.now();
-    const props = this.propsFor(holder, ttlMs);
-    // A released lease leaves no row, so the insert usually succeeds at once: one round trip.
-    let row: Row<LeaseProps> | undefined = await this.table.create(PARTITION, key, props);
+    // A row-less object (never claimed, or released without a claim) takes one round trip.
+    let row: Row<LeaseProps> | undefined = await this.table.create(PARTITION, key, this.propsFor(holder, ttlMs, undefined));
     if (row) return { acquired: true, lease: { key, holder, expiresAt: sentAt + ttlMs, etag: row.etag } };
     const current = await this.table.getTimed<LeaseProps>(PARTITION, key);
+    let claim: CarriedClaim | undefined;
     if (!current) {
-      row = await this.table.create(PARTITION, key, props);
+      row = await this.table.create(PARTITION, key, this.propsFor(holder, ttlMs, undefined));
     } else {
       const left = leaseRemainingMs(this.service, current);
       if (left > 0) return { acquired: false, heldBy: current.row.props.holder, until: this.clock.now() + left };
-      row = await this.table.replaceIf(current.row, props);
+      claim = carriedClaim(this.service, current, this.clock.now());
+      row = await this.table.replaceIf(current.row, this.propsFor(holder, ttlMs, claim));
     }
-    if (!row) {
-      // Someone else took it between our read and our write.
-      const winner = await this.table.getTimed<LeaseProps>(PARTITION, key);
-      const left = winner ? Math.max(0, leaseRemainingMs(this.service, winner)) : 0;
-      return { acquired: false, heldBy: winner?.row.props.holder ?? 'unknown', until: this.clock.now() + left };
+    if (!row) return this.lostTo(key);
+    return { acquired: true, lease: { key, holder, expiresAt: sentAt + ttlMs, etag: row.etag, ...(claim ? { claim } : {}) } };
+  }
+
+  /** A timer pass's acquire: the row read first (it usually exists: a released lease keeps its claim), then one conditional write. */
+  private async acquireClaiming(key: string, holder: string, ttlMs: number, { occurrence, by }: OccurrenceClaim): Promise<AcquireResult> {
+    const claim: CarriedClaim = { occurrence, by, at: occurrence };
+    for (let attempt = 1; attempt <= CLAIM_ATTEMPTS; attempt++) {
+      const sentAt = this.clock.now();
+      const current = await this.table.getTimed<LeaseProps>(PARTITION, key);
+      if (current && claimTaken(this.service, current, occurrence, sentAt)) {
+        return { acquired: false, heldBy: current.row.props.by ?? current.row.props.holder, until: sentAt, claimedFor: current.row.props.occurrence! };
+      }
+      const left = current ? leaseRemainingMs(this.service, current) : 0;
+      if (current && left > 0) return { acquired: false, heldBy: current.row.props.holder, until: this.clock.now() + left };
+      const props = this.propsFor(holder, ttlMs, claim);
+      const row = current ? await this.table.replaceIf(current.row, props) : await this.table.create(PARTITION, key, props);
+      if (row) return { acquired: true, lease: { key, holder, expiresAt: sentAt + ttlMs, etag: row.etag, claim } };
     }
-    return { acquired: true, lease: { key, holder, expiresAt: sentAt + ttlMs, etag: row.etag } };
+    return this.lostTo(key);
+  }
+
+  /** Someone else took the lease between our read and our write. */
+  private async lostTo(key: string): Promise<AcquireResult> {
+    const winner = await this.table.getTimed<LeaseProps>(PARTITION, key);
+    const left = winner ? Math.max(0, leaseRemainingMs(this.service, winner)) : 0;
+    return { acquired: false, heldBy: winner?.row.props.holder ?? 'unknown', until: this.clock.now() + left };
   }
 
   /** Extends a held lease; throws LeaseExpiredError when it already expired or was taken over. */
   async renew(lease: Lease, ttlMs: number): Promise<Lease> {
     const sentAt = this.clock.now();
     if (sentAt >= lease.expiresAt) throw new LeaseExpiredError(lease.key, `expired ${sentAt - lease.expiresAt} ms ago`);
-    const props = this.propsFor(lease.holder, ttlMs);
+    const props = this.propsFor(lease.holder, ttlMs, lease.claim);
     const row = await this.table.replaceIf<LeaseProps>({ partitionKey: PARTITION, rowKey: lease.key, etag: lease.etag, props }, props);
     if (!row) throw new LeaseExpiredError(lease.key, 'another holder has taken it over');
     return { ...lease, expiresAt: sentAt + ttlMs, etag: row.etag };
   }
 
-  /** Gives the lease up early; a lease already taken over is left to its new holder. */
+  /**
+   * Gives the lease up early; a lease already taken over is left to its new holder. A row that
+   * carries a claim stays, released (a TTL of 0), so the claim still turns later passes for its
+   * occurrence away.
+   */
   async release(lease: Lease): Promise<void> {
-    await this.table.delete(PARTITION, lease.key, lease.etag);
+    if (!lease.claim) {
+      await this.table.delete(PARTITION, lease.key, lease.etag);
+      return;
+    }
+    await this.table.replaceIf<LeaseProps>({ partitionKey: PARTITION, rowKey: lease.key, etag: lease.etag, props: {} as LeaseProps }, this.propsFor(lease.holder, 0, lease.claim));
   }
 
   /** Who holds `key` and until when (on this host's clock), judged on the service's clock. */
@@ -103,8 +151,8 @@ export class Leases {
     return { holder: read.row.props.holder, until: this.clock.now() + left };
   }
 
-  private propsFor(holder: string, ttlMs: number): LeaseProps {
-    return { holder, ttlMs, ...this.service.stamp() } as LeaseProps;
+  private propsFor(holder: string, ttlMs: number, claim: CarriedClaim | undefined): LeaseProps {
+    return { holder, ttlMs, ...claimProps(claim, this.clock.now()), ...this.service.stamp() } as LeaseProps;
   }
 }
 
@@ -203,13 +251,15 @@ export class LeaseGuard {
   }
 }
 
-export type LeasedResult<T> = { ran: true; value: T } | { ran: false; heldBy: string; until: number };
+export type LeasedResult<T> = { ran: true; value: T } | { ran: false; heldBy: string; until: number; claimedFor?: number };
 
 export interface WithLeaseOptions {
   /** The caller's signal (pass deadline, shutdown): aborting it aborts the work's `guard.signal`. */
   signal?: AbortSignal;
   /** Heartbeat interval; 0 turns the heartbeat off. Default HEARTBEAT_MS. */
   heartbeatMs?: number;
+  /** The timer occurrence to claim with the lease (occurrence-claims.ts). */
+  claim?: OccurrenceClaim;
 }
 
 /** Runs `work` only if the lease on `key` can be taken, renewing it meanwhile; always releases it afterwards. */
@@ -222,8 +272,8 @@ export async function withLease<T>(
   work: (guard: LeaseGuard) => Promise<T>,
   options: WithLeaseOptions = {},
 ): Promise<LeasedResult<T>> {
-  const got = await leases.acquire(key, holder, ttlMs);
-  if (!got.acquired) return { ran: false, heldBy: got.heldBy, until: got.until };
+  const got = await leases.acquire(key, holder, ttlMs, options.claim ? { claim: options.claim } : {});
+  if (!got.acquired) return { ran: false, heldBy: got.heldBy, until: got.until, ...(got.claimedFor !== undefined ? { claimedFor: got.claimedFor } : {}) };
   const guard = new LeaseGuard(leases, got.lease, ttlMs, clock, options.signal);
   const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
   if (heartbeatMs > 0) guard.startHeartbeat(heartbeatMs);

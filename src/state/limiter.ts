@@ -11,7 +11,7 @@ import { LimiterBurstError, RateLimitedError } from '../errors/rate-limited.js';
 
 const PARTITION = 'limiter';
 
-type BucketProps = { tokens: number; updatedAt: number };
+export type BucketProps = { tokens: number; updatedAt: number };
 
 /** Pure bucket arithmetic: the bucket after refilling up to `now`. Starts full. */
 export function refill(bucket: BucketProps | undefined, rate: Rate, now: number): BucketProps {
@@ -34,6 +34,27 @@ export function tokensDue(bucket: BucketProps, rate: Rate, wanted: number, maxWa
 
 export type Reservation = { ok: true; waitMs: number } | { ok: false; retryAfterMs: number };
 
+/**
+ * One token reserved from `bucket` (refilled to now) if it is due within `maxWaitMs` (pure):
+ * the reservation and the bucket after it (undefined: nothing taken).
+ */
+export function reserveToken(bucket: BucketProps, rate: Rate, maxWaitMs: number): { reservation: Reservation; next: BucketProps | undefined } {
+  const waitMs = waitFor(bucket, rate);
+  if (waitMs > maxWaitMs) return { reservation: { ok: false, retryAfterMs: waitMs }, next: undefined };
+  return { reservation: { ok: true, waitMs }, next: { tokens: bucket.tokens - 1, updatedAt: bucket.updatedAt } };
+}
+
+/**
+ * Up to `wanted` tokens drawn from `bucket` (refilled to now) at once (pure): as many as are due
+ * within `maxWaitMs`, how long until the last of them is due, and the bucket after it
+ * (undefined: nothing taken).
+ */
+export function drawTokens(bucket: BucketProps, rate: Rate, wanted: number, maxWaitMs: number): { granted: number; waitMs: number; next: BucketProps | undefined } {
+  const granted = tokensDue(bucket, rate, wanted, maxWaitMs);
+  if (granted === 0) return { granted, waitMs: 0, next: undefined };
+  return { granted, waitMs: Math.max(0, Math.ceil((granted - bucket.tokens) * rate.intervalMs)), next: { tokens: bucket.tokens - granted, updatedAt: bucket.updatedAt } };
+}
+
 export class SharedLimiter {
   constructor(
     private readonly table: EntityTable,
@@ -51,15 +72,9 @@ export class SharedLimiter {
     if (this.rate.burst === 0) throw new LimiterBurstError(0, this.name);
     let result: Reservation = { ok: true, waitMs: 0 };
     await this.table.update<BucketProps>(PARTITION, this.name, (row) => {
-      const now = this.clock.now();
-      const bucket = refill(row?.props, this.rate, now);
-      const waitMs = waitFor(bucket, this.rate);
-      if (waitMs > maxWaitMs) {
-        result = { ok: false, retryAfterMs: waitMs };
-        return undefined;
-      }
-      result = { ok: true, waitMs };
-      return { tokens: bucket.tokens - 1, updatedAt: bucket.updatedAt };
+      const reserved = reserveToken(refill(row?.props, this.rate, this.clock.now()), this.rate, maxWaitMs);
+      result = reserved.reservation;
+      return reserved.next;
     });
     return result;
   }
@@ -84,10 +99,9 @@ export class SharedLimiter {
     let granted = 0;
     let waitMs = 0;
     await this.table.update<BucketProps>(PARTITION, this.name, (row) => {
-      const bucket = refill(row?.props, this.rate, this.clock.now());
-      granted = tokensDue(bucket, this.rate, wanted, maxWaitMs);
-      waitMs = granted === 0 ? 0 : Math.max(0, Math.ceil((granted - bucket.tokens) * this.rate.intervalMs));
-      return granted === 0 ? undefined : { tokens: bucket.tokens - granted, updatedAt: bucket.updatedAt };
+      const drawn = drawTokens(refill(row?.props, this.rate, this.clock.now()), this.rate, wanted, maxWaitMs);
+      ({ granted, waitMs } = drawn);
+      return drawn.next;
     });
     if (waitMs === 0) return granted;
     try {

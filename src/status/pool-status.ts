@@ -8,6 +8,7 @@ import { nextRefreshAt } from '../cache/refresh-policy.js';
 import type { InstanceStatus } from '../cache/instance.js';
 import { iso } from './time.js';
 import { poolNotesStatus, type PoolNotesStatus } from './pool-notes.js';
+import { leftAloneField } from './configuration.js';
 import { readCacheView } from './cache-read.js';
 import { readInventoryView } from './inventory-read.js';
 import type { PagedListOptions } from './paged-list.js';
@@ -31,11 +32,13 @@ export interface PoolStatus extends PoolNotesStatus {
   counts: MachineCounts;
   /** The count the target sizing this pool wants (its `~wanted` row); absent: the pool fills to maxCount. */
   wanted?: number;
+  /** "left to a newer configuration (seq N)": the pool carries a newer stamp than this host's configuration; absent otherwise. */
+  leftAlone?: string;
 }
 
 /** The cache in point reads, the inventory (a few rows, packed) in pages with a deadline each: no read per VM. */
 export async function poolStatus(rt: Runtime, pool: PoolConfig, options: PagedListOptions = {}): Promise<PoolStatus> {
-  const [cache, { rows, safety, backoff, wanted, notesRow }] = await Promise.all([readCacheView(rt.table('instances'), cacheKey(pool.scaleSet), options), readInventoryView(rt.table('machines'), pool.name, options)]);
+  const [cache, { rows, safety, backoff, wanted, notesRow, generationRow }] = await Promise.all([readCacheView(rt.table('instances'), cacheKey(pool.scaleSet), options), readInventoryView(rt.table('machines'), pool.name, options)]);
   const meta = cache.meta;
   return {
     name: pool.name,
@@ -64,5 +67,6 @@ export async function poolStatus(rt: Runtime, pool: PoolConfig, options: PagedLi
     counts: countMachines(cache.instances, rows),
     ...(wanted === undefined ? {} : { wanted }),
     ...poolNotesStatus(notesRow, meta !== undefined),
+    ...(await leftAloneField(rt, generationRow?.props.configSeq)),
   };
 }

@@ -2,10 +2,13 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
   instanceIdFromProviderId,
+  InvalidResourceIdError,
   isInvalidResourceIdError,
   lowerCaseResourceGroup,
   providerIdFromResourceId,
   tryProviderIdFromResourceId,
+  shortId,
+  vmNameFromId,
 } from '../../src/cache/ids.js';
 
 const SUB = '/subscriptions/00000000-0000-0000-0000-000000000000';
@@ -57,6 +60,20 @@ describe('lowerCaseResourceGroup (upstream TestConvertResourceGroupNameToLower)'
   it('does not read $ in a group name as a replacement pattern', () => {
     const id = `${SUB}/resourceGroups/Rg$&x/providers/Microsoft.Compute/virtualMachines/vm`;
     expect(lowerCaseResourceGroup(id)).toBe(`${SUB}/resourceGroups/rg$&x/providers/Microsoft.Compute/virtualMachines/vm`);
+  });
+
+  it('gives the VMs of one listing (one head, the last segment apart) what each id gives alone', () => {
+    const head = `${SUB}/resourceGroups/My-RG/providers/Microsoft.Compute/virtualMachineScaleSets/My-RG`;
+    const other = `${SUB}/resourceGroups/Other/providers/Microsoft.Compute/virtualMachines/vm`;
+    const alone = (id: string) => (lowerCaseResourceGroup(other), lowerCaseResourceGroup(id));
+    for (const tail of ['virtualMachines/0', 'virtualMachines/My-RG', 'virtualMachines/']) {
+      const id = `${head}/${tail}`;
+      lowerCaseResourceGroup(`${head}/virtualMachines/1`);
+      expect(lowerCaseResourceGroup(id)).toBe(alone(id));
+    }
+    lowerCaseResourceGroup(`${head}/virtualMachines/1`);
+    expect(() => lowerCaseResourceGroup(`${head}/virtualMachines/2\n`)).toThrow(InvalidResourceIdError);
+    expect(() => lowerCaseResourceGroup(`${head}/virtualMachines/${'9'.repeat(1024)}`)).toThrow(InvalidResourceIdError);
   });
 
   it('names the bad id in a typed error', () => {
@@ -126,5 +143,49 @@ describe('resource ids parsed without backtracking (issue 13)', () => {
   it('refuses an id longer than 1,024 characters', () => {
     const long = `${SUB}/resourceGroups/${'g'.repeat(1024)}/providers/Microsoft.Compute/virtualMachines/vm`;
     expect(() => lowerCaseResourceGroup(long)).toThrow(/longer than 1024 characters/);
+  });
+});
+
+describe('shortId and vmNameFromId', () => {
+  // The regular expressions they were written with: the reference the segment reading must equal.
+  const UNIFORM = /\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Compute\/virtualMachineScaleSets\/([^/]+)\/virtualMachines\/([^/]+)$/i;
+  const FLEXIBLE = /\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Compute\/virtualMachines\/([^/]+)$/i;
+  const byRegex = (id: string) => {
+    const u = UNIFORM.exec(id);
+    if (u) return { short: `${u[1]}/${u[2]}/${u[3]}`, name: `${u[2]}_${u[3]}` };
+    const f = FLEXIBLE.exec(id);
+    return f ? { short: `${f[1]}/${f[2]}`, name: f[2] } : { short: id, name: undefined };
+  };
+  const segment = fc.oneof(
+    fc.constantFrom('resourceGroups', 'RESOURCEGROUPS', 'providers', 'Microsoft.Compute', 'microsoft.compute', 'virtualMachineScaleSets', 'virtualMachines', 'VirtualMachines', '', 'rg', 'ss', '0'),
+    fc.string({ maxLength: 4 }).filter((t) => !t.includes('/')),
+  );
+
+  it('read any id as the regular expressions did', () => {
+    fc.assert(
+      fc.property(fc.array(segment, { maxLength: 12 }), (segments) => {
+        const id = segments.join('/');
+        const want = byRegex(id);
+        expect(shortId(id)).toBe(want.short);
+        expect(vmNameFromId(id)).toBe(want.name);
+      }),
+      { numRuns: 3_000 },
+    );
+    // Ids of the two shapes, their literals in any case, their names possibly empty or missing.
+    const literal = (text: string) => fc.constantFrom(text, text.toLowerCase(), text.toUpperCase(), `${text}x`);
+    const name = fc.constantFrom('', 'a', 'Rg', '0');
+    const shaped = fc.tuple(fc.array(segment, { maxLength: 3 }), literal('resourceGroups'), name, literal('providers'), literal('Microsoft.Compute'), fc.option(fc.tuple(literal('virtualMachineScaleSets'), name)), literal('virtualMachines'), name);
+    fc.assert(
+      fc.property(shaped, ([prefix, groups, rg, providers, compute, scaleSet, machines, last]) => {
+        const id = [...prefix, groups, rg, providers, compute, ...(scaleSet ?? []), machines, last].join('/');
+        expect(shortId(id)).toBe(byRegex(id).short);
+        expect(vmNameFromId(id)).toBe(byRegex(id).name);
+      }),
+      { numRuns: 3_000 },
+    );
+    for (const id of [VM, VMSS_VM, `azure://${VMSS_VM}`]) {
+      expect(shortId(id)).toBe(byRegex(id).short);
+      expect(vmNameFromId(id)).toBe(byRegex(id).name);
+    }
   });
 });

@@ -311,6 +311,29 @@ describe('checkDeployConfig over several load sources', () => {
     expect(report.errors.map((e) => e.split(':')[0]).sort()).toEqual(['targets[0].load.sources[0].connection', 'targets[0].load.sources[1].url']);
     for (const message of report.errors) expect(message).not.toContain(KEY);
   });
+
+  it('scans them as Drover loads them, from a configuration a user writes', () => {
+    const config = parseConfig({
+      kubernetes: { kubeconfig: '/nonexistent' },
+      targets: [
+        {
+          name: 'worker',
+          scaleTargetRef: { kind: 'Deployment', name: 'worker' },
+          minScale: 1,
+          load: {
+            sources: [
+              { name: 'jobs', source: 'queue', queueName: 'jobs', accountName: 'stjobs', targetPerReplica: 5 },
+              { name: 'web', source: 'http', url: `https://metrics.example/load?code=${KEY}`, targetPerReplica: 5 },
+            ],
+            combine: { formula: 'jobs + web', targetPerReplica: 5 },
+          },
+        },
+      ],
+    });
+    const report = checkDeployConfig(config, { env: {}, exists: () => false });
+    expect(report.errors.filter((e) => e.startsWith('targets')).map((e) => e.split(':')[0])).toEqual(['targets[0].load.sources[1].url']);
+    for (const message of report.errors) expect(message).not.toContain(KEY);
+  });
 });
 
 describe('drover.config.example.yaml', () => {

@@ -135,7 +135,7 @@ targets:
     expect(tools.calls().some((c) => c.tool === 'kubectl')).toBe(false);
   });
 
-  it('gives a queue load source read with the identity Storage Queue Data Reader on its one queue, and warns of an account it cannot find', async () => {
+  it('gives a queue load source read with the identity (alone or among several) Storage Queue Data Reader on its one queue, and warns of an account it cannot find', async () => {
     const tools = fakeTools({ azureRbac: true });
     const dir = tempDir();
     writeFileSync(
@@ -144,15 +144,21 @@ targets:
   - { name: p1, scaleSet: { resourceGroup: rg-a, name: vmss1 } }
   - { name: p2, scaleSet: { resourceGroup: rg-b, name: vmss2 } }
   - { name: p3, scaleSet: { resourceGroup: rg-b, name: vmss3 } }
+  - { name: p4, scaleSet: { resourceGroup: rg-b, name: vmss4 } }
 targets:
   - { name: jobs, minScale: 1, scaleTargetRef: { kind: Pool, name: p1 }, load: { source: queue, accountName: stjobs, queueName: work, targetPerReplica: 10 } }
   - { name: other, minScale: 1, scaleTargetRef: { kind: Pool, name: p2 }, load: { source: queue, accountName: stgone, queueName: q, targetPerReplica: 10 } }
   - { name: local, minScale: 1, scaleTargetRef: { kind: Pool, name: p3 }, load: { source: queue, connection: UseDevelopmentStorage=true, queueName: q, targetPerReplica: 10 } }
+  - name: several
+    minScale: 1
+    scaleTargetRef: { kind: Pool, name: p4 }
+    load: { sources: [{ name: web, source: http, url: http://metrics.internal/inflight, targetPerReplica: 5 }, { name: jobs, source: queue, accountName: stjobs, queueName: more, targetPerReplica: 10 }] }
 `,
     );
     const { stdout } = await hook('postprovision', tools.bin, dir, { DROVER_SCALE_SETS: '', DROVER_IDENTITY_PRINCIPAL_ID: 'p-1' });
     expect(assignments(tools.calls())).toEqual([
       { role: '19e7f393-937e-4f77-808e-94535e297925', scope: `${SUB}/resourceGroups/rg-jobs/providers/Microsoft.Storage/storageAccounts/stjobs/queueServices/default/queues/work`, principal: 'p-1' },
+      { role: '19e7f393-937e-4f77-808e-94535e297925', scope: `${SUB}/resourceGroups/rg-jobs/providers/Microsoft.Storage/storageAccounts/stjobs/queueServices/default/queues/more`, principal: 'p-1' },
     ]);
     expect(stdout).toMatch(/storage account stgone \(a queue load source\) was not found/);
   });

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { silentLog } from '../../src/log.js';
 import { reconcileObject } from '../../src/reconcile/object.js';
+import { runPass } from '../../src/reconcile/pass.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import type { TableName } from '../../src/state/storage.js';
 import { armWorld, type ArmWorld } from '../support/arm.js';
@@ -68,8 +69,9 @@ describe('Table requests of a pool pass', () => {
     // Cold: the lease (insert, release), the cache (its meta row, absent: no partition read; the
     // claim; one batch of meta and pack), the inventory (generation row, partition, one batch of
     // the pack and the generation), the reconcile rate's bucket (read, insert), the history
-    // point (read, batch) and the decision log (its last row, the line, the last row).
-    expect(cold).toEqual({ total: 15, reads: 6 });
+    // point (read, batch), the decision log (its last row, the line, the last row), and the
+    // pool's configuration stamp (one merge on the generation row, once per pool and configuration).
+    expect(cold).toEqual({ total: 16, reads: 6 });
     // Settling: reads everything once more (no warm record yet), changes nothing, records what
     // it saw (the generation row), takes a reconcile-rate token and logs its first steady decision.
     expect(settling).toEqual({ total: 11, reads: 5 });
@@ -79,6 +81,19 @@ describe('Table requests of a pool pass', () => {
     expect(rereading).toEqual({ total: 5, reads: 2 });
     // Warm, the stored read serving: the lease and the two point reads.
     expect(warm).toEqual({ total: 4, reads: 2 });
+    // A timer pass claims its occurrence with the lease: the lease row read (no row of its own
+    // for the claim), one conditional write taking both, the release keeping the claim (a
+    // replace), and the two point reads; and once a pass, not per object, its housekeeping
+    // (the re-enqueue markers and the decision log's old days: a query each). A second host's
+    // pass for the same occurrence reads the row only.
+    clock.advance(30_000);
+    const occurrence = clock.now() + 30_000;
+    const timer = await runPass(rt, { log: silentLog, reason: 'timer', occurrence, budgetMs: Infinity });
+    expect(timer.outcomes.map((o) => o.status)).toEqual(['done']);
+    expect(counter.take()).toEqual({ total: 5 + 2, reads: 3 + 2 });
+    const again = await runPass(rt, { log: silentLog, reason: 'timer', occurrence, budgetMs: Infinity });
+    expect(again.outcomes.map((o) => o.status)).toEqual(['claimed']);
+    expect(counter.take()).toEqual({ total: 1 + 2, reads: 1 + 2 });
   });
 });
 

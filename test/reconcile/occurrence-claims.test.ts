@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock, systemClock, type Clock } from '../../src/clock.js';
 import { nextOccurrence } from '../../src/host/schedule.js';
-import { Leases } from '../../src/state/leases.js';
+import { LEASE_TTL_MS, Leases } from '../../src/state/leases.js';
 import { simulatedService } from '../../src/state/service-clock.js';
 import { skewedClock } from '../support/skew.js';
 import { silentLog } from '../../src/log.js';
-import { claimOccurrence, timerOccurrence } from '../../src/reconcile/occurrence-claims.js';
+import { timerOccurrence } from '../../src/reconcile/timer-occurrence.js';
 import { runPass, type PassReport } from '../../src/reconcile/pass.js';
 import { EntityTable } from '../../src/state/entity-table.js';
 import { armWorld, type ArmWorld } from '../support/arm.js';
@@ -13,15 +13,25 @@ import { freshStorage } from '../support/storage.js';
 
 describe('the occurrence a timer invocation runs for', () => {
   const at = Date.UTC(2026, 11, 1, 10, 5, 0);
-  it('is the next occurrence the host reports', () => {
-    expect(timerOccurrence({ scheduleStatus: { next: new Date(at + 1_000).toISOString() } }, '0 */1 * * * *', at)).toBe(at + 1_000);
+  it('is the next occurrence the host reports', async () => {
+    expect(await timerOccurrence({ scheduleStatus: { next: new Date(at + 1_000).toISOString() } }, '0 */1 * * * *', at)).toBe(at + 1_000);
   });
 
-  it('is computed from the schedule when the host reports none', () => {
-    expect(timerOccurrence({}, '0 */1 * * * *', at + 42_000)).toBe(at + 60_000);
-    expect(timerOccurrence({ scheduleStatus: { next: 'soon' } }, '*/5 * * * * *', at + 1_000)).toBe(at + 5_000);
+  it('is computed from the schedule when the host reports none', async () => {
+    expect(await timerOccurrence({}, '0 */1 * * * *', at + 42_000)).toBe(at + 60_000);
+    expect(await timerOccurrence({ scheduleStatus: { next: 'soon' } }, '*/5 * * * * *', at + 1_000)).toBe(at + 5_000);
   });
 });
+
+/** A timer pass's take of `key` for `occurrence`, given back at once (its claim stays on the row). */
+async function claimOccurrence(leases: Leases, key: string, occurrence: number, holder: string) {
+  const got = await leases.acquire(key, holder, LEASE_TTL_MS, { claim: { occurrence, by: holder } });
+  if (got.acquired) {
+    await leases.release(got.lease);
+    return { claimed: true };
+  }
+  return { claimed: false, by: got.heldBy, occurrence: got.claimedFor };
+}
 
 describe('occurrence claims', () => {
   const claimsOn = async (clock: ManualClock) => new Leases(new EntityTable((await freshStorage()).table('leases')), clock, simulatedService(clock));

@@ -55,4 +55,33 @@ describe('replay through the scaler', () => {
     // on its edge, outside): ceil(22.5 ÷ 10) = 3, and nothing scales before.
     expect([...every60s!.timeline.rows()].find((r) => r.scale > 0)).toMatchObject({ at: 60_000, scale: 3 });
   });
+
+  it('a target with several sources: each reads the trace, the sources combine, and a queue-driven one sleeps after its cooldown', async () => {
+    const config = parseConfig({
+      kubernetes: {},
+      targets: [
+        {
+          name: 'jobs',
+          scaleTargetRef: { kind: 'Deployment', name: 'jobs' },
+          cooldown: '30s',
+          load: {
+            sources: [
+              { name: 'small', source: 'queue', queueName: 'a', accountName: 'acct', targetPerReplica: 10 },
+              { name: 'big', source: 'queue', queueName: 'b', accountName: 'acct', targetPerReplica: 5 },
+            ],
+            pollInterval: '5s',
+          },
+        },
+      ],
+    });
+    // 40 messages for a minute, then none: max(40 ÷ 10, 40 ÷ 5) = 8, then down and asleep.
+    const [jobs] = await replayTrace(config, rows(180, (s) => (s < 60 ? 40 : 0)), { readyDelayMs: 0, initialScale: 0, schedule });
+    const scales = [...jobs!.timeline.rows()].map((r) => [r.at, r.scale] as const);
+    expect(Math.max(...scales.map(([, scale]) => scale))).toBe(8);
+    const zero = scales.find(([at, scale]) => at > 60_000 && scale === 0);
+    expect(zero?.[0]).toBeGreaterThan(90_000);
+    // The last write before zero is from 1.
+    const before = scales.filter(([at]) => at < zero![0]).at(-1);
+    expect(before?.[1]).toBe(1);
+  });
 });

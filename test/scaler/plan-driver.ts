@@ -5,11 +5,12 @@
  * is carried from step to step as the table would keep it, and the workload runs what was
  * written: all of it ready unless a step says otherwise.
  */
-import { loadSources } from '../../src/load/sources.js';
 import { parseConfig } from '../../src/config/load.js';
+import { loadSources } from '../../src/load/sources.js';
 import { markActive, markInactive, type TargetConditions } from '../../src/scaler/decide/conditions.js';
 import { targetSettings, type TargetSettings } from '../../src/scaler/decide/target-settings.js';
 import { applyRecordPatch, conditionFields, type TargetRecord } from '../../src/scaler/decide/target-record.js';
+import type { SourceObservation } from '../../src/scaler/plan/sources-view.js';
 import { runScaleStep, type ScaleStepOutcome } from '../../src/scaler/shell/scale-step.js';
 
 export const SECOND = 1_000;
@@ -46,6 +47,18 @@ export interface Step {
   ready?: number;
   /** This reconcile's read of the source failed (its health, its fallback). */
   failed?: boolean;
+  /** A target with several sources: each one's average by name, or 'failed' (then `load` is not read). */
+  sources?: Record<string, number | 'failed'>;
+}
+
+/** Each of several sources as the reconcile hands it to the plan: its window and this read. */
+function observations(values: Record<string, number | 'failed'>): SourceObservation[] {
+  return Object.entries(values).map(([name, v]) => ({
+    name,
+    window: { average: () => (v === 'failed' ? undefined : v) },
+    holdLatest: false,
+    read: v === 'failed' ? ('failed' as const) : ('ok' as const),
+  }));
 }
 
 export interface Stepped {
@@ -87,7 +100,8 @@ export function planDriver(settings: TargetSettings, start: Start): PlanDriver {
           view: { kind: 'read', observed: { specReplicas: d.current, ready: step.ready ?? d.current, resourceVersion: '1' } },
           settings,
           loadNote: 'table',
-          ...(step.failed ? { loadError: 'the source answered 503' } : {}),
+          ...(step.failed || Object.values(step.sources ?? {}).includes('failed') ? { loadError: 'the source answered 503' } : {}),
+          ...(step.sources ? { sources: observations(step.sources) } : {}),
           trigger: 'test',
           dryRun: false,
           now: step.at,

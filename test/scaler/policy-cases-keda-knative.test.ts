@@ -3,8 +3,9 @@
  * production scale step (planTarget, the executor, the settle step), the policy configured as a
  * user writes it and the targets row carried from reconcile to reconcile.
  *
- * A KEDA trigger reads as the target's load source; a target at zero has an activator in front
- * (the in-memory probe finds it), as configuration asks of a target with minScale 0. A row's
+ * A KEDA trigger reads as the target's load source. KEDA has no activator: a push target at zero
+ * without one sleeps and wakes by its activation threshold and cooldown, as KEDA's do; the
+ * Knative rows have an activator in front (the in-memory probe finds it). A row's
  * "→ n" is the scale the plan decides: written, or reported without a write where Drover's
  * scale-to-zero rules take over (a reported 0 marks the target inactive and brings the activator
  * in, as Knative's scaler does with a decider's 0).
@@ -12,7 +13,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/load.js';
 import { initializeConditions, markActive } from '../../src/scaler/decide/conditions.js';
-import { anySourceActive } from '../../src/scaler/policy/sources.js';
 import { ACTIVATOR, MINUTE, SECOND, T0, inactiveFor, planDriver, planOnce, push, settingsOf } from './plan-driver.js';
 
 /** Rows that need what Drover does not have, and why. */
@@ -71,7 +71,7 @@ describe('KEDA fallback (E1), through the plan', () => {
 
 describe('KEDA fallback over several reads (E5), through the plan', () => {
   it(`${row('keda', 7)} currentReplicasIfLower: 4 replicas for a metric of 20, and 3 once the source has failed past the threshold 1, stable for 30 s`, async () => {
-    const settings = settingsOf({ ...push(5), ...OPEN_RATES, ...ACTIVATOR, minScale: 0, maxScale: 5, ...fallback(1, 3, 'currentReplicasIfLower'), behavior: { scaleDown: { stabilizationWindow: '1s' } } });
+    const settings = settingsOf({ ...push(5), ...OPEN_RATES, minScale: 0, maxScale: 5, ...fallback(1, 3, 'currentReplicasIfLower'), cooldown: '1s', behavior: { scaleDown: { stabilizationWindow: '1s' } } });
     const d = planDriver(settings, { current: 1 });
     expect((await d.step({ at: T0, load: 20 })).scale).toBe(4);
     // The first failure is not past the threshold: no sample, no decision, nothing lowered.
@@ -81,7 +81,7 @@ describe('KEDA fallback over several reads (E5), through the plan', () => {
   });
 
   it(`${row('keda', 8)} from zero, a static fallback of 3 wakes the target: an engaged fallback stands for the load`, async () => {
-    const settings = settingsOf({ ...push(5), ...OPEN_RATES, ...ACTIVATOR, minScale: 0, maxScale: 5, ...fallback(1, 3) });
+    const settings = settingsOf({ ...push(5), ...OPEN_RATES, minScale: 0, maxScale: 5, ...fallback(1, 3), cooldown: '1s' });
     const d = planDriver(settings, { current: 0, conditions: inactiveFor(10 * MINUTE) });
     expect(await d.step({ at: T0, load: 0 })).toMatchObject({ scale: 0, written: undefined });
     expect(await d.step({ at: T0 + 5 * SECOND, load: undefined, failed: true })).toMatchObject({ scale: undefined, written: undefined });
@@ -96,10 +96,10 @@ describe('KEDA activation (E2), through the plan', () => {
     expect(out).toMatchObject({ scale: 5, boundBy: 'TooFewReplicas', written: [1, 5] });
   });
 
-  it(`${row('keda', 10)} with min 0, an active source wakes a target at 0 to 1, and the wake is recorded`, async () => {
-    const out = await planOnce(settingsOf({ ...push(10), ...ACTIVATOR, minScale: 0, maxScale: 100 }), { current: 0, conditions: inactiveFor(10 * MINUTE) }, { at: T0, load: 1 });
+  it(`${row('keda', 10)} with min 0, an active source wakes a target at 0 to 1, and its last active time is stamped`, async () => {
+    const out = await planOnce(settingsOf({ ...push(10), minScale: 0, maxScale: 100 }), { current: 0, conditions: inactiveFor(10 * MINUTE) }, { at: T0, load: 1 });
     expect(out).toMatchObject({ scale: 1, written: [0, 1] });
-    expect(out.record.wakeRequestedAt).toBe(T0);
+    expect([out.record.lastActiveAt, out.record.wakeRequestedAt]).toEqual([T0, T0]);
   });
 
   it(`${row('keda', 13)} min 1, a failing read with a fallback not yet engaged: no decision, so no write`, async () => {
@@ -108,13 +108,12 @@ describe('KEDA activation (E2), through the plan', () => {
   });
 });
 
-describe('KEDA activation threshold (E4)', () => {
-  // The module only: a target's activationThreshold does not reach the plan yet (several
-  // sources and activation are being wired into production); this row moves there with it.
-  it(`${row('keda', 15)} an activation threshold of 5: a value of 3 is inactive, 8 active`, () => {
-    const spec = { name: 'load', kind: 'queue' as const, targetPerReplica: 10, activationThreshold: 5 };
-    const active = (value: number) => anySourceActive({ specs: [spec], readings: [{ name: 'load', value, failures: 0 }], combine: { kind: 'max' }, fallback: undefined, current: 0 });
-    expect([active(3), active(8)]).toEqual([false, true]);
+describe('KEDA activation threshold (E4), through the plan', () => {
+  it(`${row('keda', 15)} an activation threshold of 5: a value of 3 leaves the target asleep (its 1 replica unasked), 8 wakes it`, async () => {
+    const settings = settingsOf({ load: { source: 'push', targetPerReplica: 10, activationThreshold: 5 }, minScale: 0 });
+    const d = planDriver(settings, { current: 0, conditions: inactiveFor(10 * MINUTE) });
+    expect(await d.step({ at: T0, load: 3 })).toMatchObject({ scale: 0, boundBy: 'Inactive', written: undefined });
+    expect(await d.step({ at: T0 + SECOND, load: 8 })).toMatchObject({ scale: 1, written: [0, 1] });
   });
 });
 

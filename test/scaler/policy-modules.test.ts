@@ -1,16 +1,16 @@
 /**
- * The policy modules' own rules, as sentences: formulas, combining sources, failing sources and
- * fallback, the queue target's sleep and wake without an activator, schedules across DST, and
- * the bounded histories and state the record keeps.
+ * The policy modules' own rules, as sentences: formulas, schedules across DST and the bounded
+ * histories the record keeps; and, through the plan, combining sources, failing sources and
+ * fallback, and the queue target's sleep and wake without an activator.
  */
 import { describe, expect, it } from 'vitest';
 import { evaluateFormula, FormulaError, parseFormula } from '../../src/scaler/policy/formula.js';
 import { boundedRecommendations, MAX_HISTORY } from '../../src/scaler/policy/history.js';
 import { isOpen, scheduledBounds, type Schedule } from '../../src/scaler/policy/schedules.js';
-import { decodePolicyState, encodePolicyState, EMPTY_POLICY_STATE } from '../../src/scaler/policy/state.js';
-import { stabilize } from '../../src/scaler/policy/behavior.js';
-import { MINUTE, OPEN_DECIDER, SECOND, T0, driver, rules, settingsFrom } from './policy-support.js';
+import { stabilize, type ScalingRules } from '../../src/scaler/policy/behavior.js';
+import { MINUTE, SECOND, T0, inactiveFor, planDriver, settingsOf } from './plan-driver.js';
 
+const rules = (over: Partial<ScalingRules>): ScalingRules => ({ stabilizationWindowMs: 0, policies: [], selectPolicy: 'Max', tolerance: 0, ...over });
 const source = (name: string, targetPerReplica: number, kind = 'queue') =>
   kind === 'http' ? { name, source: 'http', url: `http://metrics.example/${name}`, targetPerReplica } : { name, source: 'queue', queueName: name, accountName: 'acct', targetPerReplica };
 
@@ -38,34 +38,34 @@ describe('formulas', () => {
   });
 });
 
-describe('several sources', () => {
-  const two = (combine: unknown) => settingsFrom({ load: { sources: [source('jobs', 5), source('web', 10, 'http')], combine } });
-  const start = (combine: unknown, current: number) => driver(two(combine), { decider: OPEN_DECIDER, minScale: 1, maxScale: 0, since: T0 - MINUTE }, current);
+describe('several sources, through the plan', () => {
+  const two = (policy: Record<string, unknown>) => settingsOf({ load: { sources: [source('jobs', 5), source('web', 10, 'http')], ...policy }, minScale: 1, maxScaleDownRate: 1000 });
+  const start = (combine: unknown, current: number) => planDriver(two(combine === undefined ? {} : { combine }), { current });
+  const at = (sources: Record<string, number | 'failed'>) => ({ at: T0, load: undefined, sources });
 
   it.each([
     ['max (the default) takes the larger count: jobs 20/5 = 4 and web 70/10 = 7 → 7', undefined, 7],
     ['min takes the smaller: 4', 'min', 4],
     ['sum adds the counts: 11', 'sum', 11],
     ['a formula reads raw values: (20 + 70) / 10 → 9', { formula: 'jobs + web', targetPerReplica: 10 }, 9],
-  ])('%s', (_name, combine, want) => {
-    expect(start(combine, 3).run({ at: T0, values: { jobs: 20, web: 70 } }).desired).toBe(want);
+  ])('%s', async (_name, combine, want) => {
+    expect((await start(combine, 3).step(at({ jobs: 20, web: 70 }))).scale).toBe(want);
   });
 
-  it('a formula falls through a failing source with ??: web failing, jobs 20 → 20/5 = 4', () => {
-    expect(start({ formula: 'web ?? jobs', targetPerReplica: 5 }, 2).run({ at: T0, values: { jobs: 20, web: 'failed' } }).desired).toBe(4);
+  it('a formula falls through a failing source with ??: web failing, jobs 20 → 20/5 = 4', async () => {
+    expect((await start({ formula: 'web ?? jobs', targetPerReplica: 5 }, 2).step(at({ jobs: 20, web: 'failed' }))).scale).toBe(4);
   });
 
-  it('one failing source blocks scale-down: the other asks for 2, the target keeps 6', () => {
-    const out = start(undefined, 6).run({ at: T0, values: { jobs: 10, web: 'failed' } });
-    expect([out.desired, out.boundBy]).toEqual([6, ['SourceFailing']]);
+  it('one failing source blocks scale-down: the other asks for 2, the target keeps 6', async () => {
+    expect(await start(undefined, 6).step(at({ jobs: 10, web: 'failed' }))).toMatchObject({ scale: 6, boundBy: 'SourceFailing' });
   });
 
-  it('one failing source does not block scale-up: the other asks for 8, the target goes from 6 to 8', () => {
-    expect(start(undefined, 6).run({ at: T0, values: { jobs: 40, web: 'failed' } }).desired).toBe(8);
+  it('one failing source does not block scale-up: the other asks for 8, the target goes from 6 to 8', async () => {
+    expect((await start(undefined, 6).step(at({ jobs: 40, web: 'failed' }))).scale).toBe(8);
   });
 
-  it('with every source failing and no fallback there is no evidence: no decision', () => {
-    expect(start(undefined, 6).run({ at: T0, values: { jobs: 'failed', web: 'failed' } }).desired).toBeUndefined();
+  it('with every source failing and no fallback there is no evidence: no decision', async () => {
+    expect((await start(undefined, 6).step(at({ jobs: 'failed', web: 'failed' }))).scale).toBeUndefined();
   });
 
   it.each([
@@ -73,38 +73,37 @@ describe('several sources', () => {
     ['currentReplicas', 6, 6],
     ['currentReplicasIfHigher', 2, 3],
     ['currentReplicasIfLower', 6, 3],
-  ])('all sources failing past the threshold give the fallback replicas per behaviour: %s from %i → %i, in both directions', (behavior, current, want) => {
-    const settings = settingsFrom({ load: { sources: [source('jobs', 5), source('web', 10, 'http')] }, fallback: { failureThreshold: 2, replicas: 3, behavior } });
-    const d = driver(settings, { decider: OPEN_DECIDER, minScale: 0, maxScale: 0, since: T0 - MINUTE }, current);
-    const seen = [0, 1, 2].map((i) => d.run({ at: T0 + i * SECOND, values: { jobs: 'failed', web: 'failed' } }));
-    expect(seen.map((o) => o.desired)).toEqual([undefined, undefined, want]);
-    expect(seen[2]!.boundBy).toContain('FallbackActive');
+  ])('all sources failing past the threshold give the fallback replicas per behaviour: %s from %i → %i, in both directions', async (behavior, current, want) => {
+    const settings = settingsOf({ load: { sources: [source('jobs', 5), source('web', 10, 'http')] }, minScale: 1, maxScaleDownRate: 1000, fallback: { failureThreshold: 2, replicas: 3, behavior } });
+    const d = planDriver(settings, { current });
+    const seen = [];
+    for (const i of [0, 1, 2]) seen.push(await d.step({ at: T0 + i * SECOND, load: undefined, sources: { jobs: 'failed', web: 'failed' } }));
+    expect(seen.map((o) => o.scale)).toEqual([undefined, undefined, want]);
+    expect(seen[2]!.boundBy).toBe('FallbackActive');
   });
 });
 
-describe('a queue target without an activator', () => {
-  const settings = settingsFrom({ load: { source: 'queue', queueName: 'jobs', accountName: 'acct', targetPerReplica: 1 }, cooldown: '5m' });
-  const decider = { ...OPEN_DECIDER, maxScaleDownRate: 2 };
+describe('a queue target without an activator, through the plan', () => {
+  const queue = { source: 'queue', queueName: 'jobs', accountName: 'acct', targetPerReplica: 1 };
 
-  it('wakes 0 → 1 on a message, and after the cooldown steps back down to 0 through the rate limit, never N → 0', () => {
-    const d = driver(settings, { decider, minScale: 0, maxScale: 0, since: T0 - 10 * MINUTE }, 0);
-    expect(d.run({ at: T0, values: { load: 0 } }).desired).toBe(0);
-    expect(d.run({ at: T0 + 15 * SECOND, values: { load: 1 } }).desired).toBe(1);
-    expect(d.run({ at: T0 + 30 * SECOND, values: { load: 6 } }).desired).toBe(6);
+  it('wakes 0 → 1 on a message, and after the cooldown steps back down to 0 through the rate limit, never N → 0', async () => {
+    const d = planDriver(settingsOf({ load: queue, cooldown: '5m' }), { current: 0, conditions: inactiveFor(10 * MINUTE) });
+    expect((await d.step({ at: T0, load: 0 })).scale).toBe(0);
+    expect((await d.step({ at: T0 + 15 * SECOND, load: 1 })).scale).toBe(1);
+    expect((await d.step({ at: T0 + 30 * SECOND, load: 6 })).scale).toBe(6);
     const steps = [];
-    for (let t = 45; t <= 420; t += 15) steps.push([t, d.run({ at: T0 + t * SECOND, values: { load: 0 } })] as const);
-    const writes = steps.map(([, o]) => o.desired);
+    for (let t = 45; t <= 420; t += 15) steps.push([t, await d.step({ at: T0 + t * SECOND, load: 0 })] as const);
     // 6 → 3 → 1 by the rate limit, 1 held until 5 minutes after the last message (t = 30 s), then 0.
-    expect(writes.slice(0, 3)).toEqual([3, 1, 1]);
-    const zeroAt = steps.find(([, o]) => o.desired === 0)![0];
+    expect(steps.slice(0, 3).map(([, o]) => o.scale)).toEqual([3, 1, 1]);
+    const zeroAt = steps.find(([, o]) => o.scale === 0)![0];
     expect(zeroAt).toBe(330 + 15);
-    expect(steps.find(([t]) => t === 330)![1].boundBy).toEqual(['CooldownPending']);
-    expect(d.current).toBe(0);
+    expect(steps.find(([t]) => t === 330)![1].boundBy).toBe('CooldownPending');
+    expect(steps.filter(([, o]) => o.written).map(([, o]) => o.written)).toEqual([[6, 3], [3, 1], [1, 0]]);
   });
 
-  it('does not wake for a value at its activation threshold, only above it', () => {
-    const d = driver(settingsFrom({ load: { source: 'queue', queueName: 'jobs', accountName: 'acct', targetPerReplica: 1, activationThreshold: 2 } }), { decider, minScale: 0, maxScale: 0, since: T0 }, 0);
-    expect([d.run({ at: T0, values: { load: 2 } }).desired, d.run({ at: T0 + SECOND, values: { load: 3 } }).desired]).toEqual([0, 3]);
+  it('does not wake for a value at its activation threshold, only above it', async () => {
+    const d = planDriver(settingsOf({ load: { ...queue, activationThreshold: 2 } }), { current: 0, conditions: inactiveFor(10 * MINUTE) });
+    expect([(await d.step({ at: T0, load: 2 })).scale, (await d.step({ at: T0 + SECOND, load: 3 })).scale]).toEqual([0, 3]);
   });
 });
 
@@ -124,14 +123,6 @@ describe('schedules', () => {
     ['the autumn change, Sunday 09:00 in Berlin (08:00 UTC, CET again): open', '2026-10-25T08:00:00Z', true],
   ])('a floor of 5 from 09:00 to 17:00 Europe/Berlin: %s', (_name, iso, open) => {
     expect(isOpen(office, utc(iso))).toBe(open);
-  });
-
-  it('while the window is open the decision is raised to the floor, named ScheduledFloor; after it, the load decides', () => {
-    const settings = settingsFrom({ load: { source: 'queue', queueName: 'jobs', accountName: 'acct', targetPerReplica: 10 }, schedules: [{ cron: '0 9 * * *', duration: '8h', timezone: 'Europe/Berlin', minScale: 5 }] });
-    const d = driver(settings, { decider: OPEN_DECIDER, minScale: 1, maxScale: 0, since: utc('2026-03-29T00:00:00Z') }, 1);
-    const open = d.run({ at: utc('2026-03-29T07:00:00Z'), values: { load: 10 } });
-    expect([open.desired, open.minScale, open.boundBy]).toEqual([5, 5, ['ScheduledFloor']]);
-    expect(d.run({ at: utc('2026-03-29T15:00:00Z'), values: { load: 10 } }).desired).toBe(1);
   });
 
   it('overlapping windows take the highest floor and the lowest ceiling, and a floor wins over a ceiling below it, as minScale over maxScale', () => {
@@ -160,12 +151,5 @@ describe('the state kept in the record', () => {
     expect(history.every((r) => r.low === r.high && r.high === said(r.at))).toBe(true);
     expect(history.map((r) => (r.at - T0) / SECOND)).toEqual(expect.arrayContaining([last - 1, last]));
     expect(boundedRecommendations([...history, { at: T0 - 1, low: 0, high: 20 }]).some((r) => r.low === 0 && r.high === 20)).toBe(true);
-  });
-
-  it('reads back what it wrote, and a damaged text reads as nothing remembered', () => {
-    const state = { ...EMPTY_POLICY_STATE, failures: { jobs: 2 }, lastActiveAt: T0, initialized: true, delay: [{ index: 3, value: 4 }] };
-    expect(decodePolicyState(encodePolicyState(state))).toEqual(state);
-    expect(decodePolicyState('{not json')).toEqual(EMPTY_POLICY_STATE);
-    expect(decodePolicyState(undefined)).toEqual(EMPTY_POLICY_STATE);
   });
 });

@@ -5,15 +5,16 @@
  *   sources → combine → fallback → windows and rates → behavior → scaleDownDelay
  *   → activation and initial scale → bounds → scale to zero → pause
  *
- *  1. sources          each source's desired replicas (today: the one source's stable window)
- *  2. combine          several sources into one (max, min, sum, a formula); one source: itself
+ *  1. sources          each source's desired replicas, combined (max, min, sum, a formula) and
+ *  2. combine          with each source's health: sources-view.ts, read by the stages after
  *  3. fallback         sources failing past their threshold: the fallback replicas
  *  4. windows          Knative's stable and panic windows and its maxScaleUp/DownRate
  *  5. behavior         HPA v2 `behavior`: stabilization windows, then Pods/Percent policies
  *  6. scaleDownDelay   Knative: the highest scale of the delay window
  *  7. activation       activationScale on a wake, initialScale on the first scale
  *  8. bounds           minScale/maxScale, with schedules adjusting them
- *  9. scaleToZero      the activator, grace period and stable window rules: the plan
+ *  9. scaleToZero      the activator, grace period and stable window rules: the plan; a
+ *                      queue-driven target without an activator: activation and cooldown (sleep.ts)
  * 10. pause            `drover pause` and `paused: true`
  *
  * A stage takes the replicas so far (undefined: no evidence, which no stage may turn into a

@@ -15,6 +15,9 @@
  * before any, from when Drover adopted the target: a workload taken over is not put to sleep
  * sooner than a whole cooldown after Drover first saw it.
  *
+ * A source whose read fails (with no fallback standing for it) stops the way down where it is:
+ * an unreadable queue may hold work.
+ *
  * Not this path: a target with an `http` source or an activator (Knative's rules, scale-to-zero.ts),
  * one with a lower bound above zero or scale to zero disabled, and one with no load sample (no
  * evidence: the pipeline's usual rule, which never lowers).
@@ -37,7 +40,7 @@ export interface SleepOutput {
 export function sleepPlan(replicas: number | undefined, ctx: SourcesContext): SleepOutput | undefined {
   const { settings, record, now } = ctx;
   if (!settings.sleepsWithoutActivator || replicas === undefined || effectiveBounds(ctx).minScale > 0) return undefined;
-  const { active } = sourcesView(ctx);
+  const { active, failing } = sourcesView(ctx);
   const current = ctx.observation.scale;
   const quietSince = record?.lastActiveAt ?? record?.adoptedAt ?? now;
   const lastActiveAt = active ? now : quietSince;
@@ -49,6 +52,9 @@ export function sleepPlan(replicas: number | undefined, ctx: SourcesContext): Sl
     return out(scale, planOf(apply(scale, 'desired-nonzero')), current === 0 ? 'ActivationScale' : 'CooldownPending');
   }
   if (current === 0) return out(0, planOf(report(0, 'idle-at-zero')), 'Inactive');
+  // A source that cannot be read may hold work: no step towards zero while one fails (the
+  // behavior stage has already kept the scale from falling).
+  if (failing) return out(Math.max(replicas, 1), planOf(apply(Math.max(replicas, 1), 'desired-nonzero')), 'SourceFailing');
   const cooldownMs = (settings.policy ?? NO_POLICY).cooldownMs;
   const cooled = applyCooldown({ replicas, current, active, lastActiveAt: quietSince, since: quietSince, cooldownMs, now });
   if (cooled.boundBy === 'CooldownPending') {

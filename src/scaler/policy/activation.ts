@@ -1,9 +1,8 @@
 /**
- * KEDA's activation for targets whose sources are all `queue` or `push`: the queue holds the
- * work, so such a target needs no activator to wake or to sleep.
+ * KEDA's cooldown for targets whose sources are all `queue` or `push`: the queue holds the
+ * work, so such a target needs no activator to wake or to sleep (the wake, at zero, is
+ * src/scaler/plan/sleep.ts).
  *
- *   wake      a target at zero wakes (to at least 1) when a source is active, and stays at zero
- *             while none is, whatever the load would ask for below the activation threshold
  *   sleep     after `cooldown` since the last active observation, the target may go to zero,
  *             one step at a time: the rate limits bring it down, and the last write is 1 → 0
  *
@@ -14,19 +13,6 @@
 import { bound, type Bound, type PolicyRule } from './rules.js';
 
 export const DEFAULT_COOLDOWN_MS = 5 * 60_000;
-
-export interface ActivationInput {
-  replicas: number;
-  current: number;
-  active: boolean;
-}
-
-/** The wake rule: at zero, active wakes to at least 1 (KEDA's executor) and inactive holds zero. */
-export function applyActivation({ replicas, current, active }: ActivationInput): Bound {
-  if (current > 0) return bound(replicas);
-  if (active) return bound(Math.max(replicas, 1));
-  return replicas > 0 ? bound(0, 'Inactive') : bound(0);
-}
 
 export interface CooldownInput {
   replicas: number;

@@ -22,20 +22,32 @@ export function poolScale(rt: Runtime, pool: PoolConfig) {
     description,
     async read() {
       const [{ instances }, row] = await Promise.all([peekCache(rt.table('instances'), cacheKey(pool.scaleSet)), machines.get<WantedProps>(pool.name, WANTED_KEY)]);
-      const live = instances.filter((i) => i.state !== 'Deleting' && i.provisioningState !== 'Deleting');
-      const ready = live.filter((i) => isRunning(i) && !isBroken(i) && i.errorInfo === null).length;
-      // Until a target wrote one, the pool holds what it has (capped by maxCount when it has one).
-      const wanted = wantedOf(row) ?? (pool.maxCount > 0 ? Math.min(pool.maxCount, live.length) : live.length);
-      return { specReplicas: wanted, ready, ...(row ? { etag: row.etag } : {}) };
+      return { ...observePool(instances, wantedOf(row), pool.maxCount), ...(row ? { etag: row.etag } : {}) };
     },
     async write(replicas: number): Promise<string | undefined> {
-      const wanted = pool.maxCount > 0 ? Math.min(replicas, pool.maxCount) : replicas;
+      const wanted = cappedWanted(replicas, pool.maxCount);
       const written = await writeWanted(machines, pool.name, wanted, rt.holder, rt.clock.now());
       if (!written) throw new Error(`${description}: the wanted count changed while it was written; read again on the next pass`);
       await rt.queues.reconcile({ kind: 'pool', name: pool.name, reason: `the wanted count is now ${wanted}` });
       return wanted < replicas ? `the pool's maxCount ${pool.maxCount} caps the wanted ${replicas}` : undefined;
     },
   };
+}
+
+/**
+ * What a Pool target observes (pure; replay observes its modelled pool the same way): the
+ * wanted count, and the healthy running VMs among the cached instances.
+ */
+export function observePool(instances: readonly CachedInstance[], wanted: number | undefined, maxCount: number): { specReplicas: number; ready: number } {
+  const live = instances.filter((i) => i.state !== 'Deleting' && i.provisioningState !== 'Deleting');
+  const ready = live.filter((i) => isRunning(i) && !isBroken(i) && i.errorInfo === null).length;
+  // Until a target wrote one, the pool holds what it has (capped by maxCount when it has one).
+  return { specReplicas: wanted ?? (maxCount > 0 ? Math.min(maxCount, live.length) : live.length), ready };
+}
+
+/** The wanted count a target's replicas become: the pool's maxCount is its ceiling (0: none). */
+export function cappedWanted(replicas: number, maxCount: number): number {
+  return maxCount > 0 ? Math.min(replicas, maxCount) : replicas;
 }
 
 /** A VM that serves: Running, with a known running power state. */
