@@ -2,6 +2,7 @@
 import type { Decision } from '../reconcile/types.js';
 import type { PoolOutcome } from './execute.js';
 import type { PoolPlan } from './plan.js';
+import { vmName, vmNames } from './vm-names.js';
 
 export const LOST_RACE = 'capacity write lost a race with another writer (412): retried next pass';
 
@@ -17,6 +18,9 @@ export function describeOutcome(plan: PoolPlan, outcome: PoolOutcome): Decision 
   if (!backedOff(plan)) parts.push(plan.decision.reason);
   if (outcome.adopted.length) parts.push(`adopted ${outcome.adopted.length} running VM(s)`);
   if (outcome.recovered.length) parts.push(`${outcome.recovered.length} VM(s) marked failed are running and healthy again: marked Running`);
+  for (const line of plan.lines) if (/parked VM\(s\) before creating|marked Waking/.test(line)) parts.push(line);
+  if (outcome.woken.length) parts.push(`started ${outcome.woken.length} parked VM(s): ${outcome.woken.join(', ')}`);
+  if (outcome.wakeWaiting) parts.push(`the creation rate allows ${outcome.woken.length} of ${outcome.woken.length + outcome.wakeWaiting} starts now; the rest, and any new VM, wait for a later pass`);
   const raise = outcome.raise;
   if (raise.kind === 'raised') {
     parts.push(`raised capacity ${raise.from} → ${raise.to}${raise.done ? '' : ' (ARM still working)'}, adopted ${raise.adopted.length} new VM(s)${raise.awaiting ? `, ${raise.awaiting} not listed yet` : ''}`);
@@ -29,11 +33,13 @@ export function describeOutcome(plan: PoolPlan, outcome: PoolOutcome): Decision 
   for (const line of plan.lines) if (line.startsWith('creations backed off')) parts.push(line);
   if (outcome.deleted.length) {
     const until = plan.backoff?.until ?? plan.backoffUntil;
-    parts.push(`fast-deleted ${outcome.deleted.length} broken VM(s): ${outcome.deleted.join(', ')}${until === undefined ? '' : `; creations backed off until ${new Date(until).toISOString()}`}`);
+    parts.push(`fast-deleted ${outcome.deleted.length} broken VM(s): ${vmNames(outcome.deleted, plan.delete)}${until === undefined ? '' : `; creations backed off until ${new Date(until).toISOString()}`}`);
   }
-  for (const line of plan.lines) if (/protected VMs kept above|above the wanted|marked for scale-in/.test(line)) parts.push(line);
-  if (outcome.scaledIn.length) parts.push(`scaled in: deleted ${outcome.scaledIn.length} VM(s) by instance id in ${outcome.scaleInCalls} call(s): ${outcome.scaledIn.join(', ')}`);
+  for (const line of plan.lines) if (/protected VMs kept above|above the wanted|marked for scale-in|evicted by Azure|beyond the warm buffer|marked Parked/.test(line)) parts.push(line);
+  if (outcome.scaledIn.length) parts.push(`scaled in: deleted ${outcome.scaledIn.length} VM(s) by instance id in ${outcome.scaleInCalls} call(s): ${vmNames(outcome.scaledIn, plan.scaleIn)}`);
   if (outcome.scaleInWaiting) parts.push(`the deletion rate allows ${outcome.scaledIn.length} of ${outcome.scaledIn.length + outcome.scaleInWaiting} now; the rest waits for a later pass`);
+  if (outcome.parked.length) parts.push(`parked ${outcome.parked.length} VM(s) in the warm buffer (deallocated): ${vmNames(outcome.parked, plan.park)}`);
+  if (outcome.parkWaiting) parts.push(`the deletion rate allows ${outcome.parked.length} of ${outcome.parked.length + outcome.parkWaiting} parks now; the rest waits for a later pass`);
   if (outcome.rowFailures.length) parts.push(`not written: ${outcome.rowFailures.join('; ')}`);
   for (const id of plan.skipped) parts.push(`inventory row has unparseable provider ID ${JSON.stringify(id)}, skipped`);
   const reason = parts.join('; ');
@@ -43,11 +49,12 @@ export function describeOutcome(plan: PoolPlan, outcome: PoolOutcome): Decision 
 
 function verbOf(plan: PoolPlan, outcome: PoolOutcome): string {
   const raise = outcome.raise;
-  if (raise.kind === 'raised') return `raised capacity ${raise.from} → ${raise.to}`;
+  if (raise.kind === 'raised') return `${outcome.woken.length ? `started ${outcome.woken.length} parked, ` : ''}raised capacity ${raise.from} → ${raise.to}`;
   if (raise.kind === 'lostRace') return 'capacity write lost a race';
   if (outcome.adopted.length) return `adopted ${outcome.adopted.length}`;
   if (outcome.deleted.length) return `fast-deleted ${outcome.deleted.length}`;
-  if (outcome.scaledIn.length) return `scaled in ${outcome.scaledIn.length}`;
+  if (outcome.scaledIn.length || outcome.parked.length) return [outcome.scaledIn.length ? `scaled in ${outcome.scaledIn.length}` : '', outcome.parked.length ? `parked ${outcome.parked.length}` : ''].filter(Boolean).join(', ');
+  if (outcome.woken.length) return `started ${outcome.woken.length} parked`;
   if (outcome.retired.length) return `retired ${outcome.retired.length}`;
   if (raise.kind === 'rateLimited') return 'rate limited';
   switch (plan.decision.kind) {
@@ -71,9 +78,11 @@ export function describePlan(plan: PoolPlan): Decision {
   const parts = [...plan.lines];
   if (plan.adopt.length) parts.push(`would adopt ${plan.adopt.length} running VM(s)`);
   if (plan.raise) parts.push(`would raise capacity ${plan.raise.from} → ${plan.raise.to} (If-Match ${plan.raise.etag}), as far as the creation rate allows`);
-  if (plan.delete.length) parts.push(`would fast-delete ${plan.delete.map((d) => d.id).join(', ')}`);
+  if (plan.delete.length) parts.push(`would fast-delete ${plan.delete.map(vmName).join(', ')}`);
   if (plan.statusUpdates.length) parts.push(`would update the status of ${plan.statusUpdates.length} row(s)`);
-  if (plan.scaleIn.length) parts.push(`would scale in: delete ${plan.scaleIn.map((d) => d.id).join(', ')}`);
+  if (plan.scaleIn.length) parts.push(`would scale in: delete ${plan.scaleIn.map(vmName).join(', ')}`);
+  if (plan.park.length) parts.push(`would park (deallocate) ${plan.park.map(vmName).join(', ')}`);
+  if (plan.wake.length) parts.push(`would start ${plan.wake.map(vmName).join(', ')} before any new VM`);
   const verb = plan.raise ? `would raise capacity ${plan.raise.from} → ${plan.raise.to}` : plan.adopt.length ? `would adopt ${plan.adopt.length}` : plan.delete.length ? `would fast-delete ${plan.delete.length}` : plan.retire.length ? `would retire ${plan.retire.length}` : 'would do nothing';
   return { decision: verb, reason: parts.join('; ') };
 }

@@ -10,10 +10,10 @@ import { silentLog } from '../../src/log.js';
 import { reconcileObject } from '../../src/reconcile/object.js';
 import { readInventory, toInventoryRow } from '../../src/pool/inventory.js';
 import { poolStatus } from '../../src/status/pool-status.js';
-import type { ScaleSetApi } from '../../src/azure/scale-set-api.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import type { ObjectOutcome } from '../../src/reconcile/types.js';
 import { armWorld, armWorldPerFile } from '../support/arm.js';
+import { realAdapter } from './support/sized.js';
 import { shortId } from '../../src/cache/ids.js';
 
 const world = armWorldPerFile();
@@ -34,18 +34,7 @@ const decisionOf = (o: ObjectOutcome) => (o.status === 'done' || o.status === 'f
 const ids = (rt: Runtime, name: string) => rows(rt, name).then((r) => r.map((m) => m.providerId).sort());
 const listedIds = (name: string) => world.sim.scaleSet(RG, name).vms().map((v) => `azure://${v.id.replace(RG, RG.toLowerCase())}`).sort();
 
-/** The real adapter with some calls replaced. */
-async function adapter(rt: Runtime, replace: Partial<ScaleSetApi>): Promise<ScaleSetApi> {
-  const real = await rt.scaleSetApi();
-  return {
-    getScaleSet: (...a) => real.getScaleSet(...a),
-    listVms: (...a) => real.listVms(...a),
-    setCapacity: (...a) => real.setCapacity(...a),
-    deleteInstances: (...a) => real.deleteInstances(...a),
-    setPower: (...a) => real.setPower(...a),
-    ...replace,
-  };
-}
+
 
 /** The whole machines partition, as keys and ETags: what "nothing written" compares. */
 const partition = async (rt: Runtime, name: string) =>
@@ -122,7 +111,7 @@ describe('the safety switch', () => {
     scaleSet.updateVm(broken!.name, { provisioningState: 'Failed', powerState: 'PowerState/stopped' });
     const partial = await world.runtime(config, {
       adapters: {
-        scaleSetApi: await adapter(healthy, {
+        scaleSetApi: await realAdapter(healthy, {
           listVms: async (...a) => {
             const listing = await (await healthy.scaleSetApi()).listVms(...a);
             return { ...listing, vms: listing.vms.filter((vm) => vm.name !== hidden!.name) };
@@ -208,7 +197,7 @@ describe('a capacity write that loses its race', () => {
     const plain = await world.runtime(config);
     const racing = await world.runtime(config, {
       adapters: {
-        scaleSetApi: await adapter(plain, {
+        scaleSetApi: await realAdapter(plain, {
           setCapacity: async (...a) => {
             scaleSet.touch();
             return (await plain.scaleSetApi()).setCapacity(...a);

@@ -11,19 +11,12 @@ import { writeWanted } from '../../src/pool/wanted.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import type { ObjectOutcome } from '../../src/reconcile/types.js';
 import { armWorldPerFile } from '../support/arm.js';
+import { sizedPool } from './support/sized.js';
 
 const world = armWorldPerFile();
 
 const RG = 'rg-scale-in';
-const pool = (name: string, extra: object = {}) => ({
-  name,
-  scaleSet: { resourceGroup: RG, name },
-  creationRate: '0s,1',
-  deletionRate: '0s,1',
-  reconcileRate: '0s,1',
-  instanceCache: { ttl: '0s' },
-  ...extra,
-});
+const pool = sizedPool(RG);
 const pass = (rt: Runtime, name: string) => reconcileObject(rt, { kind: 'pool', name }, { reason: 'test' }, { log: silentLog });
 const decisionOf = (o: ObjectOutcome) => (o.status === 'done' || o.status === 'failed' ? o.decision : undefined);
 const settle = () => new Promise((r) => setTimeout(r, 150));

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Status } from '../../src/status/status.js';
 import type { PoolStatus } from '../../src/status/pool-status.js';
+import { NO_POOL_NOTES } from '../../src/status/pool-notes.js';
 import type { TargetStatus } from '../../src/status/target-status.js';
 import { storyLines } from '../../sim/story.js';
 import { settledAt } from '../../sim/steps.js';
@@ -17,6 +18,7 @@ function pool(over: Partial<PoolStatus> = {}): PoolStatus {
     machines: [0, 1].map((n) => ({ providerId: vm(n), providerStatus: 'Running', address: null, createdAt: null, updatedAt: null })),
     safetySwitch: null,
     backoffUntil: null,
+    ...NO_POOL_NOTES,
     counts: { healthy: 2, broken: 0, creating: 0, warm: 0, stopped: 0, deleting: 0, unmanaged: 0, missing: 0 },
     ...over,
   };
