@@ -83,8 +83,7 @@ export const UNIT_FILES = [
   'test/support/guards.test.ts',
   'test/support/memory-table.test.ts',
   'test/infra/bench-doc.test.ts',
-  // i21d: the demo's story and steps, and the replay of a Pool target (no I/O).
-  'test/sim/story.test.ts',
+  // i21d: the replay of a Pool target (no I/O).
   'test/replay/pool-target.test.ts',
 ];
 

@@ -83,6 +83,6 @@ export function describePlan(plan: PoolPlan): Decision {
   if (plan.scaleIn.length) parts.push(`would scale in: delete ${plan.scaleIn.map(vmName).join(', ')}`);
   if (plan.park.length) parts.push(`would park (deallocate) ${plan.park.map(vmName).join(', ')}`);
   if (plan.wake.length) parts.push(`would start ${plan.wake.map(vmName).join(', ')} before any new VM`);
-  const verb = plan.raise ? `would raise capacity ${plan.raise.from} → ${plan.raise.to}` : plan.adopt.length ? `would adopt ${plan.adopt.length}` : plan.delete.length ? `would fast-delete ${plan.delete.length}` : plan.retire.length ? `would retire ${plan.retire.length}` : 'would do nothing';
+  const verb = plan.wake.length ? `would start ${plan.wake.length} parked` : plan.raise ? `would raise capacity ${plan.raise.from} → ${plan.raise.to}` : plan.park.length ? `would park ${plan.park.length}` : plan.adopt.length ? `would adopt ${plan.adopt.length}` : plan.delete.length ? `would fast-delete ${plan.delete.length}` : plan.retire.length ? `would retire ${plan.retire.length}` : 'would do nothing';
   return { decision: verb, reason: parts.join('; ') };
 }
