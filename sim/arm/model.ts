@@ -5,6 +5,7 @@
  * them with a ManualClock and nothing needs a timer.
  */
 import type { Clock } from '../../src/clock.js';
+import type { SimAutoscaleSetting } from './autoscale.js';
 
 export type SimOrchestrationMode = 'Uniform' | 'Flexible';
 
@@ -70,6 +71,14 @@ export interface SimScaleSet {
   priority: SimPriority;
   /** What an eviction does to a Spot VM; default Deallocate. */
   evictionPolicy: SimEvictionPolicy;
+  /** Model settings that status shows (absent: not in ARM's answer). */
+  settings: SimScaleSetSettings;
+}
+
+/** The scale set's `overprovision` and `scheduledEventsProfile.terminateNotificationProfile`. */
+export interface SimScaleSetSettings {
+  overprovision?: boolean;
+  terminateNotification?: { enable: boolean; notBeforeTimeout?: string };
 }
 
 export type SimPriority = 'Regular' | 'Spot';
@@ -101,6 +110,8 @@ export const SUCCEEDED_OUTCOME: SimVmSpec = Object.freeze({
 
 export class SimWorld {
   readonly scaleSets: SimScaleSet[] = [];
+  /** The resource groups' Azure Monitor autoscale settings (autoscale.ts). */
+  readonly autoscaleSettings: SimAutoscaleSetting[] = [];
   private readonly operations = new Map<string, SimOperation>();
   private operationCount = 0;
 
@@ -133,6 +144,7 @@ export class SimWorld {
       vms: [],
       nextOrdinal: 0,
       creationOutcomes: [],
+      settings: {},
       priority: 'Regular',
       evictionPolicy: 'Deallocate',
     };

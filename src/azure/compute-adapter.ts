@@ -22,6 +22,8 @@ import { AbortedError, TimeoutError, callDeadline, reasonOf } from '../deadline.
 import { waitBounded } from './lro.js';
 import { rateLimitFromHeaders } from './rate-limit-headers.js';
 import { flexibleVmRecord, scaleSetInfoOf, uniformVmRecord } from './records.js';
+import { listAutoscaleSettingsVia, type AutoscaleSettingRecord, type AutoscaleSettingsApi, type SendRequest } from './autoscale-settings.js';
+import { createDefaultHttpClient, type HttpClient } from '@azure/core-rest-pipeline';
 import type {
   CallOptions,
   LroResult,
@@ -71,7 +73,7 @@ type PipelinePolicy = NonNullable<
 export async function createComputeScaleSetApi(
   connection: ArmConnection,
   options: ComputeAdapterOptions = {},
-): Promise<ScaleSetApi> {
+): Promise<ScaleSetApi & AutoscaleSettingsApi> {
   const endpoint = (connection.resourceManagerEndpoint ?? DEFAULT_RESOURCE_MANAGER_ENDPOINT).replace(/\/+$/, '');
   const credential =
     options.credential ??
@@ -120,16 +122,18 @@ const MAX_ERROR_BODY_CHARS = 8_192;
  */
 const budgetScope = new AsyncLocalStorage<BudgetSeen>();
 
-class ComputeScaleSetApi implements ScaleSetApi {
+class ComputeScaleSetApi implements ScaleSetApi, AutoscaleSettingsApi {
   private readonly client: ComputeManagementClient;
   private readonly clock: Clock;
   private readonly lroWaitMs: number;
   private readonly lroPollIntervalMs: number;
   private readonly requestTimeoutMs: number;
+  /** For the requests this adapter sends through the client's pipeline itself (the autoscale settings). */
+  private httpClient: HttpClient | undefined;
 
   constructor(
     private readonly subscriptionId: string,
-    endpoint: string,
+    private readonly endpoint: string,
     credential: TokenCredential,
     extraCa: string | undefined,
     options: ComputeAdapterOptions,
@@ -240,6 +244,12 @@ class ComputeScaleSetApi implements ScaleSetApi {
     } catch (error) {
       throw translateArmError(error, context, this.clock.now());
     }
+  }
+
+  /** The resource group's Azure Monitor autoscale settings: one paged GET through this client's pipeline (autoscale-settings.ts). */
+  async listAutoscaleSettings(resourceGroup: string, options: CallOptions = {}): Promise<AutoscaleSettingRecord[]> {
+    const send: SendRequest = (request) => this.client.pipeline.sendRequest((this.httpClient ??= createDefaultHttpClient()), request);
+    return listAutoscaleSettingsVia(send, resourceGroup, { endpoint: this.endpoint, subscriptionId: this.subscriptionId, abortSignal: options.abortSignal, now: () => this.clock.now() });
   }
 
   async setPower(
