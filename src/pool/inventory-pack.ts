@@ -17,7 +17,7 @@
 import type { Props, Row } from '../state/entity-table.js';
 import { newGeneration } from '../state/generation.js';
 import { isPackRowKey, packJson, packRowKey, unpackJson } from '../cache/pack.js';
-import type { MachineProps } from './inventory.js';
+import type { MachineProps } from './machine-props.js';
 
 /** One machine as stored in the pack. */
 type PackedMachine = { k: string; v: number; p: MachineProps };

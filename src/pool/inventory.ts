@@ -12,16 +12,9 @@ import { WANTED_KEY, wantedOf, type WantedProps } from './wanted.js';
 import { NOTES_KEY } from './notes.js';
 import { machineRows, storedMachines, type StoredMachines } from './inventory-pack.js';
 import { PackMismatchError } from '../cache/pack.js';
+import type { MachineProps } from './machine-props.js';
 
-export type MachineProps = {
-  providerStatus?: string;
-  address?: string;
-  name?: string;
-  createdAt: number;
-  updatedAt: number;
-  /** When fast delete counted this VM's failure toward the creation backoff (once per VM). */
-  brokenAt?: number;
-};
+export type { MachineProps } from './machine-props.js';
 
 export interface SafetySwitchState {
   providerOnly: ProviderId[];
