@@ -36,12 +36,14 @@ export const UNIT_FILES = [
   'test/scaler/hostile-numbers.test.ts',
   'test/load/samples.test.ts',
   'test/metrics/export.test.ts',
+  'test/pool/autoscale-hold-table.test.ts',
   'test/pool/backoff-fast-delete.test.ts',
   'test/pool/churn.test.ts',
   'test/pool/generation.test.ts',
   'test/pool/machines.test.ts',
   'test/pool/plan-table.test.ts',
   'test/pool/scale-in-table.test.ts',
+  'test/pool/vm-names.test.ts',
   'test/pool/warm-buffer-table.test.ts',
   'test/pool/property.test.ts',
   'test/pool/smoke.test.ts',
@@ -80,8 +82,8 @@ export const UNIT_FILES = [
   'test/state/history-writes.test.ts',
   'test/support/guards.test.ts',
   'test/support/memory-table.test.ts',
-  // i21d: the demo's story and steps, and the replay of a Pool target (no I/O).
-  'test/sim/story.test.ts',
+  'test/infra/bench-doc.test.ts',
+  // i21d: the replay of a Pool target (no I/O).
   'test/replay/pool-target.test.ts',
 ];
 

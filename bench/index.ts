@@ -71,16 +71,20 @@ export interface BenchRun {
 }
 
 /** The 1-minute load average, sampled every 10 s while the benchmarks run. */
-function watchLoad(): { stop(): { start: number; max: number; end: number } } {
+function watchLoad(): { sofar(): { start: number; max: number; end: number }; stop(): { start: number; max: number; end: number } } {
   const start = loadavg()[0]!;
   let max = start;
   const timer = setInterval(() => (max = Math.max(max, loadavg()[0]!)), 10_000);
   timer.unref();
+  const sofar = () => {
+    const end = loadavg()[0]!;
+    return { start, max: Math.max(max, end), end };
+  };
   return {
+    sofar,
     stop() {
       clearInterval(timer);
-      const end = loadavg()[0]!;
-      return { start, max: Math.max(max, end), end };
+      return sofar();
     },
   };
 }
@@ -100,19 +104,20 @@ async function main(): Promise<void> {
   const results: Record<string, Figure[]> = {};
   const startedAt = new Date().toISOString();
   const load = watchLoad();
+  // Written after each benchmark, so a run stopped half-way keeps what it measured.
+  const save = (loadAverage: BenchRun['run']['loadAverage']) => {
+    if (!values.out) return;
+    const run: BenchRun = { run: { startedAt, finishedAt: new Date().toISOString(), node: process.version, cores: cpus().length, quick: values.quick, loadAverage }, results };
+    writeFileSync(values.out, `${JSON.stringify(run, null, 2)}\n`);
+  };
   for (const benchmark of chosen) {
     const figures = await benchmark.run();
     results[benchmark.name] = figures;
     if (!values.json) console.log(`${formatFigures(benchmark, figures)}\n`);
+    save(load.sofar());
   }
   if (values.json) console.log(JSON.stringify(results, null, 2));
-  if (values.out) {
-    const run: BenchRun = {
-      run: { startedAt, finishedAt: new Date().toISOString(), node: process.version, cores: cpus().length, quick: values.quick, loadAverage: load.stop() },
-      results,
-    };
-    writeFileSync(values.out, `${JSON.stringify(run, null, 2)}\n`);
-  }
+  save(load.stop());
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -8,7 +8,7 @@
  *   can go below. The simulator and Azurite run in other processes, so only Drover's side counts.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { writeFileSync, mkdtempSync } from 'node:fs';
+import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -106,6 +106,7 @@ async function run(): Promise<Figure[]> {
   } finally {
     await sim.close();
     await azurite.stop();
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 

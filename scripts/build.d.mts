@@ -34,4 +34,10 @@ export function buildDeployPackage(options: {
   allowDevConfig?: boolean;
   /** Where configuration notes and warnings go; default: the console. */
   warn?: (line: string) => void;
+  /** The build's time (epoch ms), the configuration's sequence in drover.sequence.json; default: now. */
+  builtAt?: number;
 }): Promise<Metafile>;
+
+/** The sequence file written beside the deployed configuration (src/config/sequence.ts reads it). */
+export const SEQUENCE_FILE: string;
+export function sequenceFile(builtAt: number): string;

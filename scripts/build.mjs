@@ -10,6 +10,8 @@
  *   host.json            copied
  *   drover.config.yaml   the configuration at the repository root, checked (scripts/deploy-checks.mjs),
  *                        with the kubeconfig and CA files it names by relative path
+ *   drover.sequence.json the configuration's sequence, the build's time in epoch ms (src/config/sequence.ts):
+ *                        of two deployments on one storage account, the newer build's configuration wins
  *
  * Why a bundle: a cold start then reads a handful of files instead of several hundred from
  * node_modules, and the package has no node_modules to install, so it holds no dev dependency
@@ -41,6 +43,8 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 export const DEPLOY_DIR = 'dist/deploy';
 /** uPlot's browser build, stylesheet and licence, shipped for the status page. */
 const UPLOT_FILES = ['dist/uPlot.iife.min.js', 'dist/uPlot.min.css', 'LICENSE'];
+/** Beside the deployed configuration (src/config/sequence.ts reads it; test/config/sequence.test.ts keeps the names equal). */
+export const SEQUENCE_FILE = 'drover.sequence.json';
 /** The worker's built-in module: it exists only inside the Functions host. */
 const FUNCTIONS_CORE = '@azure/functions-core';
 
@@ -208,7 +212,7 @@ async function checkedConfigFiles(configFile, { loadConfig, env, strict, allowDe
  * Writes the whole deploy directory; returns the bundle's metafile. `loadConfig` is Drover's
  * own loader (src/config/load.ts), so the package is checked against the real schema.
  */
-export async function buildDeployPackage({ outDir, configFile, loadConfig, env = process.env, strict = Boolean(env.AZURE_ENV_NAME), allowDevConfig = false, warn = (line) => console.warn(line) }) {
+export async function buildDeployPackage({ outDir, configFile, loadConfig, env = process.env, strict = Boolean(env.AZURE_ENV_NAME), allowDevConfig = false, warn = (line) => console.warn(line), builtAt = Date.now() }) {
   const configFiles = await checkedConfigFiles(configFile, { loadConfig, env, strict, allowDevConfig, warn });
   await rm(outDir, { recursive: true, force: true });
   await mkdir(outDir, { recursive: true });
@@ -225,7 +229,14 @@ export async function buildDeployPackage({ outDir, configFile, loadConfig, env =
     await mkdir(path.dirname(path.join(outDir, target)), { recursive: true });
     await cp(path.join(configDir, file), path.join(outDir, target));
   }
+  // A rollback is a newer build too: whatever it ships, its configuration is the one that wins.
+  if (configFiles.length > 0) await writeFile(path.join(outDir, SEQUENCE_FILE), sequenceFile(builtAt));
   return metafile;
+}
+
+/** The sequence file's body: the build's time in epoch ms, and the same time readable. */
+export function sequenceFile(builtAt) {
+  return `${JSON.stringify({ sequence: builtAt, builtAt: new Date(builtAt).toISOString() }, null, 2)}\n`;
 }
 
 /** The loader tsc compiled into dist/, imported only when there is a configuration to check. */

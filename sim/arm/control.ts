@@ -1,5 +1,5 @@
 /** The scripting handle of one simulated scale set. */
-import type { SimOrchestrationMode, SimScaleSet, SimVm, SimVmSpec, SimWorld } from './model.js';
+import type { SimOrchestrationMode, SimScaleSet, SimScaleSetSettings, SimVm, SimVmSpec, SimWorld } from './model.js';
 import { applySpec } from './model.js';
 import { evictVm } from './power.js';
 import type { ResourceContext } from './representation.js';
@@ -34,6 +34,8 @@ export interface SimScaleSetControl {
   failNextCreations(count: number, outcome?: SimVmSpec): void;
   /** Someone else wrote the scale set: its ETag changes. */
   touch(): void;
+  /** Changes the model settings status shows (overprovisioning, terminate notification); the ETag changes. */
+  configure(settings: SimScaleSetSettings): void;
   /** Azure evicts a Spot VM (power.ts): deallocated, or deleted, by the scale set's eviction policy. */
   evict(instanceIdOrName: string): void;
 }
@@ -91,6 +93,10 @@ export function scaleSetControl(
       for (let i = 0; i < count; i++) scaleSet.creationOutcomes.push(outcome);
     },
     touch: () => {
+      world.touch(scaleSet);
+    },
+    configure: (settings) => {
+      scaleSet.settings = { ...scaleSet.settings, ...settings };
       world.touch(scaleSet);
     },
     evict: (instanceIdOrName) => evictVm(world, scaleSet, vmNamed(instanceIdOrName)),

@@ -15,15 +15,17 @@ import { systemClock } from '../../src/clock.js';
 import { generateSimCertificate } from './certificate.js';
 import type { SimScaleSetControl } from './control.js';
 import { scaleSetControl } from './control.js';
-import type { SimEvictionPolicy, SimOrchestrationMode, SimPriority, SimVmSpec } from './model.js';
+import type { SimEvictionPolicy, SimOrchestrationMode, SimPriority, SimScaleSetSettings, SimVmSpec } from './model.js';
 import { SimWorld } from './model.js';
 import type { ResourceContext } from './representation.js';
 import type { ArmSimCounts, ArmSimOperation, FailureRule, ThrottleRule } from './routes.js';
 import { createArmHandler, zeroCounts } from './routes.js';
+import { addAutoscaleSetting, type SimAutoscaleControl, type SimAutoscaleSettingSpec } from './autoscale.js';
 
 export type { ArmSimCounts, ArmSimOperation } from './routes.js';
 export type { SimScaleSetControl, SimVmView } from './control.js';
-export type { SimEvictionPolicy, SimExtension, SimOrchestrationMode, SimPriority, SimStatus, SimVmSpec } from './model.js';
+export type { SimEvictionPolicy, SimExtension, SimOrchestrationMode, SimPriority, SimScaleSetSettings, SimStatus, SimVmSpec } from './model.js';
+export type { SimAutoscaleControl, SimAutoscaleSettingSpec } from './autoscale.js';
 
 export interface ArmSimOptions {
   /** Drives VM lifecycles; a ManualClock makes them step only when told. Default: system clock. */
@@ -53,6 +55,8 @@ export interface SimScaleSetSpec {
   vms?: SimVmSpec[];
   /** Without `vms`: start with this many Succeeded, running VMs. */
   capacity?: number;
+  /** Model settings status shows: `overprovision`, `terminateNotification`. */
+  settings?: SimScaleSetSettings;
   /** The model's VM priority; `Spot` VMs can be evicted (`control.evict`). Default Regular. */
   priority?: SimPriority;
   /** Spot only: what an eviction does. Default Deallocate. */
@@ -72,6 +76,8 @@ export interface ArmSim {
   addScaleSet(spec: SimScaleSetSpec): SimScaleSetControl;
   /** @throws when there is no such scale set. */
   scaleSet(resourceGroup: string, name: string): SimScaleSetControl;
+  /** An Azure Monitor autoscale setting in the resource group (enabled unless it says otherwise), listed, never acted on. */
+  addAutoscaleSetting(spec: SimAutoscaleSettingSpec): SimAutoscaleControl;
   /** The next `count` matching requests answer 429, with `Retry-After: retryAfter` when given. */
   throttleNext(count: number, options?: { retryAfter?: number | string; operations?: ArmSimOperation[] }): void;
   /**
@@ -142,8 +148,10 @@ export async function startArmSim(options: ArmSimOptions = {}): Promise<ArmSim> 
       scaleSet.evictionPolicy = spec.evictionPolicy ?? 'Deallocate';
       const vms = spec.vms ?? Array.from({ length: spec.capacity ?? 0 }, () => ({}));
       for (const vm of vms) world.addVm(scaleSet, vm);
+      if (spec.settings) scaleSet.settings = { ...spec.settings };
       return scaleSetControl(world, context, scaleSet);
     },
+    addAutoscaleSetting: (spec) => addAutoscaleSetting(world.autoscaleSettings, context.subscriptionId, spec),
     scaleSet: control,
     throttleNext: (count, { retryAfter, operations } = {}) => {
       throttles.push({

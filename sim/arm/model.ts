@@ -70,10 +70,27 @@ export interface SimScaleSet {
   priority: SimPriority;
   /** What an eviction does to a Spot VM; default Deallocate. */
   evictionPolicy: SimEvictionPolicy;
+  /** Model settings that status shows (absent: not in ARM's answer). */
+  settings: SimScaleSetSettings;
+}
+
+/** The scale set's `overprovision` and `scheduledEventsProfile.terminateNotificationProfile`. */
+export interface SimScaleSetSettings {
+  overprovision?: boolean;
+  terminateNotification?: { enable: boolean; notBeforeTimeout?: string };
 }
 
 export type SimPriority = 'Regular' | 'Spot';
 export type SimEvictionPolicy = 'Deallocate' | 'Delete';
+
+/** An Azure Monitor autoscale setting of a resource group (autoscale.ts lists and scripts them). */
+export interface SimAutoscaleSetting {
+  readonly resourceGroup: string;
+  readonly name: string;
+  targetResourceUri: string;
+  enabled: boolean;
+  removed: boolean;
+}
 
 export interface SimOperation {
   readonly id: string;
@@ -101,6 +118,8 @@ export const SUCCEEDED_OUTCOME: SimVmSpec = Object.freeze({
 
 export class SimWorld {
   readonly scaleSets: SimScaleSet[] = [];
+  /** The resource groups' Azure Monitor autoscale settings (autoscale.ts). */
+  readonly autoscaleSettings: SimAutoscaleSetting[] = [];
   private readonly operations = new Map<string, SimOperation>();
   private operationCount = 0;
 
@@ -133,6 +152,7 @@ export class SimWorld {
       vms: [],
       nextOrdinal: 0,
       creationOutcomes: [],
+      settings: {},
       priority: 'Regular',
       evictionPolicy: 'Deallocate',
     };

@@ -33,12 +33,24 @@ export function scaleSetJson(ctx: ResourceContext, scaleSet: SimScaleSet, provis
       ...(scaleSet.orchestrationMode ? { orchestrationMode: scaleSet.orchestrationMode } : {}),
       provisioningState,
       singlePlacementGroup: false,
+      ...overprovisionJson(scaleSet),
       virtualMachineProfile: {
         priority: scaleSet.priority,
         ...(scaleSet.priority === 'Spot' ? { evictionPolicy: scaleSet.evictionPolicy } : {}),
+        ...scheduledEventsJson(scaleSet),
       },
     },
   };
+}
+
+function overprovisionJson(scaleSet: SimScaleSet): object {
+  const { overprovision } = scaleSet.settings;
+  return overprovision === undefined ? {} : { overprovision };
+}
+
+function scheduledEventsJson(scaleSet: SimScaleSet): object {
+  const { terminateNotification } = scaleSet.settings;
+  return terminateNotification ? { scheduledEventsProfile: { terminateNotificationProfile: terminateNotification } } : {};
 }
 
 export function vmJson(ctx: ResourceContext, scaleSet: SimScaleSet, vm: SimVm, withInstanceView: boolean): object {

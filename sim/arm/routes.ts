@@ -8,8 +8,9 @@ import type { OperationDeps, Reply, RequestInfo } from './operations.js';
 import { deleteInstances, getScaleSet, listFlexibleVms, listUniformVms, pollOperation, writeScaleSet } from './operations.js';
 import { scaleSetPower, vmPower } from './power.js';
 import { armError } from './representation.js';
+import { listAutoscaleSettings } from './autoscale.js';
 
-export type ArmSimOperation = 'getScaleSet' | 'updateScaleSet' | 'listVms' | 'deleteInstances' | 'pollOperation' | 'startVms' | 'deallocateVms';
+export type ArmSimOperation = 'getScaleSet' | 'updateScaleSet' | 'listVms' | 'deleteInstances' | 'pollOperation' | 'startVms' | 'deallocateVms' | 'listAutoscaleSettings';
 
 export interface ArmSimCounts {
   /** Every request received, including refused ones. */
@@ -27,6 +28,8 @@ export interface ArmSimCounts {
   startVms: number;
   /** Deallocate calls, counted the same way. */
   deallocateVms: number;
+  /** Pages of a resource group's autoscale settings list. */
+  listAutoscaleSettings: number;
   /** Requests answered 429 by a `throttleNext` rule (also counted under their operation). */
   throttled: number;
   /** Requests refused for want of a bearer token. */
@@ -44,6 +47,7 @@ export function zeroCounts(): ArmSimCounts {
     pollOperation: 0,
     startVms: 0,
     deallocateVms: 0,
+    listAutoscaleSettings: 0,
     throttled: 0,
     unauthorized: 0,
   };
@@ -106,6 +110,12 @@ const ROUTES: Route[] = [
     pattern: split('subscriptions/{sub}/providers/Microsoft.Compute/locations/{location}/operations/{id}'),
     operation: 'pollOperation',
     handle: pollOperation,
+  },
+  {
+    method: 'GET',
+    pattern: split('subscriptions/{sub}/resourceGroups/{rg}/providers/Microsoft.Insights/autoscalesettings'),
+    operation: 'listAutoscaleSettings',
+    handle: listAutoscaleSettings,
   },
 ];
 

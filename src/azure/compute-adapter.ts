@@ -22,6 +22,8 @@ import { AbortedError, TimeoutError, callDeadline, reasonOf } from '../deadline.
 import { waitBounded } from './lro.js';
 import { rateLimitFromHeaders } from './rate-limit-headers.js';
 import { flexibleVmRecord, scaleSetInfoOf, uniformVmRecord } from './records.js';
+import { listAutoscaleSettingsVia, type AutoscaleSettingRecord, type AutoscaleSettingsApi, type SendRequest } from './autoscale-settings.js';
+import { createDefaultHttpClient, type HttpClient } from '@azure/core-rest-pipeline';
 import type {
   CallOptions,
   LroResult,
@@ -71,7 +73,7 @@ type PipelinePolicy = NonNullable<
 export async function createComputeScaleSetApi(
   connection: ArmConnection,
   options: ComputeAdapterOptions = {},
-): Promise<ScaleSetApi> {
+): Promise<ScaleSetApi & AutoscaleSettingsApi> {
   const endpoint = (connection.resourceManagerEndpoint ?? DEFAULT_RESOURCE_MANAGER_ENDPOINT).replace(/\/+$/, '');
   const credential =
     options.credential ??
@@ -120,16 +122,19 @@ const MAX_ERROR_BODY_CHARS = 8_192;
  */
 const budgetScope = new AsyncLocalStorage<BudgetSeen>();
 
-class ComputeScaleSetApi implements ScaleSetApi {
+class ComputeScaleSetApi implements ScaleSetApi, AutoscaleSettingsApi {
   private readonly client: ComputeManagementClient;
   private readonly clock: Clock;
   private readonly lroWaitMs: number;
   private readonly lroPollIntervalMs: number;
   private readonly requestTimeoutMs: number;
+  /** For the requests this adapter sends through the client's pipeline itself (the autoscale settings). */
+  private httpClient: HttpClient | undefined;
+  private readonly agent: Agent | undefined;
 
   constructor(
     private readonly subscriptionId: string,
-    endpoint: string,
+    private readonly endpoint: string,
     credential: TokenCredential,
     extraCa: string | undefined,
     options: ComputeAdapterOptions,
@@ -138,10 +143,11 @@ class ComputeScaleSetApi implements ScaleSetApi {
     this.lroWaitMs = options.lroWaitMs ?? 5_000;
     this.lroPollIntervalMs = options.lroPollIntervalMs ?? 1_000;
     this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_ARM_REQUEST_TIMEOUT_MS;
+    this.agent = extraCa ? agentTrusting(extraCa) : undefined;
     this.client = new ComputeManagementClient(credential, subscriptionId, {
       endpoint,
       credentials: { scopes: [`${new URL(endpoint).origin}/.default`] },
-      ...(extraCa ? { agent: agentTrusting(extraCa) } : {}),
+      ...(this.agent ? { agent: this.agent } : {}),
       retryOptions: { maxRetries: 0 },
       userAgentOptions: { userAgentPrefix: 'drover' },
       additionalPolicies: [
@@ -240,6 +246,16 @@ class ComputeScaleSetApi implements ScaleSetApi {
     } catch (error) {
       throw translateArmError(error, context, this.clock.now());
     }
+  }
+
+  /** The resource group's Azure Monitor autoscale settings: one paged GET through this client's pipeline (autoscale-settings.ts). */
+  async listAutoscaleSettings(resourceGroup: string, options: CallOptions = {}): Promise<AutoscaleSettingRecord[]> {
+    const send: SendRequest = (request) => {
+      // The client's keep-alive agent: a new TLS context per request costs tens of milliseconds of CPU.
+      if (this.agent) request.agent ??= this.agent;
+      return this.client.pipeline.sendRequest((this.httpClient ??= createDefaultHttpClient()), request);
+    };
+    return listAutoscaleSettingsVia(send, resourceGroup, { endpoint: this.endpoint, subscriptionId: this.subscriptionId, abortSignal: options.abortSignal, now: () => this.clock.now() });
   }
 
   async setPower(

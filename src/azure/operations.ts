@@ -59,7 +59,21 @@ const LINKED: readonly ArmNeed[] = [
   `${COMPUTE}/diskEncryptionSets/read`,
 ].map((action) => ({ action, scope: 'linked resource' }));
 
+/**
+ * Requests the adapter sends through its client's pipeline itself rather than an SDK method:
+ * the resource group's autoscale settings (autoscale-settings.ts), read before a pool writes so
+ * that an enabled Azure Monitor autoscale setting on its scale set holds it.
+ */
+const VIA_PIPELINE: readonly ArmOperation[] = [
+  {
+    call: 'client.pipeline.sendRequest',
+    request: 'GET …/resourceGroups/{group}/providers/Microsoft.Insights/autoscalesettings?api-version=2022-10-01',
+    needs: [{ action: 'Microsoft.Insights/autoscalesettings/read', scope: 'resource group' }],
+  },
+];
+
 export const ARM_OPERATIONS: readonly ArmOperation[] = [
+  ...VIA_PIPELINE,
   {
     call: 'client.virtualMachineScaleSets.get',
     request: 'GET …/virtualMachineScaleSets/{name}',

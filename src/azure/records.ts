@@ -19,6 +19,16 @@ export function scaleSetInfoOf(vmss: VirtualMachineScaleSet): ScaleSetInfo {
     etag: vmss.etag ?? undefined,
     provisioningState: vmss.provisioningState ?? undefined,
     ...(vmss.virtualMachineProfile?.priority ? { priority: vmss.virtualMachineProfile.priority } : {}),
+    ...scaleSetNotesOf(vmss),
+  };
+}
+
+/** What status says about the scale set's own settings: overprovisioning and the terminate notification. */
+function scaleSetNotesOf(vmss: VirtualMachineScaleSet): Pick<ScaleSetInfo, 'overprovision' | 'terminateNotification'> {
+  const terminate = vmss.virtualMachineProfile?.scheduledEventsProfile?.terminateNotificationProfile;
+  return {
+    ...(typeof vmss.overprovision === 'boolean' ? { overprovision: vmss.overprovision } : {}),
+    ...(terminate ? { terminateNotification: { enabled: terminate.enable === true, ...(terminate.notBeforeTimeout ? { notBeforeTimeout: terminate.notBeforeTimeout } : {}) } } : {}),
   };
 }
 

@@ -28,6 +28,17 @@ export interface ScaleSetInfo {
    * absent. Spot (and the older Low) VMs can be evicted by Azure.
    */
   priority?: string;
+  /** `properties.overprovision` as ARM reports it (Uniform only; Flexible has none). */
+  overprovision?: boolean;
+  /** `virtualMachineProfile.scheduledEventsProfile.terminateNotificationProfile`, when ARM reports one. */
+  terminateNotification?: TerminateNotification;
+}
+
+/** Whether a VM about to be deleted gets a Terminate scheduled event first, and how long before. */
+export interface TerminateNotification {
+  enabled: boolean;
+  /** ISO 8601 duration (`PT5M`), as ARM has it. */
+  notBeforeTimeout?: string;
 }
 
 export interface VmStatusRecord {

@@ -115,7 +115,7 @@ export function instanceIdFromProviderId(providerId: string): string {
 function vmParts(id: string): { rg: string; scaleSet?: string; last: string } | undefined {
   const s = id.split('/');
   const n = s.length;
-  const is = (i: number, literal: string) => i >= 1 && s[i]!.toLowerCase() === literal;
+  const is = (i: number, literal: string) => i >= 1 && s[i]!.length === literal.length && s[i]!.toLowerCase() === literal;
   const named = (i: number) => i >= 1 && s[i] !== '';
   if (!named(n - 1) || !is(n - 2, 'virtualmachines')) return undefined;
   if (named(n - 3) && is(n - 4, 'virtualmachinescalesets') && is(n - 5, 'microsoft.compute') && is(n - 6, 'providers') && named(n - 7) && is(n - 8, 'resourcegroups')) {

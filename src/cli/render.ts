@@ -3,6 +3,7 @@ import type { PassReport } from '../reconcile/pass.js';
 import { objectKey } from '../reconcile/types.js';
 import type { Status } from '../status/status.js';
 import type { PoolStatus } from '../status/pool-status.js';
+import { terminateNotificationText } from '../status/pool-notes.js';
 import type { TargetStatus } from '../status/target-status.js';
 import { clockTime, formatDuration, relative } from '../status/format.js';
 import { shortId } from '../cache/ids.js';
@@ -60,6 +61,8 @@ export function poolLine(p: PoolStatus, now: number): string {
   if (p.backoffUntil) parts.push(`backed off ${formatDuration(Date.parse(p.backoffUntil) - now)} more`);
   parts.push(p.cache?.lastRefresh ? `cache ${formatDuration(now - Date.parse(p.cache.lastRefresh))} old` : 'cache not filled yet');
   if (p.safetySwitch) parts.push(`SAFETY SWITCH tripped ${relative(p.safetySwitch.since, now)}`);
+  if (p.hold) parts.push(`HELD ${relative(p.hold.since, now)}${p.hold.setting ? ` by autoscale setting ${JSON.stringify(p.hold.setting)}` : ''}`);
+  if (p.leftAlone) parts.push(`${p.leftAlone}: not touched by this host`);
   return `${p.name}: ${parts.join(', ')}`;
 }
 
@@ -70,7 +73,18 @@ export function targetLine(t: TargetStatus, now: number): string {
   const parts = [`${t.actualScale ?? '?'}/${t.requestedScale ?? '?'} ready (${desired})`, `${state}${t.reason ? ` (${t.reason})` : ''}${t.activeSince ? ` since ${relative(t.activeSince, now)}` : ''}`];
   if (t.wakingSince) parts.push(`waking for ${formatDuration(now - Date.parse(t.wakingSince))}`);
   if (t.lastError) parts.push(`error: ${t.lastError}`);
+  if (t.leftAlone) parts.push(`${t.leftAlone}: not touched by this host`);
   return `${t.name}: ${parts.join(', ')}`;
+}
+
+/** The pool's notes (src/status/pool-notes.ts), a line each. */
+function poolNoteLines(p: PoolStatus, at: (iso: string) => string): string[] {
+  const lines: string[] = [];
+  if (p.hold) lines.push(`  HELD since ${at(p.hold.since)}: ${p.hold.reason}; nothing is written to the scale set`);
+  for (const warning of p.warnings) lines.push(`  warning: ${warning}`);
+  if (p.keptAboveWanted) lines.push(`  scale-in: ${p.keptAboveWanted}`);
+  if (p.terminateNotification) lines.push(`  ${terminateNotificationText(p.terminateNotification)}`);
+  return lines;
 }
 
 /** The status view for people: a line per pool and target first, then the details, times relative to `now`. */
@@ -95,6 +109,7 @@ export function renderStatus(s: Status, now: number): string {
     out.push(`  inventory: ${p.machines.length} machine(s)`);
     for (const m of p.machines) out.push(`    ${(m.providerStatus ?? '-').padEnd(9)} ${shortId(m.providerId)}${m.address ? ` ${m.address}` : ''}`);
     if (p.backoffUntil) out.push(`  creations backed off until ${at(p.backoffUntil)} after failed provisioning`);
+    out.push(...poolNoteLines(p, at));
     if (p.safetySwitch) {
       out.push(`  SAFETY SWITCH since ${at(p.safetySwitch.since)}: nothing is written to ARM or the inventory until the views agree`);
       for (const id of p.safetySwitch.providerOnly) out.push(`    in the scale set only: ${shortId(id)}`);

@@ -243,3 +243,6 @@ export const policySchema = z.object({ load: loadSpec.optional(), ...policyField
 export type PolicyConfig = z.output<typeof policySchema>;
 export type LoadSpecConfig = z.output<typeof severalSources>;
 export type NamedSourceConfig = LoadSpecConfig['sources'][number];
+export type TargetLoadConfig = z.output<typeof targetLoad>;
+/** One load source as a target's `load` gives it (`load: { source, … }`). */
+export type LoadSourceConfig = z.output<typeof singleSource>;

@@ -343,6 +343,4 @@ export type StorageConfig = NonNullable<DroverConfig['storage']>;
 export type AzureConfig = NonNullable<DroverConfig['azure']>;
 export type KubernetesConfig = NonNullable<DroverConfig['kubernetes']>;
 export type ScaleTargetRef = TargetConfig['scaleTargetRef'];
-export type TargetLoadConfig = NonNullable<TargetConfig['load']>;
-/** One load source as a target's `load` gives it (`load: { source, … }`). */
-export type LoadSourceConfig = Exclude<TargetLoadConfig, { sources: unknown }>;
+export type { LoadSourceConfig, TargetLoadConfig } from './policy-schema.js';

@@ -1,5 +1,5 @@
 import type { InvocationContext } from '@azure/functions';
-import { invocationLog } from '../log.js';
+import { errorMessage, invocationLog, type Log } from '../log.js';
 import { messageId } from './trigger.js';
 import { decodeMessage, reconcileMessageSchema, type ReconcileMessage } from '../queue/messages.js';
 import { mergeRequest, messageToken, onDelivery, postpone, putBack, type Delivery, type Pending } from '../queue/pending-plan.js';
@@ -27,7 +27,9 @@ export async function onReconcileMessage(rt: Runtime, message: unknown, context:
   }
   const msg = decoded.message;
   const ref: ObjectRef = { kind: msg.kind, name: msg.name };
-  const markers = known(rt, ref) ? rt.queues.markers : undefined;
+  await announceConfiguration(rt, log);
+  if (!known(rt, ref)) return forNewerConfiguration(rt, ref, msg, log, messageId(context));
+  const markers = rt.queues.markers;
   const delivery = markers ? await deliveryOf(markers, ref, msg, rt.clock) : ({ kind: 'serve', reason: msg.reason, load: msg.load } as const);
   if (delivery.kind === 'drop') {
     log.debug?.(`${objectKey(ref)}: message ${messageId(context)} needs nothing: ${delivery.why}`);
@@ -64,6 +66,31 @@ async function deliveryOf(markers: Markers, ref: ObjectRef, msg: ReconcileMessag
     return mergeRequest(current, { at: now, reason: msg.reason, ...(msg.load === undefined ? {} : { load: msg.load }) }, now, messageToken);
   });
   return delivery;
+}
+
+/** Raises the `config/newest` row to this host's sequence (at most one read every few minutes). */
+export async function announceConfiguration(rt: Runtime, log: Log): Promise<void> {
+  await rt.configuration.newest.announce().catch((err: unknown) => log.warn(`configuration: could not record seq ${rt.configuration.seq} as the newest: ${errorMessage(err)}`));
+}
+
+/** How long a message for an object that only a newer configuration has waits before it is delivered again. */
+export const PUT_BACK_MS = 5_000;
+
+/**
+ * A message for an object this host's configuration does not have: a target added by a newer
+ * configuration mid-deploy (put back with a delay, for a host that has it), or one removed
+ * (dropped with a line saying so). Which it is, the `config/newest` row tells.
+ */
+async function forNewerConfiguration(rt: Runtime, ref: ObjectRef, msg: ReconcileMessage, log: Log, id: string): Promise<ObjectOutcome> {
+  const mine = rt.configuration.seq;
+  const newer = await rt.configuration.newest.newerLive();
+  if (newer === undefined) {
+    log.warn(`dropping message ${id} for ${objectKey(ref)}: not in this host's configuration (seq ${mine}), and no newer configuration runs`);
+  } else {
+    await rt.queues.putBack(msg, PUT_BACK_MS);
+    log.debug?.(`${objectKey(ref)}: not in this host's configuration (seq ${mine}); message ${id} put back for ${PUT_BACK_MS / 1000} s, for the newer one (seq ${newer})`);
+  }
+  return { ref, status: 'unknown' };
 }
 
 function known(rt: Runtime, ref: ObjectRef): boolean {

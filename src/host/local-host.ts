@@ -12,6 +12,7 @@ import { registrations } from '../handlers/registrations.js';
 import type { Log } from '../log.js';
 import { errorMessage } from '../log.js';
 import type { Runtime } from '../runtime/runtime.js';
+import { logStorageEvents } from '../runtime/storage-events.js';
 import { readHostSettings, HOST_DEFAULTS, type QueueHostSettings } from './host-settings.js';
 import { runQueueWorker } from './queue-worker.js';
 import { startStatusServer } from './status-server.js';
@@ -50,8 +51,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
   const schedule = options.schedule ?? rt.env.DROVER_SCHEDULE ?? DEFAULT_SCHEDULE;
   checkSchedule(schedule);
   await rt.storage.ensure();
-  rt.storage.onRecreated(() => log.warn(`storage had lost the ${rt.storage.prefix} tables or queues: created them again`));
-  rt.storage.onStalled((line) => log.warn(line));
+  logStorageEvents(rt, log);
   const ac = new AbortController();
   const running = registrations.flatMap((r) => {
     switch (r.trigger) {

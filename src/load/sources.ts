@@ -3,7 +3,7 @@
  * (`load: { source, … }`, named `load`) or several (`load: { sources: [{ name, … }] }`). What
  * config checks, the pass and the deploy tools read of them.
  */
-import type { LoadSourceConfig, TargetLoadConfig } from '../config/schema.js';
+import type { LoadSourceConfig, TargetLoadConfig } from '../config/policy-schema.js';
 
 export type SeveralSourcesConfig = Extract<TargetLoadConfig, { sources: unknown }>;
 

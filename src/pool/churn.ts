@@ -9,6 +9,7 @@
 import type { CachedInstance } from '../cache/instance.js';
 import type { Row } from '../state/entity-table.js';
 import type { MachineProps } from './inventory.js';
+import { vmName } from './vm-names.js';
 
 export interface Retirement {
   id: string;
@@ -32,7 +33,7 @@ export function retirements(
   const out: Retirement[] = [];
   for (const row of rows) {
     if (listed.has(row.rowKey)) continue;
-    const name = row.props.name ?? row.rowKey;
+    const name = vmName({ id: row.rowKey, name: row.props.name });
     if (row.props.providerStatus === 'Deleting') {
       out.push({ id: row.rowKey, etag: row.etag, why: `retired vm ${name}: deleted by scale-in` });
     } else if (row.props.providerStatus === 'ProvisioningFailedPermanent') {

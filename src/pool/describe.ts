@@ -2,6 +2,7 @@
 import type { Decision } from '../reconcile/types.js';
 import type { PoolOutcome } from './execute.js';
 import type { PoolPlan } from './plan.js';
+import { vmName, vmNames } from './vm-names.js';
 
 export const LOST_RACE = 'capacity write lost a race with another writer (412): retried next pass';
 
@@ -32,12 +33,12 @@ export function describeOutcome(plan: PoolPlan, outcome: PoolOutcome): Decision 
   for (const line of plan.lines) if (line.startsWith('creations backed off')) parts.push(line);
   if (outcome.deleted.length) {
     const until = plan.backoff?.until ?? plan.backoffUntil;
-    parts.push(`fast-deleted ${outcome.deleted.length} broken VM(s): ${outcome.deleted.join(', ')}${until === undefined ? '' : `; creations backed off until ${new Date(until).toISOString()}`}`);
+    parts.push(`fast-deleted ${outcome.deleted.length} broken VM(s): ${vmNames(outcome.deleted, plan.delete)}${until === undefined ? '' : `; creations backed off until ${new Date(until).toISOString()}`}`);
   }
   for (const line of plan.lines) if (/protected VMs kept above|above the wanted|marked for scale-in|evicted by Azure|beyond the warm buffer|marked Parked/.test(line)) parts.push(line);
-  if (outcome.scaledIn.length) parts.push(`scaled in: deleted ${outcome.scaledIn.length} VM(s) by instance id in ${outcome.scaleInCalls} call(s): ${outcome.scaledIn.join(', ')}`);
+  if (outcome.scaledIn.length) parts.push(`scaled in: deleted ${outcome.scaledIn.length} VM(s) by instance id in ${outcome.scaleInCalls} call(s): ${vmNames(outcome.scaledIn, plan.scaleIn)}`);
   if (outcome.scaleInWaiting) parts.push(`the deletion rate allows ${outcome.scaledIn.length} of ${outcome.scaledIn.length + outcome.scaleInWaiting} now; the rest waits for a later pass`);
-  if (outcome.parked.length) parts.push(`parked ${outcome.parked.length} VM(s) in the warm buffer (deallocated): ${outcome.parked.join(', ')}`);
+  if (outcome.parked.length) parts.push(`parked ${outcome.parked.length} VM(s) in the warm buffer (deallocated): ${vmNames(outcome.parked, plan.park)}`);
   if (outcome.parkWaiting) parts.push(`the deletion rate allows ${outcome.parked.length} of ${outcome.parked.length + outcome.parkWaiting} parks now; the rest waits for a later pass`);
   if (outcome.rowFailures.length) parts.push(`not written: ${outcome.rowFailures.join('; ')}`);
   for (const id of plan.skipped) parts.push(`inventory row has unparseable provider ID ${JSON.stringify(id)}, skipped`);
@@ -77,11 +78,11 @@ export function describePlan(plan: PoolPlan): Decision {
   const parts = [...plan.lines];
   if (plan.adopt.length) parts.push(`would adopt ${plan.adopt.length} running VM(s)`);
   if (plan.raise) parts.push(`would raise capacity ${plan.raise.from} → ${plan.raise.to} (If-Match ${plan.raise.etag}), as far as the creation rate allows`);
-  if (plan.delete.length) parts.push(`would fast-delete ${plan.delete.map((d) => d.id).join(', ')}`);
+  if (plan.delete.length) parts.push(`would fast-delete ${plan.delete.map(vmName).join(', ')}`);
   if (plan.statusUpdates.length) parts.push(`would update the status of ${plan.statusUpdates.length} row(s)`);
-  if (plan.scaleIn.length) parts.push(`would scale in: delete ${plan.scaleIn.map((d) => d.id).join(', ')}`);
-  if (plan.park.length) parts.push(`would park (deallocate) ${plan.park.map((d) => d.id).join(', ')}`);
-  if (plan.wake.length) parts.push(`would start ${plan.wake.map((d) => d.id).join(', ')} before any new VM`);
+  if (plan.scaleIn.length) parts.push(`would scale in: delete ${plan.scaleIn.map(vmName).join(', ')}`);
+  if (plan.park.length) parts.push(`would park (deallocate) ${plan.park.map(vmName).join(', ')}`);
+  if (plan.wake.length) parts.push(`would start ${plan.wake.map(vmName).join(', ')} before any new VM`);
   const verb = plan.wake.length ? `would start ${plan.wake.length} parked` : plan.raise ? `would raise capacity ${plan.raise.from} → ${plan.raise.to}` : plan.park.length ? `would park ${plan.park.length}` : plan.adopt.length ? `would adopt ${plan.adopt.length}` : plan.delete.length ? `would fast-delete ${plan.delete.length}` : plan.retire.length ? `would retire ${plan.retire.length}` : 'would do nothing';
   return { decision: verb, reason: parts.join('; ') };
 }

@@ -19,7 +19,12 @@ import type { Decision } from '../reconcile/types.js';
 
 export const GENERATION_KEY = '~generation';
 
-export type GenerationProps = { generation: number; warm?: string };
+export type GenerationProps = {
+  generation: number;
+  warm?: string;
+  /** The configuration sequence of the host that last reconciled the pool (src/reconcile/config-stamp.ts). */
+  configSeq?: number;
+};
 
 /** What the last plan that changed nothing saw. */
 export interface WarmRecord {
@@ -74,8 +79,14 @@ export async function readGeneration(table: EntityTable, pool: string): Promise<
 
 /** Marks the inventory partition written: called by every writer before it writes rows. */
 export async function bumpGeneration(table: EntityTable, pool: string): Promise<void> {
-  // An unconditional replace: it also drops the warm record, whatever it said.
-  await table.upsert(pool, GENERATION_KEY, { generation: newGeneration() });
+  // Unconditional: it drops the warm record too, whatever it said (an empty one is none). A
+  // merge, so that the configuration stamp stays, whoever writes.
+  await table.upsert(pool, GENERATION_KEY, { generation: newGeneration(), warm: '' }, 'Merge');
+}
+
+/** Stamps the pool with a host's configuration sequence (a merge: the generation and warm record stay). */
+export async function stampGeneration(table: EntityTable, pool: string, configSeq: number): Promise<void> {
+  await table.upsert(pool, GENERATION_KEY, { configSeq }, 'Merge');
 }
 
 /**
@@ -91,6 +102,7 @@ export async function recordWarm(
   // No row yet (nothing written since generations came in): the record starts one.
   const generation = row?.props.generation ?? newGeneration();
   const props: GenerationProps = { generation, warm: JSON.stringify({ ...seen, inventory: generation } satisfies WarmRecord) };
+  if (row?.props.configSeq !== undefined) props.configSeq = row.props.configSeq;
   const written = row ? await table.replaceIf(row, props) : await table.create(pool, GENERATION_KEY, props);
   return written !== undefined;
 }

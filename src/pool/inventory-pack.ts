@@ -75,17 +75,21 @@ export type MachineRefusal = 'exists' | 'changed' | 'gone';
  */
 export function applyMachineWrites(stored: StoredMachines, writes: readonly MachineWrite[]): { machines: StoredMachines['machines']; refused: (MachineRefusal | undefined)[] } {
   const machines = new Map(stored.machines);
+  // One random draw per call, the writes numbered from it: versions differ from every other write's all the same.
+  const base = newGeneration();
+  let written = 0;
+  const nextTag = () => versionTag(base + ++written);
   const refused = writes.map((w): MachineRefusal | undefined => {
     const current = machines.get(w.key);
     if (w.op === 'insert') {
       if (current) return 'exists';
-      machines.set(w.key, { etag: versionTag(newGeneration()), props: w.props });
+      machines.set(w.key, { etag: nextTag(), props: w.props });
       return undefined;
     }
     if (!current) return 'gone';
     if (current.etag !== w.etag) return 'changed';
     if (w.op === 'delete') machines.delete(w.key);
-    else machines.set(w.key, { etag: versionTag(newGeneration()), props: w.props });
+    else machines.set(w.key, { etag: nextTag(), props: w.props });
     return undefined;
   });
   return { machines: sortedByKey(machines), refused };

@@ -9,6 +9,7 @@ import type { BackoffState } from '../provisioner/backoff.js';
 import type { InventoryRow, ProviderId, ProviderStatus } from '../provisioner/machine.js';
 import { GENERATION_KEY, type GenerationProps } from './generation.js';
 import { WANTED_KEY, wantedOf, type WantedProps } from './wanted.js';
+import { NOTES_KEY } from './notes.js';
 import { machineRows, storedMachines, type StoredMachines } from './inventory-pack.js';
 import { PackMismatchError } from '../cache/pack.js';
 
@@ -47,6 +48,8 @@ export interface InventorySnapshot {
   wanted: number | undefined;
   /** The partition's generation row as read (generation.ts); undefined before anything bumped it. */
   generationRow: Row<GenerationProps> | undefined;
+  /** What status shows of the pool beyond its counts (notes.ts), as read. */
+  notesRow?: Row<JsonProps>;
   /** The machines as stored, for the row writer to start from without reading them again (row-writer.ts). */
   stored?: StoredMachines;
 }
@@ -78,6 +81,7 @@ export function inventoryFromRows(all: readonly Row<Partial<MachineProps & JsonP
     backoffRow,
     wanted: wantedOf(all.find((r) => r.rowKey === WANTED_KEY) as Row<Partial<WantedProps>> | undefined),
     generationRow: all.find((r) => r.rowKey === GENERATION_KEY) as Row<GenerationProps> | undefined,
+    notesRow: bookkeeping(NOTES_KEY),
     stored,
   };
 }

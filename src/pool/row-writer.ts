@@ -71,7 +71,13 @@ const PACK_ATTEMPTS = 12;
  */
 export function tableRowWriter(table: EntityTable, partition: string, from?: InventorySnapshot): RowWriter {
   let stored = from?.stored;
-  const load = async () => (await readInventory(table, partition)).stored!;
+  // The configuration stamp the generation row carries is carried on by every generation write (reconcile/config-stamp.ts).
+  let configSeq = from?.generationRow?.props.configSeq;
+  const load = async () => {
+    const read = await readInventory(table, partition);
+    configSeq = read.generationRow?.props.configSeq;
+    return read.stored!;
+  };
   return {
     async write(writes) {
       if (writes.length === 0) return [];
@@ -86,7 +92,7 @@ export function tableRowWriter(table: EntityTable, partition: string, from?: Inv
           applied.refused.forEach((why, n) => (results[machineAt[n]!] = why ? refused(writes[machineAt[n]!]!) : { ok: true }));
           const machinesChanged = applied.refused.some((why) => why === undefined);
           if (!machinesChanged && bookkeepingAt.length === 0) return results as RowResult[];
-          const plan = batchOf(current, machinesChanged ? applied.machines : undefined, bookkeepingAt.map((i) => writes[i]!));
+          const plan = batchOf(current, machinesChanged ? applied.machines : undefined, bookkeepingAt.map((i) => writes[i]!), configSeq);
           try {
             const answers = await submitBatch(table.client, partition, plan.ops);
             for (const i of bookkeepingAt) results[i] = { ok: true };
@@ -122,7 +128,7 @@ export function tableRowWriter(table: EntityTable, partition: string, from?: Inv
  * under its first row's ETag, the new generation, the bookkeeping rows, and as many deletes of
  * old-format rows as fit (the rest, `leftovers`, go after).
  */
-function batchOf(stored: StoredMachines, machines: StoredMachines['machines'] | undefined, bookkeeping: readonly RowWrite[]) {
+function batchOf(stored: StoredMachines, machines: StoredMachines['machines'] | undefined, bookkeeping: readonly RowWrite[], configSeq: number | undefined) {
   const ops: BatchOp[] = [];
   let packs: Props[] = [];
   if (machines) {
@@ -132,7 +138,7 @@ function batchOf(stored: StoredMachines, machines: StoredMachines['machines'] | 
     packs.slice(1).forEach((props, i) => ops.push({ kind: 'upsert', rowKey: packRowKey(i + 1), props }));
     for (const r of stored.packRows) if (r.rowKey >= packRowKey(packs.length)) ops.push({ kind: 'delete', rowKey: r.rowKey, etag: r.etag });
   }
-  ops.push({ kind: 'upsert', rowKey: GENERATION_KEY, props: { generation: newGeneration() } });
+  ops.push({ kind: 'upsert', rowKey: GENERATION_KEY, props: { generation: newGeneration(), ...(configSeq === undefined ? {} : { configSeq }) } });
   const bookkeepingFrom = ops.length;
   ops.push(...bookkeeping.map(bookkeepingOp));
   const old = machines ? stored.oldRows : [];

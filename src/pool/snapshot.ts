@@ -13,10 +13,10 @@
 import type { ScaleSetApi, ScaleSetInfo } from '../azure/scale-set-api.js';
 import type { CachedInstance } from '../cache/instance.js';
 import type { CacheView, MetaProps, ScaleSetCache } from '../cache/scale-set-cache.js';
-import type { EntityTable } from '../state/entity-table.js';
+import type { EntityTable, Row } from '../state/entity-table.js';
 import { RateLimitedError } from '../errors/rate-limited.js';
 import { readInventory, type InventorySnapshot } from './inventory.js';
-import { readGeneration, stillWarm, warmRecordOf, type WarmRecord } from './generation.js';
+import { readGeneration, stillWarm, warmRecordOf, type GenerationProps, type WarmRecord } from './generation.js';
 
 export interface PoolSnapshot {
   scaleSet: ScaleSetInfo;
@@ -40,6 +40,8 @@ type PoolRef = { name: string; scaleSet: { resourceGroup: string; name: string }
 export type PassRead =
   /** Nothing changed since the last plan that changed nothing: its decision stands. */
   | { kind: 'unchanged'; record: WarmRecord }
+  /** The pool carries a newer configuration's stamp (`stamp` said so): nothing more read or written. */
+  | { kind: 'newer'; seq: number }
   /** Something may have changed, but `gate` said not now (the pool's reconcile rate). */
   | { kind: 'gated' }
   | {
@@ -82,11 +84,15 @@ export async function readPass(
     freshScaleSet?: boolean;
     /** Asked before the partitions are read (not when the pass is warm); false: read nothing more. */
     gate?: () => Promise<boolean>;
+    /** Given the generation row before anything is written: a newer configuration's sequence, to leave the pool alone. */
+    stamp?: (generation: Row<GenerationProps> | undefined) => Promise<number | undefined>;
     signal?: AbortSignal;
   },
 ): Promise<PassRead> {
   const { cache, machines, api } = sources;
   const [meta, generation] = await Promise.all([cache.readMeta(), readGeneration(machines, pool.name)]);
+  const newer = await options.stamp?.(generation);
+  if (newer !== undefined) return { kind: 'newer', seq: newer };
   let scaleSet = options.freshScaleSet ? undefined : storedScaleSet(meta?.props, options.now, meta?.props.slowdown ? options.slowedPeriodMs : options.scaleSetPeriodMs);
   let stored = scaleSet !== undefined;
   if (!scaleSet) {

@@ -24,6 +24,11 @@ export interface QueueSender {
   /** The same for an instant (epoch ms on this host's clock), for callers that compute when from stored state. */
   reconcileAt(message: Omit<ReconcileMessage, 'dueAt'>, at: number): Promise<{ sent: boolean; dueAt: number }>;
   probe(message: ProbeMessage, delayMs?: number): Promise<void>;
+  /**
+   * Sends a delivered reconcile message again as it was, visible `delayMs` from now, past the
+   * markers: for a message this host's configuration cannot serve but a newer one can.
+   */
+  putBack(message: ReconcileMessage, delayMs: number): Promise<void>;
   /** The objects' pending markers, for the reconcile queue's handler; absent when requests are not collapsed. */
   readonly markers?: Markers;
 }
@@ -109,6 +114,9 @@ export function createQueueSender(deps: {
     reconcileAt,
     async probe(message, delayMs = 0) {
       await send(deps.probeQueue, message, delayMs);
+    },
+    async putBack(message, delayMs) {
+      await send(deps.reconcileQueue, message, delayMs);
     },
     ...(markers ? { markers } : {}),
   };

@@ -14,6 +14,7 @@ import { reconcilePool } from './pool.js';
 import { TARGET_MAX_VMS, scopedRuntime } from './scope.js';
 import { reconcileTarget } from './target.js';
 import { targetPassDeps } from './target-deps.js';
+import { isLeftAlone } from './config-stamp.js';
 import { objectKey, type Decision, type ObjectOutcome, type ObjectRef, type ReconcileContext, type ReconcileRequest } from './types.js';
 
 /**
@@ -82,9 +83,10 @@ export async function reconcileObject(
   if (aborted) decision = { decision: 'aborted', reason: `${aborted}; handed on to be finished later`, error: decision.error ?? aborted, transient: true };
   const line = `${objectKey(ref)}: ${decision.decision} — ${decision.reason}`;
   if (decision.error) log.error(line);
-  else if (ROUTINE.test(decision.decision)) log.debug?.(line);
+  else if (ROUTINE.test(decision.decision) || isLeftAlone(decision)) log.debug?.(line);
   else log.info(line);
-  if (!request.dryRun) {
+  // An object left to a newer configuration gets no write from this host, its decision log included (status names it).
+  if (!request.dryRun && !isLeftAlone(decision)) {
     await rt.decisions
       .record({ at: rt.clock.now(), object: objectKey(ref), ...decision })
       .catch((err: unknown) => log.warn(`${objectKey(ref)}: could not write the decision log: ${errorMessage(err)}`));

@@ -10,7 +10,8 @@ import type { CachedInstance } from '../cache/instance.js';
 import { instanceIdFromProviderId } from '../cache/ids.js';
 import { RateLimitedError } from '../errors/rate-limited.js';
 import { readPass, readSnapshot, type PoolSnapshot } from '../pool/snapshot.js';
-import { recordWarm } from '../pool/generation.js';
+import { recordWarm, stampGeneration } from '../pool/generation.js';
+import { claimStamp, leftAlone } from './config-stamp.js';
 import { changesNothing, planPool, type Deletion, type PoolSettings } from '../pool/plan.js';
 import { executePlan, type PoolPassDeps } from '../pool/execute.js';
 import { describeOutcome, describePlan } from '../pool/describe.js';
@@ -19,6 +20,8 @@ import type { Runtime } from '../runtime/runtime.js';
 import type { Decision, ReconcileContext } from './types.js';
 import { renewingPastHalf } from './lease-ttl.js';
 import { poolObservation } from './pool-history.js';
+import { notePass } from './pool-notes.js';
+import { withWarnings } from '../pool/notes.js';
 
 /** How long a pass may wait for tokens of the pool's rate limits before leaving the rest to a later pass. */
 export const MAX_LIMITER_WAIT_MS = 20_000;
@@ -84,7 +87,8 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
   const settings = poolSettings(pool);
   if (ctx.dryRun) {
     const snapshot = await readSnapshot({ api, cache, machines }, pool, { dryRun: true, signal });
-    return describePlan(planPool(snapshot, settings, rt.clock.now()));
+    const plan = planPool(snapshot, settings, rt.clock.now());
+    return (await notePass(ctx, pool, snapshot, plan)).held ?? describePlan(plan);
   }
 
   const read = async (freshScaleSet: boolean, gated: boolean) =>
@@ -94,6 +98,7 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
       slowedPeriodMs: pool.instanceCache.ttl,
       freshScaleSet,
       gate: gated ? gate : undefined,
+      stamp: (generation) => claimStamp(generation?.props.configSeq, rt.configuration.seq, () => rt.configuration.newest.newerLive(), () => stampGeneration(machines, pool.name, rt.configuration.seq)),
       signal,
     });
   let passRead = await read(false, true);
@@ -101,6 +106,7 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
     // Raising capacity is a write under the scale set's ETag: read it from ARM, then plan again.
     passRead = await read(true, false);
   }
+  if (passRead.kind === 'newer') return leftAlone(passRead.seq, rt.configuration.seq);
   if (passRead.kind === 'gated') return limited!;
   if (passRead.kind === 'unchanged') {
     // The same decision as the plan that was recorded: the decision log keeps one line for it.
@@ -111,6 +117,9 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
   }
   const { snapshot, cacheGeneration } = passRead;
   const plan = planPool(snapshot, settings, rt.clock.now());
+  // One controller per scale set: held by an autoscale setting, the pass carries nothing out.
+  const noted = await notePass(ctx, pool, snapshot, plan);
+  if (noted.held) return noted.held;
 
   const flexible = snapshot.scaleSet.orchestrationMode === 'Flexible';
   // Flexible scale sets take VM names, Uniform ones instance ids.
@@ -150,7 +159,7 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
   const outcome = await executePlan(plan, deps);
   // Our own capacity write or delete moved the scale set on: the next pass reads it from ARM.
   if (outcome.raise.kind === 'raised' || outcome.deleted.length > 0 || outcome.scaledIn.length > 0) await cache.forgetScaleSet();
-  const decision = describeOutcome(plan, outcome);
+  const decision = withWarnings(describeOutcome(plan, outcome), noted.warnings);
   log.debug?.(`pool ${pool.name}: ${decision.decision}`);
   // For the history table, from what the pass read and did: no further read.
   const observed: Decision = { ...decision, observed: poolObservation(snapshot, plan, outcome) };

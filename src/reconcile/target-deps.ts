@@ -22,6 +22,7 @@ import { targetPortFor, type TargetPort } from '../scaler/shell/target-port.js';
 import { FencedTargetRow } from '../scaler/shell/target-store.js';
 import type { EntityTable } from '../state/entity-table.js';
 import type { ReconcileContext } from './types.js';
+import type { NewerLive } from './config-stamp.js';
 
 export interface TargetPassDeps {
   row: Pick<FencedTargetRow, 'read' | 'write'>;
@@ -39,6 +40,10 @@ export interface TargetPassDeps {
   /** Records the activation latency metric of a wake. */
   recordWake(latencyMs: number): Promise<void>;
   lease: ReconcileContext['lease'];
+  /** This host's configuration sequence: the row's stamp is checked against it and written with it. */
+  configSeq: number;
+  /** A newer configuration's sequence while one runs (its stamp on the row counts only then). */
+  newerLive: NewerLive;
   clock: Clock;
   log: Log;
   signal: AbortSignal;
@@ -48,7 +53,7 @@ export async function targetPassDeps(ctx: ReconcileContext, target: TargetConfig
   const { rt, log, signal } = ctx;
   const port = await targetPortFor(rt, target);
   return {
-    row: new FencedTargetRow(rt.table('targets'), target.name),
+    row: new FencedTargetRow(rt.table('targets'), target.name, rt.configuration.seq),
     samples: sampleRow(rt.table('samples'), target.name),
     sampleSeries: sampleSeriesRow(rt.table('samples'), target.name),
     port,
@@ -62,6 +67,8 @@ export async function targetPassDeps(ctx: ReconcileContext, target: TargetConfig
       ),
     // Renewed at most once a pass, as pools do.
     lease: renewingPastHalf(ctx.lease),
+    configSeq: rt.configuration.seq,
+    newerLive: () => rt.configuration.newest.newerLive(),
     clock: rt.clock,
     log,
     signal,

@@ -5,7 +5,12 @@
  * chunks, so a week-long timeline never becomes one string.
  */
 import type { PoolReplayResult, PoolReplaySummary, PoolTimelineRow } from './pool-replay.js';
-import type { ReplayRunResult } from './report.js';
+
+/** A run as report.ts has it (named here by shape: report.ts imports this module). */
+interface Run {
+  config: string;
+  targets: readonly { name: string; pool?: PoolReplayResult }[];
+}
 
 const LINES_PER_CHUNK = 1_000;
 const COLUMNS = [
@@ -29,7 +34,7 @@ export function poolSummaryLine(s: PoolReplaySummary): string {
 }
 
 /** Each Pool target's pool, after the targets' own timelines; under `--compare`, each configuration's in turn. */
-export function* renderPoolTimelines(main: ReplayRunResult, compare?: ReplayRunResult): Generator<string> {
+export function* renderPoolTimelines(main: Run, compare?: Run): Generator<string> {
   for (const run of compare ? [main, compare] : [main]) {
     for (const target of run.targets) {
       if (!target.pool) continue;

@@ -11,11 +11,13 @@ import { systemClock, type Clock } from '../clock.js';
 import { loadConfig, resolveConfigFile } from '../config/load.js';
 import type { DroverConfig } from '../config/schema.js';
 import type { Rate } from '../config/rate.js';
-import { createStorage, resolveStorageLocation, type Storage, type TableName } from '../state/storage.js';
+import { createStorage, resolveStorageLocation, type Storage, type StorageOptions, type TableName } from '../state/storage.js';
 import { EntityTable } from '../state/entity-table.js';
 import { Leases } from '../state/leases.js';
 import { serviceResponses, type ServiceClock } from '../state/service-clock.js';
 import { PendingStore } from '../queue/pending-store.js';
+import { NewestConfig } from '../queue/newest-config.js';
+import { readConfigSequence } from '../config/sequence.js';
 import { SharedLimiter } from '../state/limiter.js';
 import { DecisionLog } from '../state/decisions.js';
 import { HistoryStore } from '../state/history-store.js';
@@ -24,10 +26,17 @@ import type { TableClient } from '@azure/data-tables';
 import { buildStores, type Stores } from './stores.js';
 import type { ScaleSetApi } from '../azure/scale-set-api.js';
 import type { ScaleTargetApi } from '../kubernetes/scale-target-api.js';
+import type { AutoscaleSettingsApi } from '../azure/autoscale-settings.js';
+import { AutoscaleWatch } from '../pool/autoscale-watch.js';
 
 export interface Runtime {
   readonly config: DroverConfig;
   readonly configFile: string;
+  /**
+   * This host's configuration sequence (src/config/sequence.ts), stamped on the objects' state
+   * rows, and the newest one any host runs (src/queue/newest-config.ts).
+   */
+  readonly configuration: { readonly seq: number; readonly newest: NewestConfig };
   readonly clock: Clock;
   readonly storage: Storage;
   readonly leases: Leases;
@@ -55,6 +64,8 @@ export interface Runtime {
   scaleSetApi(): Promise<ScaleSetApi>;
   /** The Kubernetes scale adapter, loaded on first use (as `scaleSetApi`). */
   scaleTargets(): Promise<ScaleTargetApi>;
+  /** The resource groups' autoscale settings, read at most once per pool cache ttl by this process (the pool's autoscale hold). */
+  readonly autoscale: AutoscaleWatch;
 }
 
 /**
@@ -69,6 +80,7 @@ const entityTable: TableFactory = (_name, client) => new EntityTable(client);
 export interface RuntimeAdapters {
   scaleSetApi?: ScaleSetApi;
   scaleTargets?: ScaleTargetApi;
+  autoscaleSettings?: AutoscaleSettingsApi;
 }
 
 export interface RuntimeOptions {
@@ -83,6 +95,10 @@ export interface RuntimeOptions {
   env?: NodeJS.ProcessEnv;
   adapters?: RuntimeAdapters;
   tables?: TableFactory;
+  /** Storage client options: the stall warning's thresholds, for tests that cannot wait 25 s. */
+  storage?: StorageOptions;
+  /** The configuration sequence; by default the build's stamp beside the file, or the file's time (0 for an inline config). */
+  configSeq?: number;
 }
 
 export async function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
@@ -102,7 +118,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   };
   // Storage and queue load sources use the identity storage names, else the one ARM uses.
   const azureCredential = () => identity((location.kind === 'identity' ? location.clientId : undefined) ?? config.azure?.managedIdentityClientId);
-  const storage = createStorage(location, config.storage?.prefix ?? 'drover', azureCredential);
+  const storage = createStorage(location, config.storage?.prefix ?? 'drover', azureCredential, options.storage);
   const makeTable = options.tables ?? entityTable;
   const tables = new Map<string, EntityTable>();
   const table = (name: TableName) => {
@@ -118,10 +134,19 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     recreate: () => storage.recreate(),
     clock,
   });
+  // One compute adapter (one ARM pipeline) for the scale sets and their resource groups' autoscale settings.
+  const compute = once(async () => {
+    if (!config.azure) throw new Error('the configuration has no azure section');
+    const { createComputeScaleSetApi } = await import('../azure/compute-adapter.js');
+    const shared = config.azure.credential === 'dev' ? {} : { credential: identity(config.azure.managedIdentityClientId) };
+    return createComputeScaleSetApi(config.azure, { clock, env, requestTimeoutMs: config.azure.requestTimeout, ...shared });
+  });
   const holder = `${env.WEBSITE_INSTANCE_ID?.slice(0, 12) ?? os.hostname()}:${process.pid}`;
+  const seq = options.configSeq ?? (options.config ? 0 : readConfigSequence(configFile).seq);
   return {
     config,
     configFile,
+    configuration: { seq, newest: new NewestConfig(table('leases'), clock, serviceClock, seq, holder) },
     clock,
     storage,
     env,
@@ -135,13 +160,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     stores: buildStores(table, queues, clock, config.targets),
     limiter: (name, rate) => new SharedLimiter(table('limiters'), clock, name, rate),
     azureCredential,
-    scaleSetApi: once(async () => {
-      if (options.adapters?.scaleSetApi) return options.adapters.scaleSetApi;
-      if (!config.azure) throw new Error('the configuration has no azure section');
-      const { createComputeScaleSetApi } = await import('../azure/compute-adapter.js');
-      const shared = config.azure.credential === 'dev' ? {} : { credential: identity(config.azure.managedIdentityClientId) };
-      return createComputeScaleSetApi(config.azure, { clock, env, requestTimeoutMs: config.azure.requestTimeout, ...shared });
-    }),
+    scaleSetApi: once(async () => options.adapters?.scaleSetApi ?? compute()),
+    // An injected compute adapter reads the autoscale settings too (one pipeline, not a second one).
+    autoscale: new AutoscaleWatch(once(async () => options.adapters?.autoscaleSettings ?? readsAutoscale(options.adapters?.scaleSetApi) ?? compute()), clock),
     scaleTargets: once(async () => {
       if (options.adapters?.scaleTargets) return options.adapters.scaleTargets;
       if (!config.kubernetes) throw new Error('the configuration has no kubernetes section');
@@ -152,6 +173,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       return new KubernetesScaleTargets(loadKubeConfig(config.kubernetes, { clock }), { requestTimeoutMs: config.kubernetes.requestTimeout });
     }),
   };
+}
+
+function readsAutoscale(api: ScaleSetApi | undefined): AutoscaleSettingsApi | undefined {
+  return api && 'listAutoscaleSettings' in api ? (api as ScaleSetApi & AutoscaleSettingsApi) : undefined;
 }
 
 /** Memoises an async factory; a failure is not kept, so the next call tries again. */

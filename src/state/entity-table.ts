@@ -85,10 +85,13 @@ export class EntityTable {
     return rows;
   }
 
-  /** Writes the row whatever is there (an unconditional replace: properties not in `props` go). */
-  async upsert(partitionKey: string, rowKey: string, props: Props): Promise<void> {
+  /**
+   * Writes the row whatever is there: an unconditional replace (properties not in `props` go),
+   * or with `Merge` only the properties in `props` (the others stay).
+   */
+  async upsert(partitionKey: string, rowKey: string, props: Props, mode: 'Replace' | 'Merge' = 'Replace'): Promise<void> {
     try {
-      await this.client.upsertEntity(toEntity(partitionKey, rowKey, props), 'Replace');
+      await this.client.upsertEntity(toEntity(partitionKey, rowKey, props), mode);
     } catch (err) {
       throw storageError(err, this.operation('upsert', partitionKey, rowKey));
     }

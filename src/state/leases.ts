@@ -56,9 +56,13 @@ export function isLeaseExpired(err: unknown): err is LeaseExpiredError {
 
 /** How much of a row's TTL is left, on the service's clock (≤ 0: expired). */
 export function leaseRemainingMs(service: ServiceClock, read: TimedRow<LeaseProps>): number {
-  const { writtenAt, now } = service.times(read);
   // A row from before TTLs were stored carries none: it had the standard one.
-  return Number(read.row.props.ttlMs ?? LEASE_TTL_MS) - (now - writtenAt);
+  const ttlMs = Number(read.row.props.ttlMs ?? LEASE_TTL_MS);
+  // Released (a row kept for its occurrence claim): free at once, however the Date header's
+  // whole seconds make its age read (up to 1 s short, so possibly below 0).
+  if (ttlMs <= 0) return 0;
+  const { writtenAt, now } = service.times(read);
+  return ttlMs - (now - writtenAt);
 }
 
 export class Leases {

@@ -11,6 +11,7 @@ import type { StorageConfig } from '../config/schema.js';
 import { storageError } from './errors.js';
 import { retryAfterCapPolicy } from './retry-after-cap.js';
 import { stallWatch, type StallWatch, type StallWatchOptions } from './stall-watch.js';
+import { stallWatchedQueue } from '../queue/watched-client.js';
 import { errorMessage } from '../log.js';
 
 export type StorageLocation =
@@ -100,7 +101,7 @@ export interface Storage {
   recreate(): Promise<void>;
   /** Called after each recreation, for the host's log. */
   onRecreated(listener: () => void): void;
-  /** Called with one warning line when a table's calls have stalled for long (src/state/stall-watch.ts). */
+  /** Called with one warning line when a table's or queue's calls have stalled for long (src/state/stall-watch.ts). */
   onStalled(listener: (line: string) => void): void;
 }
 
@@ -169,6 +170,7 @@ export function createStorage(location: StorageLocation, prefix: string, credent
         location.kind === 'connection'
           ? new QueueClient(location.connectionString, queueName, queueOptions)
           : new QueueClient(`${location.queueServiceUri.replace(/\/$/, '')}/${queueName}`, requireCredential(credential), queueOptions);
+      client = stallWatchedQueue(client, stalls, `queue ${queueName}`);
       queues.set(queueName, client);
     }
     return client;

@@ -1,6 +1,6 @@
 /**
  * A scale set's instance cache as `drover status` reads it: point reads of the meta row and of
- * the pack rows it names (two reads for 1,000 VMs), never a query of the partition, which in
+ * the pack rows it names (two reads at once for 1,000 VMs), never a query of the partition, which in
  * the old one-row-per-VM format held a row per VM. A partition still in the old format (not
  * listed since the packed cache came) is read as it is, in pages.
  */
@@ -22,12 +22,13 @@ export interface CacheView {
 
 export async function readCacheView(table: EntityTable, key: string, options: PagedListOptions = {}): Promise<CacheView> {
   for (let attempt = 1; ; attempt++) {
-    const meta = await table.get<MetaProps>(key, META);
+    // The first pack row is read with the meta row: one round trip for a cache of one pack (up to ~3,500 VMs).
+    const [meta, head] = await Promise.all([table.get<MetaProps>(key, META), table.get(key, packRowKey(0))]);
     const { packs, packId } = meta?.props ?? {};
     if (!meta || packs === undefined || packId === undefined) return { meta: meta?.props, instances: meta ? await oldFormat(table, key, options) : [] };
-    const rows = await Promise.all(Array.from({ length: packs }, (_, i) => table.get(key, packRowKey(i))));
+    const rest = await Promise.all(Array.from({ length: Math.max(0, packs - 1) }, (_, i) => table.get(key, packRowKey(i + 1))));
     try {
-      return { meta: meta.props, instances: unpackInstances(rows.filter((r): r is Row => r !== undefined), packId, packs) };
+      return { meta: meta.props, instances: unpackInstances([head, ...rest].filter((r): r is Row => r !== undefined), packId, packs) };
     } catch (err) {
       if (!(err instanceof PackMismatchError) || attempt >= READ_ATTEMPTS) throw err;
     }

@@ -7,6 +7,8 @@ import { isProtected } from '../pool/scale-in.js';
 import { nextRefreshAt } from '../cache/refresh-policy.js';
 import type { InstanceStatus } from '../cache/instance.js';
 import { iso } from './time.js';
+import { poolNotesStatus, type PoolNotesStatus } from './pool-notes.js';
+import { leftAloneField } from './configuration.js';
 import { readCacheView } from './cache-read.js';
 import { readInventoryView } from './inventory-read.js';
 import type { PagedListOptions } from './paged-list.js';
@@ -18,7 +20,7 @@ export interface InstanceStatusView extends InstanceStatus {
   protected?: true;
 }
 
-export interface PoolStatus {
+export interface PoolStatus extends PoolNotesStatus {
   name: string;
   scaleSet: { resourceGroup: string; name: string; orchestrationMode: string | null; capacity: number | null };
   cache: { lastRefresh: string | null; nextRefresh: string | null; size: number; refreshes: number; lastError: string | null; slowdown: string | null; throttledUntil?: string } | null;
@@ -30,11 +32,13 @@ export interface PoolStatus {
   counts: MachineCounts;
   /** The count the target sizing this pool wants (its `~wanted` row); absent: the pool fills to maxCount. */
   wanted?: number;
+  /** "left to a newer configuration (seq N)": the pool carries a newer stamp than this host's configuration; absent otherwise. */
+  leftAlone?: string;
 }
 
 /** The cache in point reads, the inventory (a few rows, packed) in pages with a deadline each: no read per VM. */
 export async function poolStatus(rt: Runtime, pool: PoolConfig, options: PagedListOptions = {}): Promise<PoolStatus> {
-  const [cache, { rows, safety, backoff, wanted }] = await Promise.all([readCacheView(rt.table('instances'), cacheKey(pool.scaleSet), options), readInventoryView(rt.table('machines'), pool.name, options)]);
+  const [cache, { rows, safety, backoff, wanted, notesRow, generationRow }] = await Promise.all([readCacheView(rt.table('instances'), cacheKey(pool.scaleSet), options), readInventoryView(rt.table('machines'), pool.name, options)]);
   const meta = cache.meta;
   return {
     name: pool.name,
@@ -62,5 +66,7 @@ export async function poolStatus(rt: Runtime, pool: PoolConfig, options: PagedLi
     backoffUntil: backoff && backoff.until > rt.clock.now() ? iso(backoff.until) : null,
     counts: countMachines(cache.instances, rows),
     ...(wanted === undefined ? {} : { wanted }),
+    ...poolNotesStatus(notesRow, meta !== undefined),
+    ...(await leftAloneField(rt, generationRow?.props.configSeq)),
   };
 }

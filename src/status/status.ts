@@ -11,11 +11,11 @@ import { iso } from './time.js';
 import { mapBounded } from './bounded.js';
 
 /**
- * Objects read at once: enough to keep a round trip in flight while another answer is parsed,
- * few enough that a fleet of 100 pools does not put 200 queries of 1,000 rows on the service at
- * once (each then waiting behind the others past its deadline).
+ * Objects read at once: enough that round trips overlap (a pool is two at once), few enough that
+ * a fleet of 100 pools does not put 200 reads of up to a megabyte on the service at once (each
+ * then waiting behind the others past its deadline).
  */
-export const STATUS_CONCURRENCY = 6;
+export const STATUS_CONCURRENCY = 12;
 
 export interface ProbeStatus {
   target: string;

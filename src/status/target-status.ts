@@ -7,6 +7,7 @@ import type { TargetConfig } from '../config/schema.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { readTargetRecord } from '../scaler/shell/target-store.js';
 import { iso } from './time.js';
+import { leftAloneField } from './configuration.js';
 
 export interface TargetStatus {
   name: string;
@@ -31,6 +32,8 @@ export interface TargetStatus {
   boundBy?: string;
   /** `drover pause` (kept in the row) or `paused: true` (the configuration); absent when not paused. */
   paused?: { mode: 'all' | 'scale-in' | 'scale-out'; replicas: number | null; since: string | null; by: 'drover pause' | 'configuration' };
+  /** "left to a newer configuration (seq N)": its row carries a newer stamp than this host's configuration; absent otherwise. */
+  leftAlone?: string;
 }
 
 export async function targetStatus(rt: Runtime, target: TargetConfig): Promise<TargetStatus> {
@@ -53,6 +56,7 @@ export async function targetStatus(rt: Runtime, target: TargetConfig): Promise<T
     panicSince: iso(r?.panicStartedAt),
     lastError: r?.lastError ?? null,
     ...(r?.boundBy ? { boundBy: r.boundBy } : {}),
+    ...(await leftAloneField(rt, r?.configSeq)),
     ...(r?.pausedMode
       ? { paused: { mode: r.pausedMode, replicas: r.pausedReplicas ?? null, since: iso(r.pausedAt), by: 'drover pause' as const } }
       : target.paused

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { passReportJson, poolLine, renderStatus, shortId, targetLine } from '../../src/cli/render.js';
 import type { PoolStatus } from '../../src/status/pool-status.js';
+import { NO_POOL_NOTES } from '../../src/status/pool-notes.js';
 import type { TargetStatus } from '../../src/status/target-status.js';
 
 const NOW = Date.UTC(2026, 10, 30, 10, 30, 0);
@@ -18,6 +19,7 @@ function pool(o: Partial<PoolStatus> = {}): PoolStatus {
     safetySwitch: null,
     counts: { healthy: 2, broken: 0, creating: 1, warm: 0, stopped: 0, deleting: 0, unmanaged: 1, missing: 0 },
     backoffUntil: iso(NOW + 252_000),
+    ...NO_POOL_NOTES,
     ...o,
   };
 }

@@ -42,6 +42,7 @@ const allActions = () =>
 
 describe('ARM: the custom roles against the calls of the compute adapter', () => {
   it('every ARM call the adapter makes has a row in the operations list, and every row is a call', () => {
+    // `client.<group>.<method>`, and `client.pipeline.sendRequest` for a request sent through the pipeline itself.
     const made = calls('src/azure/compute-adapter.ts', /this\.(client\.\w+\.\w+)\(/g);
     expect(made.length).toBeGreaterThan(0);
     expect(made).toEqual(sorted(ARM_OPERATIONS.map((op) => op.call)));

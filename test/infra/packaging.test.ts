@@ -11,7 +11,11 @@ import type { Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { loadConfig } from '../../src/config/load.js';
-import { buildDeployPackage, lockKey } from '../../scripts/build.mjs';
+import { buildDeployPackage, lockKey, SEQUENCE_FILE } from '../../scripts/build.mjs';
+import { readConfigSequence, SEQUENCE_FILE as RUNTIME_SEQUENCE_FILE } from '../../src/config/sequence.js';
+
+/** A build time that is not now: the stamp must be the one the build was given. */
+const BUILT_AT = Date.parse('2026-03-04T05:06:07.089Z');
 import { expectedFunctions, importInFreshProcess } from '../../bench/cold-start.js';
 import { objectEntries, readInfra, varBody } from './support/bicep.js';
 import { ROOT } from './support/source-graph.js';
@@ -42,7 +46,7 @@ beforeAll(async () => {
     },
     { 'aks.kubeconfig': 'apiVersion: v1\nkind: Config\n' },
   );
-  metafile = await buildDeployPackage({ outDir: deploy, configFile, loadConfig, env: {}, strict: true });
+  metafile = await buildDeployPackage({ outDir: deploy, configFile, loadConfig, env: {}, strict: true, builtAt: BUILT_AT });
 }, 60_000);
 
 afterAll(async () => {
@@ -80,10 +84,15 @@ function filesUnder(dir: string): string[] {
 }
 
 describe('the deploy package', () => {
+  it('stamps the configuration with the build time as its sequence, where the deployed runtime reads it', () => {
+    expect(SEQUENCE_FILE).toBe(RUNTIME_SEQUENCE_FILE);
+    expect(readConfigSequence(path.join(deploy, 'drover.config.yaml'))).toEqual({ seq: BUILT_AT, source: 'build' });
+  });
+
   it('holds the bundle, host.json, a package.json and the configuration with its kubeconfig, and nothing else', () => {
     const unexpected = filesUnder(deploy).filter(
       (f) =>
-        !/^(package\.json|host\.json|drover\.config\.yaml|aks\.kubeconfig)$/.test(f) &&
+        !/^(package\.json|host\.json|drover\.config\.yaml|drover\.sequence\.json|aks\.kubeconfig)$/.test(f) &&
         !/^app\/(main|chunks\/[\w-]+)\.js(\.LEGAL\.txt)?$/.test(f) &&
         !/^app\/assets\/uplot\/(uPlot\.iife\.min\.js|uPlot\.min\.css|LICENSE)$/.test(f),
     );

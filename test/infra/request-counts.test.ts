@@ -69,8 +69,9 @@ describe('Table requests of a pool pass', () => {
     // Cold: the lease (insert, release), the cache (its meta row, absent: no partition read; the
     // claim; one batch of meta and pack), the inventory (generation row, partition, one batch of
     // the pack and the generation), the reconcile rate's bucket (read, insert), the history
-    // point (read, batch) and the decision log (its last row, the line, the last row).
-    expect(cold).toEqual({ total: 15, reads: 6 });
+    // point (read, batch), the decision log (its last row, the line, the last row), and the
+    // pool's configuration stamp (one merge on the generation row, once per pool and configuration).
+    expect(cold).toEqual({ total: 16, reads: 6 });
     // Settling: reads everything once more (no warm record yet), changes nothing, records what
     // it saw (the generation row), takes a reconcile-rate token and logs its first steady decision.
     expect(settling).toEqual({ total: 11, reads: 5 });

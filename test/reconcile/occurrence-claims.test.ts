@@ -69,6 +69,17 @@ describe('occurrence claims', () => {
     expect(await claimOccurrence(correct, 'pool/a', next(correct.clock), 'correct')).toEqual({ claimed: true });
   });
 
+  it('kept by a released lease leave the lease free at once on the real service clock, and a pass without an occurrence keeps them', async () => {
+    const leases = new Leases(new EntityTable((await freshStorage()).table('leases')), systemClock);
+    const occurrence = Date.now() + 30_000;
+    expect(await claimOccurrence(leases, 'pool/a', occurrence, 'host-a')).toEqual({ claimed: true });
+    // The Date header's whole seconds make the released row's age read short: it is free all the same.
+    const queued = await leases.acquire('pool/a', 'queue-pass', LEASE_TTL_MS);
+    expect(queued.acquired).toBe(true);
+    if (queued.acquired) await leases.release(queued.lease);
+    expect(await claimOccurrence(leases, 'pool/a', occurrence, 'host-b')).toEqual({ claimed: false, by: 'host-a', occurrence });
+  });
+
   it('placed on the real service clock (its Date header) leave the next occurrence to the correct host', async () => {
     const storage = await freshStorage();
     const ahead = new Leases(new EntityTable(storage.table('leases')), skewedClock(systemClock, 3_600_000));

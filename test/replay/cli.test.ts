@@ -4,7 +4,7 @@ import { truncateSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli.js';
+import { drover } from '../support/cli.js';
 import { tempDir, writeConfig } from '../support/config.js';
 
 const dir = tempDir();
@@ -40,12 +40,6 @@ function traceFile(name: string, text: string): string {
   return file;
 }
 
-async function drover(...args: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(args, { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s), env: {} });
-  return { code, stdout, stderr };
-}
 
 interface JsonReport {
   targets: { name: string; summary: { replicaMinutes: number; peakReplicas: number; wakesFromZero: number; from: string }; timeline: { at: string; load: number; desired: number | null; scale: number; ready: number; boundBy: string | null }[] }[];

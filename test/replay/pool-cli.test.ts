@@ -3,7 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli.js';
+import { drover } from '../support/cli.js';
 import { tempDir, writeConfig } from '../support/config.js';
 
 const dir = tempDir();
@@ -26,12 +26,6 @@ function trace(): string {
   return file;
 }
 
-async function drover(...args: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(args, { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s), env: {} });
-  return { code, stdout, stderr };
-}
 
 type PoolRow = { at: string; wanted: number | null; ready: number; creating: number; parked: number; capacity: number };
 

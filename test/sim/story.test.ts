@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Status } from '../../src/status/status.js';
 import type { PoolStatus } from '../../src/status/pool-status.js';
+import { NO_POOL_NOTES } from '../../src/status/pool-notes.js';
 import type { TargetStatus } from '../../src/status/target-status.js';
 import { storyLines } from '../../sim/story.js';
 import { settledAt } from '../../sim/steps.js';
@@ -17,6 +18,7 @@ function pool(over: Partial<PoolStatus> = {}): PoolStatus {
     machines: [0, 1].map((n) => ({ providerId: vm(n), providerStatus: 'Running', address: null, createdAt: null, updatedAt: null })),
     safetySwitch: null,
     backoffUntil: null,
+    ...NO_POOL_NOTES,
     counts: { healthy: 2, broken: 0, creating: 0, warm: 0, stopped: 0, deleting: 0, unmanaged: 0, missing: 0 },
     ...over,
   };
@@ -119,6 +121,8 @@ describe('the demo story', () => {
   });
 
   describe('a pool sized by a target', () => {
+    /** The story of the pool going from `a` to `b`, the target unchanged. */
+    const told = (a: PoolStatus, b: PoolStatus) => storyLines(status(a, target()), status(b, target()), NOW);
     const sized = (n: number, over: Partial<PoolStatus> = {}) => {
       const ids = Array.from({ length: n }, (_, k) => k);
       return pool({
@@ -133,7 +137,7 @@ describe('the demo story', () => {
 
     it('names the wanted count first in the summary, and a VM that became protected', () => {
       const before = sized(2, { instances: sized(2).instances.map(({ protected: _p, ...i }) => i) });
-      expect(storyLines(status(before, target()), status(sized(2), target()), NOW)).toEqual([
+      expect(told(before, sized(2))).toEqual([
         'workers: rg/vmss/1 is protected from scale-in',
         '  = workers: wanted 2, capacity 2, 2 healthy, inventory 2',
       ]);
@@ -146,7 +150,7 @@ describe('the demo story', () => {
         instances: before.instances.map((i) => (i.id === vm(1) ? i : { ...i, state: 'Deleting' as const })),
         counts: { healthy: 1, broken: 0, creating: 0, warm: 0, stopped: 0, deleting: 3, unmanaged: 0, missing: 0 },
       });
-      expect(storyLines(status(before, target()), status(going, target()), NOW)).toEqual([
+      expect(told(before, going)).toEqual([
         'workers: deleting rg/vmss/0',
         'workers: deleting rg/vmss/2',
         'workers: deleting rg/vmss/3',
@@ -154,7 +158,7 @@ describe('the demo story', () => {
         '  = workers: wanted 1, capacity 4, 1 healthy, 3 deleting, inventory 4',
       ]);
       const gone = sized(1, { wanted: 1, instances: [before.instances[1]!], machines: [before.machines[1]!] });
-      expect(storyLines(status(going, target()), status(gone, target()), NOW)).toEqual([
+      expect(told(going, gone)).toEqual([
         'workers: capacity 4 → 1: the deleted VMs left it',
         'workers: deleted rg/vmss/0',
         'workers: deleted rg/vmss/2',
@@ -171,14 +175,14 @@ describe('the demo story', () => {
         machines: before.machines.map((m) => (m.providerId === vm(2) ? { ...m, providerStatus: 'Parked' } : m)),
         counts: { healthy: 1, broken: 0, creating: 0, warm: 1, stopped: 0, deleting: 1, unmanaged: 0, missing: 0 },
       });
-      expect(storyLines(status(before, target()), status(parking, target()), NOW)).toEqual([
+      expect(told(before, parking)).toEqual([
         'workers: deleting rg/vmss/0',
         'workers: parked rg/vmss/2 in the warm buffer (deallocated, not deleted)',
         'workers: spared rg/vmss/1: protected from scale-in',
         '  = workers: wanted 1, capacity 3, 1 healthy, 1 warm, 1 deleting, inventory 3',
       ]);
       const waking = { ...parking, wanted: 2, machines: parking.machines.map((m) => (m.providerId === vm(2) ? { ...m, providerStatus: 'Waking' } : m)) };
-      expect(storyLines(status(parking, target()), status(waking, target()), NOW)).toEqual([
+      expect(told(parking, waking)).toEqual([
         'workers: waking rg/vmss/2 from the warm buffer (a start, not a creation)',
         '  = workers: wanted 2, capacity 3, 1 healthy, 1 warm, 1 deleting, inventory 3',
       ]);
@@ -188,7 +192,7 @@ describe('the demo story', () => {
       const oom = { errorClass: 'OutOfResources' as const, errorCode: 'provisioning-state-failed', errorMessage: 'out of capacity' };
       const before = sized(3, { instances: sized(3).instances.map((i) => (i.id === vm(2) ? { ...i, errorInfo: oom } : i)) });
       const after = sized(3, { instances: before.instances.map((i) => (i.id === vm(2) ? { ...i, state: 'Deleting' as const } : i)) });
-      expect(storyLines(status(before, target()), status(after, target()), NOW).filter((l) => !l.startsWith('  ='))).toEqual(['workers: deleting rg/vmss/2']);
+      expect(told(before, after).filter((l) => !l.startsWith('  ='))).toEqual(['workers: deleting rg/vmss/2']);
     });
 
     it.each([

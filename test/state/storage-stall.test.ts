@@ -5,6 +5,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createStorage } from '../../src/state/storage.js';
+import { createAppRuntime } from '../../src/runtime/app-runtime.js';
+import { writeConfig } from '../support/config.js';
 
 let server: http.Server | undefined;
 afterEach(async () => {
@@ -13,10 +15,18 @@ afterEach(async () => {
   server = undefined;
 });
 
-/** Answers every request 404 after `delayMs()`; the message carries a signed URL. */
+/** Answers every request 404 after `delayMs()`; the message carries a signed URL. Creating a table or queue finds it there, at once. */
 async function slowTables(delayMs: () => number) {
   server = http.createServer((req, res) => {
     req.resume();
+    if (req.method === 'POST' && /\/Tables$/.test(req.url ?? '')) {
+      res.writeHead(409, { 'content-type': 'application/json', 'x-ms-error-code': 'TableAlreadyExists' }).end('{"odata.error":{"code":"TableAlreadyExists","message":{"value":"exists"}}}');
+      return;
+    }
+    if (req.method === 'PUT' && /^\/devstoreaccount1\/[^/?]+(\?timeout=\d+)?$/.test(req.url ?? '')) {
+      res.writeHead(409, { 'content-type': 'application/xml', 'x-ms-error-code': 'QueueAlreadyExists' }).end('<?xml version="1.0" encoding="utf-8"?><Error><Code>QueueAlreadyExists</Code><Message>exists</Message></Error>');
+      return;
+    }
     setTimeout(() => {
       res
         .writeHead(404, { 'content-type': 'application/json', 'x-ms-error-code': 'ResourceNotFound' })
@@ -62,4 +72,38 @@ describe('stalled Table Storage', () => {
     for (let i = 0; i < 5; i++) await expect(storage.table('machines').getEntity('p', 'r')).rejects.toThrow();
     expect(lines).toEqual([]);
   });
+});
+
+describe('stalled Queue Storage', () => {
+  it('a run of slow queue calls leaves one redacted warning naming the queue; what the calls answer is untouched', async () => {
+    const connectionString = await slowTables(() => 300);
+    const storage = createStorage({ kind: 'connection', connectionString }, 'stall', undefined, { stall: { thresholdMs: 1_500, slowCallMs: 250 } });
+    const lines: string[] = [];
+    storage.onStalled((line) => lines.push(line));
+    const queue = storage.queue('reconcile');
+    expect(queue.name).toBe('stall-reconcile');
+    await expect(queue.sendMessage('x')).rejects.toThrow(/gone|404|ResourceNotFound/);
+    expect(lines).toEqual([]);
+    const started = Date.now();
+    // Slow calls, one after another, until the run has lasted the threshold (about 5 calls), and two more.
+    while (Date.now() - started < 1_500) await expect(queue.receiveMessages({ numberOfMessages: 1 })).rejects.toThrow();
+    for (let i = 0; i < 2; i++) await expect(queue.getProperties()).rejects.toThrow();
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^storage: calls to queue stall-reconcile stalled for \d+\.\d s over \d+ calls; the last one failed: /);
+    expect(lines[0]).not.toContain('SECRETSIG');
+  }, 20_000);
+});
+
+describe("the Functions app's log", () => {
+  it('gets the stall warning of a queue, redacted: the composition root wires it to the log it is given', async () => {
+    const connectionString = await slowTables(() => 300);
+    const lines: string[] = [];
+    const log = { info: () => undefined, warn: (...a: unknown[]) => lines.push(a.map(String).join(' ')), error: () => undefined };
+    const configFile = writeConfig({ storage: { connection: connectionString, prefix: 'app' }, pools: [] });
+    const rt = await createAppRuntime({ configFile, env: {}, log, storage: { stall: { thresholdMs: 200, slowCallMs: 250 } } });
+    await expect(rt.queues.probe({ target: 'web', attempt: 0, deadline: 0 })).rejects.toThrow();
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^storage: calls to queue app-probe stalled for \d+\.\d s over 1 calls; the last one failed: /);
+    expect(lines[0]).not.toContain('SECRETSIG');
+  }, 20_000);
 });

@@ -6,6 +6,7 @@ import { refreshQuery, renderStatusPage, type PageOptions } from '../../src/stat
 import { poolChart, targetChart } from '../../src/status/page/timeline.js';
 import { errorPage } from '../../src/status/page/status-page.js';
 import type { PoolStatus } from '../../src/status/pool-status.js';
+import { NO_POOL_NOTES } from '../../src/status/pool-notes.js';
 import type { TargetStatus } from '../../src/status/target-status.js';
 import type { Status } from '../../src/status/status.js';
 import type { HistoryRow } from '../../src/state/history.js';
@@ -28,6 +29,7 @@ function pool(overrides: Partial<PoolStatus> = {}): PoolStatus {
     safetySwitch: null,
     counts: { healthy: 2, broken: 0, creating: 1, warm: 0, stopped: 0, deleting: 0, unmanaged: 1, missing: 0 },
     backoffUntil: null,
+    ...NO_POOL_NOTES,
     ...overrides,
   };
 }

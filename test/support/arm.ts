@@ -7,6 +7,9 @@ import type { Clock } from '../../src/clock.js';
 import { simulatedService, type ServiceClock } from '../../src/state/service-clock.js';
 import { SUBSCRIPTION, azuriteStorage, tempDir, writeConfig } from './config.js';
 
+/** The configuration sequence of a world's runtimes (src/config/sequence.ts), unless a test gives one. */
+export const WORLD_CONFIG_SEQ = 1;
+
 export interface ArmWorld {
   sim: ArmSim;
   dir: string;
@@ -15,7 +18,7 @@ export interface ArmWorld {
   /** A runtime on a config with these pools (and extra sections); each call is a separate "instance". */
   runtime(
     config: Record<string, unknown>,
-    options?: { clock?: Clock; serviceClock?: ServiceClock; adapters?: RuntimeAdapters; tables?: TableFactory; holder?: string },
+    options?: { clock?: Clock; serviceClock?: ServiceClock; adapters?: RuntimeAdapters; tables?: TableFactory; holder?: string; configSeq?: number },
   ): Promise<Runtime>;
 }
 
@@ -35,7 +38,8 @@ export async function armWorld(options: ArmSimOptions = {}): Promise<ArmWorld> {
       const file = writeConfig({ storage, azure, ...config }, tempDir());
       // A clock moved by hand moves the storage service's too (lease expiry is judged on that one).
       const serviceClock = opts.serviceClock ?? (opts.clock ? simulatedService(opts.clock) : undefined);
-      const rt = await createRuntime({ configFile: file, clock: opts.clock, serviceClock, adapters: opts.adapters, tables: opts.tables });
+      // Instances of one deployment unless told otherwise: one configuration sequence, whenever each file was written.
+      const rt = await createRuntime({ configFile: file, clock: opts.clock, serviceClock, adapters: opts.adapters, tables: opts.tables, configSeq: opts.configSeq ?? WORLD_CONFIG_SEQ });
       await rt.storage.ensure();
       return opts.holder ? { ...rt, holder: opts.holder } : rt;
     },

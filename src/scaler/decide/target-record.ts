@@ -55,6 +55,8 @@ export type TargetRecord = {
    * merge of the activator sighting leaves it alone.
    */
   revision?: number;
+  /** The configuration sequence of the host that last wrote it (src/reconcile/config-stamp.ts). */
+  configSeq?: number;
 };
 
 /** A field set to undefined in a patch is removed from the row. */

@@ -87,6 +87,8 @@ export class FencedTargetRow {
   constructor(
     private readonly table: EntityTable,
     readonly target: string,
+    /** Stamped on every write: the writing host's configuration sequence (reconcile/config-stamp.ts). */
+    private readonly configSeq?: number,
   ) {}
 
   async read(): Promise<TargetRecord | undefined> {
@@ -96,6 +98,7 @@ export class FencedTargetRow {
   }
 
   async write(patch: (current: TargetRecord | undefined) => TargetRecordPatch): Promise<void> {
-    this.revision = await writeTargetRecord(this.table, this.target, this.revision, patch);
+    const stamped = this.configSeq === undefined ? patch : (current: TargetRecord | undefined) => ({ ...patch(current), configSeq: this.configSeq });
+    this.revision = await writeTargetRecord(this.table, this.target, this.revision, stamped);
   }
 }

@@ -6,6 +6,7 @@ import type { PoolStatus } from '../pool-status.js';
 import type { ChartSpec } from './timeline.js';
 import { timelineFigure } from './timeline-figure.js';
 import { esc } from './html.js';
+import { renderPoolNotes } from './pool-notes-section.js';
 import { clockTime, formatDuration, relative } from '../format.js';
 
 export function renderPool(pool: PoolStatus, chart: ChartSpec, now: number): string {
@@ -16,7 +17,7 @@ export function renderPool(pool: PoolStatus, chart: ChartSpec, now: number): str
 <p class="summary">${pool.wanted === undefined ? '' : `<span class="figure" data-field="wanted">wanted ${pool.wanted}</span>\n`}<span class="figure" data-field="capacity">capacity ${pool.scaleSet.capacity ?? 'unknown'}</span>
 <span class="figure" data-field="inventory">inventory ${pool.machines.length}</span>
 <span class="figure">VMs: ${counts.map(([k, v]) => `<span data-field="${esc(k)}">${esc(v)} ${esc(k)}</span>`).join(', ')}</span></p>
-${safetySwitch(pool, now)}${backoff(pool, now)}${cache(pool, now)}
+${safetySwitch(pool, now)}${renderPoolNotes(pool, now)}${backoff(pool, now)}${cache(pool, now)}
 ${timelineFigure(chart, now)}
 ${instances(pool)}${inventory(pool)}
 </section>`;

@@ -5,14 +5,15 @@ import { join } from 'node:path';
 import type { ComputeAdapterOptions } from '../../../src/azure/compute-adapter.js';
 import { createComputeScaleSetApi } from '../../../src/azure/compute-adapter.js';
 import type { ScaleSetApi } from '../../../src/azure/scale-set-api.js';
+import type { AutoscaleSettingsApi } from '../../../src/azure/autoscale-settings.js';
 import type { ArmSim, ArmSimOptions } from '../../../sim/arm/index.js';
 import { startArmSim } from '../../../sim/arm/index.js';
 
 export interface SimHarness {
   sim: ArmSim;
-  api: ScaleSetApi;
+  api: ScaleSetApi & AutoscaleSettingsApi;
   /** A second adapter on the same simulator (another Functions instance, say). */
-  newApi(options?: ComputeAdapterOptions): Promise<ScaleSetApi>;
+  newApi(options?: ComputeAdapterOptions): Promise<ScaleSetApi & AutoscaleSettingsApi>;
   stop(): Promise<void>;
 }
 

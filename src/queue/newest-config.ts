@@ -1,0 +1,83 @@
+/**
+ * The newest configuration any host runs: one row in the `leases` table (partition `config`, row
+ * `newest`) with its sequence. Each host raises it to its own sequence when that is newer, and
+ * the host running it renews it while it runs, so the row's age on the storage service's clock
+ * says whether that configuration is still live. A host that gets a message for an object its
+ * configuration does not have asks it: while a newer configuration is live, the message is
+ * put back for it (a newly added target); otherwise it is dropped (a target that was removed).
+ */
+import type { Clock } from '../clock.js';
+import type { EntityTable } from '../state/entity-table.js';
+import type { ServiceClock } from '../state/service-clock.js';
+
+export const CONFIG_PARTITION = 'config';
+export const NEWEST_ROW = 'newest';
+/** How often the host running the newest configuration renews its row. */
+export const NEWEST_RENEW_MS = 5 * 60_000;
+/** A newest row not renewed for this long is a configuration no host runs any more (a deploy given up). */
+export const NEWEST_LIVE_MS = 3 * NEWEST_RENEW_MS;
+/** How long one read of the row answers `newerLive` for this process, so a flood costs few reads. */
+const READ_CACHE_MS = 5_000;
+
+type NewestProps = { seq: number; by: string };
+
+export class NewestConfig {
+  private announcedAt: number | undefined;
+  private announcing: Promise<void> | undefined;
+  private cached: { at: number; newer: number | undefined } | undefined;
+
+  constructor(
+    private readonly table: EntityTable,
+    private readonly clock: Clock,
+    private readonly service: ServiceClock,
+    readonly mine: number,
+    private readonly holder: string,
+  ) {}
+
+  /**
+   * Raises the row to this host's sequence, or renews it when it is this host's: at most once per
+   * NEWEST_RENEW_MS per process (one read, and a write only when one is due). Concurrent calls share one.
+   */
+  announce(): Promise<void> {
+    const now = this.clock.now();
+    if (this.announcedAt !== undefined && now - this.announcedAt < NEWEST_RENEW_MS) return Promise.resolve();
+    this.announcing ??= this.raise()
+      .then(() => {
+        this.announcedAt = now;
+      })
+      .finally(() => {
+        this.announcing = undefined;
+      });
+    return this.announcing;
+  }
+
+  /** The newest sequence when it is newer than this host's and still live; undefined otherwise. */
+  async newerLive(): Promise<number | undefined> {
+    const now = this.clock.now();
+    if (this.cached && now - this.cached.at < READ_CACHE_MS) return this.cached.newer;
+    const read = await this.table.getTimed<NewestProps>(CONFIG_PARTITION, NEWEST_ROW);
+    let newer: number | undefined;
+    if (read && Number(read.row.props.seq) > this.mine) {
+      const { writtenAt, now: serviceNow } = this.service.times(read);
+      if (serviceNow - writtenAt < NEWEST_LIVE_MS) newer = Number(read.row.props.seq);
+    }
+    this.cached = { at: now, newer };
+    return newer;
+  }
+
+  private async raise(): Promise<void> {
+    const props: NewestProps = { seq: this.mine, by: this.holder, ...this.service.stamp() } as NewestProps;
+    const read = await this.table.getTimed<NewestProps>(CONFIG_PARTITION, NEWEST_ROW);
+    if (!read) {
+      await this.table.create(CONFIG_PARTITION, NEWEST_ROW, props);
+      return;
+    }
+    const stored = Number(read.row.props.seq);
+    if (stored > this.mine) return;
+    const { writtenAt, now } = this.service.times(read);
+    // Another host of the same configuration renewed it lately: nothing to do.
+    if (stored === this.mine && now - writtenAt < NEWEST_RENEW_MS / 2) return;
+    // Under the ETag: a host with a newer sequence that wrote in between keeps its row.
+    await this.table.replaceIf(read.row, props);
+  }
+}
