@@ -14,7 +14,6 @@
  *   and no slot is offered in a pass that starts a backoff;
  * - while the switch holds the plan is the switch's record and nothing else.
  */
-import type { CachedInstance } from '../cache/instance.js';
 import { AZURE_PREFIX, tryProviderIdFromResourceId } from '../cache/ids.js';
 import type { Row } from '../state/entity-table.js';
 import { backoffAfterFailure, isBackingOff, type BackoffState } from '../provisioner/backoff.js';
@@ -25,6 +24,7 @@ import { instancesToFastDelete, isBroken } from './fast-delete.js';
 import { toInventoryRow, type MachineProps, type SafetySwitchState } from './inventory.js';
 import { providerStatusOf, scaleSetMachines } from './machines.js';
 import type { PoolSnapshot } from './snapshot.js';
+import type { Deletion } from './deletion.js';
 import type { ScaleInPolicy } from './scale-in.js';
 import { planSizing } from './sizing.js';
 import { PARKED, WAKING } from './warm-buffer.js';
@@ -48,13 +48,7 @@ export interface Adoption {
   status: ProviderStatus;
 }
 
-export interface Deletion {
-  id: string;
-  name: string;
-  /** The row as read (undefined: the broken VM had no row yet; one is created, marked failed). */
-  row: Row<MachineProps> | undefined;
-  errorInfo: CachedInstance['errorInfo'];
-}
+export type { Deletion } from './deletion.js';
 
 export type SafetyChange =
   | { kind: 'unchanged' }

@@ -13,7 +13,7 @@
 import type { CachedInstance } from '../cache/instance.js';
 import type { Row } from '../state/entity-table.js';
 import type { MachineProps } from './inventory.js';
-import type { Deletion } from './plan.js';
+import type { Deletion } from './deletion.js';
 import { chooseVictims, type ScaleInPolicy } from './scale-in.js';
 import type { PoolSnapshot } from './snapshot.js';
 import { excessParked, isEvictable, parkedToWake, splitVictims, warmView } from './warm-buffer.js';

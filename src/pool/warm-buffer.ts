@@ -19,7 +19,7 @@ import type { CachedInstance } from '../cache/instance.js';
 import type { Row } from '../state/entity-table.js';
 import { isBroken } from './fast-delete.js';
 import type { MachineProps } from './inventory.js';
-import type { Deletion } from './plan.js';
+import type { Deletion } from './deletion.js';
 import { chooseVictims, compareIds, isProtected, type ScaleInPolicy } from './scale-in.js';
 
 export const PARKED = 'Parked';
