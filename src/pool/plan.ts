@@ -40,6 +40,8 @@ export interface PoolSettings {
   scaleInPolicy?: ScaleInPolicy;
   /** The warm buffer: at most this many VMs parked instead of deleted (warm-buffer.ts). Default 0. */
   warmMax?: number;
+  /** The target that sizes this pool (a Pool target), if one does: until it writes a wanted count, the pool holds. */
+  sizedBy?: string;
 }
 
 export interface Adoption {
@@ -118,7 +120,7 @@ export function planPool(snapshot: PoolSnapshot, settings: PoolSettings, now: nu
 
   const doomed = settings.fastDelete ? instancesToFastDelete(instances) : [];
   const doomedIds = new Set(doomed.map((i) => i.id));
-  const sizing = planSizing(snapshot, kept, doomedIds, { maxCount: settings.maxCount, scaleInPolicy: settings.scaleInPolicy ?? 'newest', warmMax: settings.warmMax ?? 0 });
+  const sizing = planSizing(snapshot, kept, doomedIds, { maxCount: settings.maxCount, scaleInPolicy: settings.scaleInPolicy ?? 'newest', warmMax: settings.warmMax ?? 0, ...(settings.sizedBy === undefined ? {} : { sizedBy: settings.sizedBy }) });
   const backingOff = isBackingOff(inventory.backoff, now);
   const noSlots = backingOff || doomed.length > 0 || scaleSet.etag === undefined;
   const machines = scaleSetMachines({ capacity: scaleSet.capacity, instanceLimit: settings.instanceLimit, instances, noSlots, maxSlots: Number.POSITIVE_INFINITY });

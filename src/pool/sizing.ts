@@ -22,6 +22,8 @@ export interface SizingSettings {
   maxCount: number;
   scaleInPolicy: ScaleInPolicy;
   warmMax: number;
+  /** The Pool target sizing this pool, if one does. */
+  sizedBy?: string;
 }
 
 export interface Sizing {
@@ -54,7 +56,13 @@ export function planSizing(snapshot: PoolSnapshot, kept: readonly Row<MachinePro
   remove.push(...warm.evicted);
 
   const candidates = instances.filter((i) => (rowById.has(i.id) || i.errorInfo !== null) && !marked.has(i.id) && !doomed.has(i.id) && !onItsWay(i) && !warm.excluded.has(i.id));
-  const wanted = inventory.wanted;
+  // Taken over gently: a pool a target sizes neither fills to maxCount nor shrinks before that
+  // target has said how many it wants; it holds at what runs.
+  // The VMs it runs are all adopted, so that target's first count applies to every one of them.
+  const waiting = inventory.wanted === undefined && settings.sizedBy !== undefined;
+  const running = instances.filter((i) => !onItsWay(i) && !doomed.has(i.id) && !warm.excluded.has(i.id)).length;
+  const wanted = waiting ? running : inventory.wanted;
+  if (waiting) lines.push(`sized by target ${settings.sizedBy}, which has not written a wanted count yet: holding at the ${running} VM(s) it runs`);
   const ceiling = wanted ?? (settings.maxCount > 0 ? settings.maxCount : Number.POSITIVE_INFINITY);
   const woken = parkedToWake(warm.parked, candidates.length, ceiling);
   if (woken.length > 0) lines.push(`starting ${woken.length} of ${warm.parked.length} parked VM(s) before creating any`);

@@ -3,7 +3,7 @@
  * carrying it out, and the decision log told what happened. A dry run prints the plan and
  * writes nothing at all: no limiter token, no cache row, no inventory row, no ARM call but reads.
  */
-import type { PoolConfig } from '../config/schema.js';
+import type { PoolConfig, TargetConfig } from '../config/schema.js';
 import type { ScaleSetApi } from '../azure/scale-set-api.js';
 import { ScaleSetCache, cacheKey } from '../cache/scale-set-cache.js';
 import type { CachedInstance } from '../cache/instance.js';
@@ -60,8 +60,14 @@ export function poolCache(rt: Runtime, pool: PoolConfig, api: ScaleSetApi, log: 
 }
 
 /** What the plan is told of the pool's configuration (replay plans with the very same). */
-export function poolSettings(pool: PoolConfig): PoolSettings {
-  return { name: pool.name, maxCount: pool.maxCount, chunkSize: pool.chunkSize, instanceLimit: pool.instanceLimit, fastDelete: pool.enableFastDeleteOnFailedProvisioning, scaleInPolicy: pool.scaleIn.policy, warmMax: pool.warm.max };
+export function poolSettings(pool: PoolConfig, sizedBy?: string): PoolSettings {
+  const settings: PoolSettings = { name: pool.name, maxCount: pool.maxCount, chunkSize: pool.chunkSize, instanceLimit: pool.instanceLimit, fastDelete: pool.enableFastDeleteOnFailedProvisioning, scaleInPolicy: pool.scaleIn.policy, warmMax: pool.warm.max };
+  return sizedBy === undefined ? settings : { ...settings, sizedBy };
+}
+
+/** The Pool target that sizes `pool`, if one does (config load allows at most one). */
+export function sizingTarget(targets: readonly TargetConfig[], pool: PoolConfig): string | undefined {
+  return targets.find((t) => 'kind' in t.scaleTargetRef && t.scaleTargetRef.kind === 'Pool' && t.scaleTargetRef.name === pool.name)?.name;
 }
 
 export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Promise<Decision> {
@@ -84,7 +90,7 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
   const api = await rt.scaleSetApi();
   const cache = poolCache(rt, pool, api, log);
   const machines = rt.table('machines');
-  const settings = poolSettings(pool);
+  const settings = poolSettings(pool, sizingTarget(rt.config.targets, pool));
   if (ctx.dryRun) {
     const snapshot = await readSnapshot({ api, cache, machines }, pool, { dryRun: true, signal });
     const plan = planPool(snapshot, settings, rt.clock.now());

@@ -90,3 +90,27 @@ describe('scale-in victims (snapshot, wanted, now → victims and lines)', () =>
     if (want.length > 0) expect(out.raise).toBeUndefined();
   });
 });
+
+describe('a pool a target sizes, before that target has written a wanted count', () => {
+  const plan = (wanted: number | undefined, sizedBy: string | undefined) =>
+    planPool(snapshot([{ id: 0 }, { id: 1 }, { id: 2 }], wanted), { name: 'p', maxCount: 10, chunkSize: 5, instanceLimit: 1000, fastDelete: false, ...(sizedBy ? { sizedBy } : {}) }, NOW);
+
+  it('holds at what runs: no raise toward maxCount, no scale-in, and the line names the target', () => {
+    const held = plan(undefined, 'jobs');
+    expect(held.raise).toBeUndefined();
+    expect(held.scaleIn).toEqual([]);
+    expect(held.lines).toContain('sized by target jobs, which has not written a wanted count yet: holding at the 3 VM(s) it runs');
+  });
+
+  it('adopts every VM it runs at takeover, so the target\'s first count sizes them all', () => {
+    const cold = snapshot([{ id: 0, unadopted: true }, { id: 1, unadopted: true }, { id: 2, unadopted: true }], undefined);
+    const held = planPool(cold, { name: 'p', maxCount: 10, chunkSize: 5, instanceLimit: 1000, fastDelete: false, sizedBy: 'jobs' }, NOW);
+    expect(held.adopt.map((a) => a.name).sort()).toEqual(['vmss_0', 'vmss_1', 'vmss_2']);
+    expect(held.raise).toBeUndefined();
+  });
+
+  it('follows the wanted count once written, and a pool no target sizes still fills to maxCount', () => {
+    expect(plan(5, 'jobs').raise?.to).toBe(5);
+    expect(plan(undefined, undefined).raise?.to).toBe(8);
+  });
+});

@@ -122,7 +122,7 @@ describe('a queue-driven target without an activator', () => {
     const { queue, connection } = await jobsQueue();
     const clock = new ManualClock(Date.now());
     arm = await armWorld({ clock, provisionDelayMs: 0, deleteDelayMs: 0 });
-    arm.sim.addScaleSet({ resourceGroup: 'rg-jobs', name: 'vmss-jobs', capacity: 0 });
+    arm.sim.addScaleSet({ resourceGroup: 'rg-jobs', name: 'vmss-jobs', capacity: 4 });
     const scaleSetApi = await createComputeScaleSetApi(arm.azure, { clock, lroWaitMs: 0 });
     const pool = { name: 'jobs-pool', scaleSet: { resourceGroup: 'rg-jobs', name: 'vmss-jobs' }, maxCount: 4, chunkSize: 10, reconcileRate: '0s,1', creationRate: '0s,1', deletionRate: '0s,1', instanceCache: { ttl: '0s' } };
     const rt = await arm.runtime({ pools: [pool], targets: [workerTarget('jobs', { kind: 'Pool', name: 'jobs-pool' }, { queueName: queue.name, connection }, POOL_COOLDOWN_MS)] }, { clock, adapters: { scaleSetApi } });
@@ -130,7 +130,8 @@ describe('a queue-driven target without an activator', () => {
     const poolPass = async () => {
       expect((await reconcileObject(rt, { kind: 'pool', name: 'jobs-pool' }, { reason: 'tick' }, { log: silentLog })).status).toBe('done');
     };
-    // The pool fills to maxCount before the target first sizes it; the target adopts it as it runs.
+    // A running pool of 4, taken over: it holds (no fill to maxCount, no scale-in) until the
+    // target has sized it, and the target adopts it as it runs.
     await poolPass();
     await poolPass();
     expect(live()).toBe(4);
