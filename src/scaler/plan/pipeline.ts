@@ -24,17 +24,16 @@
  *
  * This file is where a policy stage is wired in: replace an identity entry of PIPELINE with it.
  */
-import { decideDesiredScale, type DesiredInput, type DesiredScale, type RateLimit } from '../../load/decider.js';
+import { decideDesiredScale, type DesiredScale, type RateLimit } from '../../load/decider.js';
 import type { TargetConditions } from '../decide/conditions.js';
-import type { Observation, TargetSettings } from '../decide/target-settings.js';
 import { planScaleWithin } from '../decide/plan-scale.js';
 import type { ScalePlan, ScaleReason, SyncProbeResult } from '../decide/scale-to-zero.js';
-import { panicOf, type TargetRecord, type TargetRecordPatch } from '../decide/target-record.js';
+import { panicOf, type TargetRecordPatch } from '../decide/target-record.js';
 import type { BoundRule } from './bound-rules.js';
 import { activation, behavior, bounds, fallback, planBounds, scaleDownDelay } from './policy-stages.js';
 import { pausedPlan, pauseOf } from './pause.js';
 import { sleepPlan } from './sleep.js';
-import { sourcesView, type SourceObservation } from './sources-view.js';
+import { sourcesView, type SourcesContext } from './sources-view.js';
 
 /** After adopting a target, the next reconcile decides on it this soon. */
 export const ADOPTION_REQUEUE_MS = 1_000;
@@ -42,25 +41,14 @@ export const ADOPTION_REQUEUE_MS = 1_000;
 /** Replicas so far; undefined while no load sample is known (no evidence). */
 export type Replicas = number | undefined;
 
-export interface PipelineContext {
-  record: TargetRecord | undefined;
+/** The sources' part (sources-view.ts: record, observation, samples, their health, settings, now) and the rest. */
+export interface PipelineContext extends SourcesContext {
   /** The conditions the plan is made on: the stored ones, or the adoption's. */
   conditions: TargetConditions;
   /** First sight of the target: it is adopted as it runs and nothing is written. */
   adopted: boolean;
-  observation: Observation;
-  /** The target's load samples: a `SampleWindow`, an array, or anything with its `average`. */
-  samples: DesiredInput['samples'];
-  /** The source is a gauge (push): an empty window reads as its last value. */
-  holdLatest: boolean;
-  /** This reconcile's read of the load source failed (a source's health; its fallback). */
-  loadFailed?: boolean;
-  /** A target with several sources: each one's samples and read (`samples` then goes unread). */
-  sources?: readonly SourceObservation[];
-  settings: TargetSettings;
   /** The synchronous activator probe's answer, once a first run asked for it. */
   probe?: SyncProbeResult;
-  now: number;
 }
 
 /** What the pipeline has decided so far. */

@@ -30,10 +30,13 @@ export interface SourceObservation {
 export interface SourcesContext {
   record: TargetRecord | undefined;
   observation: Observation;
+  /** The target's load samples: a `SampleWindow`, an array, or anything with its `average`. */
   samples: DesiredInput['samples'];
+  /** The source is a gauge (push): an empty window reads as its last value. */
   holdLatest: boolean;
+  /** This reconcile's read of the load source failed (a source's health; its fallback). */
   loadFailed?: boolean;
-  /** Set for a target with several sources. */
+  /** A target with several sources: each one's samples and read (`samples` then goes unread). */
   sources?: readonly SourceObservation[];
   settings: TargetSettings;
   now: number;
