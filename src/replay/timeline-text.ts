@@ -72,7 +72,7 @@ const SIDE_WIDTH = WIDTH.desired + WIDTH.scale + WIDTH.boundBy + 6;
 
 function header(configs: readonly string[]): string {
   const lead = ' '.repeat(WIDTH.time + WIDTH.load + 2);
-  const names = configs.length > 1 ? `${lead}${configs.map((c) => `  ${fit(c, SIDE_WIDTH - 2).padEnd(SIDE_WIDTH - 2)}`).join('').trimEnd()}\n` : '';
+  const names = configs.length > 1 ? `${lead}${configs.map((c) => `  ${keepEnd(c, SIDE_WIDTH - 2).padEnd(SIDE_WIDTH - 2)}`).join('').trimEnd()}\n` : '';
   const columns = ['time'.padEnd(WIDTH.time), 'load'.padStart(WIDTH.load), ...configs.map(() => sideCells('desired', 'scale', 'bound by'))];
   return `${names}${columns.join('  ').trimEnd()}\n`;
 }
@@ -88,6 +88,6 @@ function sideCells(desired: string, scale: string, boundBy: string): string {
 }
 
 /** A long configuration path keeps its end, where the file name is. */
-function fit(text: string, width: number): string {
+function keepEnd(text: string, width: number): string {
   return text.length <= width ? text : `…${text.slice(text.length - width + 1)}`;
 }
