@@ -30,6 +30,8 @@ export interface PoolReplayOptions {
   /** From the start of a parked VM to it running. */
   startDelayMs: number;
   schedule: ReplaySchedule;
+  /** The Pool target being replayed: the plan is told, as in production (poolSettings). */
+  sizedBy: string;
 }
 
 export interface PoolReplaySummary {
@@ -194,7 +196,7 @@ export class PoolWorkload implements ReplayWorkload {
     }
     this.summary.passes++;
     if (!fresh) this.world.list(now);
-    const plan = planPool(this.world.snapshot(), poolSettings(this.pool), now);
+    const plan = planPool(this.world.snapshot(), poolSettings(this.pool, this.options.sizedBy), now);
     const outcome = await executePlan(plan, this.deps(now));
     this.warm = changesNothing(plan);
     this.count(outcome);

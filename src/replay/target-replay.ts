@@ -100,7 +100,7 @@ export class TargetReplay {
   ) {
     const initial = options.initialScale ?? target.minScale;
     this.workload = pool
-      ? new PoolWorkload(pool, { creationDelayMs: options.creationDelayMs ?? DEFAULT_CREATION_DELAY_MS, startDelayMs: options.startDelayMs ?? DEFAULT_START_DELAY_MS, schedule: options.schedule }, initial, start)
+      ? new PoolWorkload(pool, { creationDelayMs: options.creationDelayMs ?? DEFAULT_CREATION_DELAY_MS, startDelayMs: options.startDelayMs ?? DEFAULT_START_DELAY_MS, schedule: options.schedule, sizedBy: target.name }, initial, start)
       : new Workload(initial, options.readyDelayMs);
     const sources = loadSources(target.load);
     this.targetPerReplica = sources[0]?.source.targetPerReplica ?? 1;
