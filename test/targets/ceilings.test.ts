@@ -3,28 +3,22 @@
 // replicas within seconds), and an http answer of `0x10` was taken as 16.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { MAX_LOAD, MAX_REPLICAS } from '../../src/limits.js';
 import { silentLog } from '../../src/log.js';
 import { reconcileObject } from '../../src/reconcile/object.js';
 import { readTargetRecord } from '../../src/scaler/shell/target-store.js';
-import { closeWorldAndServer, startTargetWorld, WEB, webTarget, type TargetWorld } from './support.js';
+import { startTargetWorld, worldPerTest, WEB, webTarget } from './support.js';
 
-let world: TargetWorld | undefined;
-let server: http.Server | undefined;
-afterEach(async () => {
-  await closeWorldAndServer(world, server);
-  world = undefined;
-  server = undefined;
-});
+const opened = worldPerTest();
 
 async function passes(count: number, clock: ManualClock, load?: number): Promise<(number | undefined)[]> {
   const seen: (number | undefined)[] = [];
   for (let n = 0; n < count; n++) {
     clock.advance(1_000);
-    await reconcileObject(world!.rt, { kind: 'target', name: 'web' }, { reason: 'forced', ...(load !== undefined ? { load } : {}) }, { log: silentLog });
-    seen.push(world!.kube.inspect(WEB)?.specReplicas);
+    await reconcileObject(opened.world!.rt, { kind: 'target', name: 'web' }, { reason: 'forced', ...(load !== undefined ? { load } : {}) }, { log: silentLog });
+    seen.push(opened.world!.kube.inspect(WEB)?.specReplicas);
   }
   return seen;
 }
@@ -32,16 +26,16 @@ async function passes(count: number, clock: ManualClock, load?: number): Promise
 describe('a target with maxScale 0 and an absurd load', () => {
   it('is pushed 1e308 and never asks for more than 10,000 replicas', async () => {
     const clock = new ManualClock(Date.now());
-    world = await startTargetWorld((activator) => [webTarget(activator, { maxScale: 0, load: { source: 'push', targetPerReplica: 1 } })], { clock });
-    world.kube.add(WEB, { replicas: 1 });
+    opened.world = await startTargetWorld((activator) => [webTarget(activator, { maxScale: 0, load: { source: 'push', targetPerReplica: 1 } })], { clock });
+    opened.world.kube.add(WEB, { replicas: 1 });
 
     const seen = await passes(5, clock, 1e308);
 
     expect(Math.max(...seen.map((s) => s ?? 0))).toBe(MAX_REPLICAS);
     expect(seen.at(-1)).toBe(MAX_REPLICAS);
-    const decisions = await world.rt.decisions.recent(clock.now(), 20);
+    const decisions = await opened.world.rt.decisions.recent(clock.now(), 20);
     expect(decisions.some((d) => d.reason.includes(`clamped from 1e+308`))).toBe(true);
-    const record = await readTargetRecord(world.rt.table('targets'), 'web');
+    const record = await readTargetRecord(opened.world.rt.table('targets'), 'web');
     expect(record?.desiredScale).toBeLessThanOrEqual(MAX_REPLICAS);
   }, 30_000);
 });
@@ -49,21 +43,21 @@ describe('a target with maxScale 0 and an absurd load', () => {
 describe('an http load source', () => {
   async function serve(answers: string[]): Promise<string> {
     let n = 0;
-    server = http.createServer((_req, res) => res.writeHead(200).end(answers[Math.min(n++, answers.length - 1)]));
-    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(server.address() as AddressInfo).port}/load`;
+    opened.server = http.createServer((_req, res) => res.writeHead(200).end(answers[Math.min(n++, answers.length - 1)]));
+    await new Promise<void>((resolve) => opened.server!.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(opened.server.address() as AddressInfo).port}/load`;
   }
 
   it('refuses a hexadecimal or binary answer instead of reading 16 or 7', async () => {
     const url = await serve(['0x10', '0b111']);
     const clock = new ManualClock(Date.now());
-    world = await startTargetWorld((activator) => [webTarget(activator, { load: { source: 'http', url, timeout: '1s', targetPerReplica: 1 } })], { clock });
-    world.kube.add(WEB, { replicas: 2 });
+    opened.world = await startTargetWorld((activator) => [webTarget(activator, { load: { source: 'http', url, timeout: '1s', targetPerReplica: 1 } })], { clock });
+    opened.world.kube.add(WEB, { replicas: 2 });
 
     const seen = await passes(3, clock);
 
     expect(seen).toEqual([2, 2, 2]);
-    const record = await readTargetRecord(world.rt.table('targets'), 'web');
+    const record = await readTargetRecord(opened.world.rt.table('targets'), 'web');
     expect(record?.lastError).toMatch(/"0b111" is not a load \(a decimal number ≥ 0\)/);
     expect(record?.desiredScale).toBeUndefined();
   }, 30_000);
@@ -71,13 +65,13 @@ describe('an http load source', () => {
   it('takes an answer of 1e308 as the load ceiling, and the target stops at 10,000', async () => {
     const url = await serve(['1e308']);
     const clock = new ManualClock(Date.now());
-    world = await startTargetWorld((activator) => [webTarget(activator, { load: { source: 'http', url, timeout: '1s', targetPerReplica: 1e-3 } })], { clock });
-    world.kube.add(WEB, { replicas: 1 });
+    opened.world = await startTargetWorld((activator) => [webTarget(activator, { load: { source: 'http', url, timeout: '1s', targetPerReplica: 1e-3 } })], { clock });
+    opened.world.kube.add(WEB, { replicas: 1 });
 
     const seen = await passes(4, clock);
 
     expect(seen.at(-1)).toBe(MAX_REPLICAS);
-    const decisions = await world.rt.decisions.recent(clock.now(), 20);
+    const decisions = await opened.world.rt.decisions.recent(clock.now(), 20);
     expect(decisions.some((d) => d.reason.includes(`http ${MAX_LOAD} (clamped from 1e+308`))).toBe(true);
   }, 30_000);
 });

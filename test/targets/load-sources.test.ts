@@ -2,42 +2,36 @@
 // #1850), whether the http source stops answering or a push source never pushed.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { KubernetesScaleTargetRef } from '../../src/kubernetes/scale-target-ref.js';
 import { ManualClock } from '../../src/clock.js';
 import { silentLog } from '../../src/log.js';
 import { reconcileObject } from '../../src/reconcile/object.js';
 import { readTargetRecord } from '../../src/scaler/shell/target-store.js';
 import { targetStatus } from '../../src/status/target-status.js';
-import { closeWorldAndServer, startTargetWorld, WEB, webTarget, type TargetWorld } from './support.js';
+import { startTargetWorld, worldPerTest, WEB, webTarget } from './support.js';
 
 const API: KubernetesScaleTargetRef = { kind: 'Deployment', namespace: 'default', name: 'api' };
 
-let world: TargetWorld | undefined;
-let server: http.Server | undefined;
-afterEach(async () => {
-  await closeWorldAndServer(world, server);
-  world = undefined;
-  server = undefined;
-});
+const opened = worldPerTest();
 
 describe('a load source that is unreachable', () => {
   it('never lets a target scale to zero, however long the timer keeps reconciling it', async () => {
     // The http source answers 0 once, then goes away; the push target never gets a value.
     let answered = 0;
-    server = http.createServer((_req, res) => {
+    opened.server = http.createServer((_req, res) => {
       answered++;
       if (answered === 1) res.writeHead(200).end('0');
       else res.socket?.destroy();
     });
-    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => opened.server!.listen(0, '127.0.0.1', resolve));
     const clock = new ManualClock(Date.now());
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/load`;
-    world = await startTargetWorld((activator) => [
+    const url = `http://127.0.0.1:${(opened.server.address() as AddressInfo).port}/load`;
+    opened.world = await startTargetWorld((activator) => [
       webTarget(activator, { load: { source: 'http', url, timeout: '300ms', targetPerReplica: 10 } }),
       webTarget(activator, { name: 'api', scaleTargetRef: { kind: 'Deployment', name: 'api' } }),
     ], { clock });
-    const { kube, rt } = world;
+    const { kube, rt } = opened.world;
     kube.add(WEB, { replicas: 3 });
     kube.add(API, { replicas: 3 });
     const replicas: (number | undefined)[] = [];

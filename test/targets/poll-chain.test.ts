@@ -4,33 +4,27 @@
 // reconciles collapse into one poll per instant instead of multiplying.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
-import { closeWorldAndServer, eventually, startTargetWorld, WEB, webTarget, type TargetWorld } from './support.js';
+import { describe, expect, it } from 'vitest';
+import { eventually, startTargetWorld, worldPerTest, WEB, webTarget } from './support.js';
 
-let world: TargetWorld | undefined;
-let server: http.Server | undefined;
-afterEach(async () => {
-  await closeWorldAndServer(world, server);
-  world = undefined;
-  server = undefined;
-});
+const opened = worldPerTest();
 
 describe('an http source with pollInterval 2s', () => {
   it('is read every 2 s through delayed reconcile messages, and its load change is patched within seconds', async () => {
     let load = 10;
     const reads: number[] = [];
-    server = http.createServer((_req, res) => {
+    opened.server = http.createServer((_req, res) => {
       reads.push(Date.now());
       res.writeHead(200).end(String(load));
     });
-    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/load`;
-    world = await startTargetWorld((activator) => [
+    await new Promise<void>((resolve) => opened.server!.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(opened.server.address() as AddressInfo).port}/load`;
+    opened.world = await startTargetWorld((activator) => [
       webTarget(activator, { scaleToZero: { enabled: false }, load: { source: 'http', url, targetPerReplica: 10, pollInterval: '2s' } }),
     ]);
-    const { kube, rt } = world;
+    const { kube, rt } = opened.world;
     kube.add(WEB, { replicas: 1 });
-    await world.startHost();
+    await opened.world.startHost();
     // Three forced reconciles start three chains; on the 2 s grid they are one.
     for (let i = 0; i < 3; i++) await rt.queues.reconcile({ kind: 'target', name: 'web', reason: 'forced' });
     expect(await eventually(() => reads.length > 0, 15_000)).toBe(true);

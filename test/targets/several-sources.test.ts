@@ -4,34 +4,28 @@
 // threshold brings the fallback's replicas. Azurite holds the rows, on a clock of the test's own.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import type { KubernetesScaleTargetRef } from '../../src/kubernetes/scale-target-ref.js';
 import { readSampleSeries } from '../../src/load/sample-store.js';
 import { silentLog } from '../../src/log.js';
 import { reconcileObject } from '../../src/reconcile/object.js';
 import { readTargetRecord } from '../../src/scaler/shell/target-store.js';
-import { closeWorldAndServer, startTargetWorld, webTarget, type TargetWorld } from './support.js';
+import { startTargetWorld, worldPerTest, webTarget } from './support.js';
 
 const deployment = (name: string): KubernetesScaleTargetRef => ({ kind: 'Deployment', namespace: 'default', name });
 
-let world: TargetWorld | undefined;
-let server: http.Server | undefined;
-afterEach(async () => {
-  await closeWorldAndServer(world, server);
-  world = undefined;
-  server = undefined;
-});
+const opened = worldPerTest();
 
 /** Two metrics endpoints, /a and /b, each answering its current value, or 503 while it is undefined. */
 async function metrics(values: { a: number | undefined; b: number | undefined }) {
-  server = http.createServer((req, res) => {
+  opened.server = http.createServer((req, res) => {
     const value = req.url === '/a' ? values.a : req.url === '/b' ? values.b : undefined;
     if (value === undefined) res.writeHead(503).end('down');
     else res.writeHead(200).end(String(value));
   });
-  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  await new Promise<void>((resolve) => opened.server!.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(opened.server.address() as AddressInfo).port}`;
 }
 
 const sources = (base: string) => [
@@ -44,11 +38,11 @@ describe('a target with several load sources', () => {
     const values = { a: 30 as number | undefined, b: 20 as number | undefined };
     const base = await metrics(values);
     const clock = new ManualClock(Date.now());
-    world = await startTargetWorld((activator) => [
+    opened.world = await startTargetWorld((activator) => [
       webTarget(activator, { minScale: 1, load: { sources: sources(base) } }),
       webTarget(activator, { name: 'api', minScale: 1, scaleTargetRef: { kind: 'Deployment', name: 'api' }, load: { sources: sources(base), combine: { formula: 'a + b', targetPerReplica: 10 } } }),
     ], { clock });
-    const { kube, rt } = world;
+    const { kube, rt } = opened.world;
     kube.add(deployment('web'), { replicas: 2 });
     kube.add(deployment('api'), { replicas: 2 });
     const passes = async (n: number) => {
@@ -75,10 +69,10 @@ describe('a target with several load sources', () => {
     const values = { a: 30 as number | undefined, b: 20 as number | undefined };
     const base = await metrics(values);
     const clock = new ManualClock(Date.now());
-    world = await startTargetWorld((activator) => [
+    opened.world = await startTargetWorld((activator) => [
       webTarget(activator, { minScale: 1, load: { sources: sources(base) }, fallback: { failureThreshold: 4, replicas: 7 } }),
     ], { clock });
-    const { kube, rt } = world;
+    const { kube, rt } = opened.world;
     kube.add(deployment('web'), { replicas: 2 });
     const passes = async (n: number) => {
       for (let i = 0; i < n; i++) {

@@ -2,6 +2,7 @@
 // config file, the runtime the handlers are given, and optionally the local host polling the real
 // queues (fast polling from a host.json of its own, a timer that never fires unless asked).
 import { writeFileSync } from 'node:fs';
+import { afterEach } from 'vitest';
 import type http from 'node:http';
 import path from 'node:path';
 import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
@@ -99,6 +100,23 @@ export async function eventually(check: () => boolean | Promise<boolean>, ms: nu
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return check();
+}
+
+/** What a test of the file starts, closed after each test: its world and its load server. */
+export interface PerTest {
+  world?: TargetWorld;
+  server?: http.Server;
+}
+
+/** A holder for each test's world and load server, both closed (when started) after each test. */
+export function worldPerTest(): PerTest {
+  const held: PerTest = {};
+  afterEach(async () => {
+    await closeWorldAndServer(held.world, held.server);
+    delete held.world;
+    delete held.server;
+  });
+  return held;
 }
 
 /** Closes what a test started: its world and its load server (either may be absent). */
