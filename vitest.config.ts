@@ -28,6 +28,7 @@ export const UNIT_FILES = [
   'test/replay/time-axis.test.ts',
   'test/cli/messages.test.ts',
   'test/errors/transient.test.ts',
+  'test/host/lanes.test.ts',
   'test/host/timer.test.ts',
   'test/load/collect.test.ts',
   'test/load/decider.test.ts',

@@ -16,3 +16,9 @@ export async function onProbeMessage(rt: Runtime, message: unknown, context: Inv
   }
   return runProbeAttempt(rt.stores.probe, decoded.message, (url) => probeActivator(url, { signal: rt.shutdown.signal }), log);
 }
+
+/** The target a probe message is for (its lane in the local host), when it decodes. */
+export function probeLane(message: unknown): string | undefined {
+  const decoded = decodeMessage(probeMessageSchema, message);
+  return decoded.ok ? `target/${decoded.message.target}` : undefined;
+}

@@ -52,6 +52,12 @@ export async function onReconcileMessage(rt: Runtime, message: unknown, context:
   return outcome;
 }
 
+/** The object a reconcile message names (its lane in the local host), when it decodes. */
+export function reconcileLane(message: unknown): string | undefined {
+  const decoded = decodeMessage(reconcileMessageSchema, message);
+  return decoded.ok ? objectKey({ kind: decoded.message.kind, name: decoded.message.name }) : undefined;
+}
+
 /**
  * Decides the delivery on the marker as it is read. A message from outside decides inside the
  * marker's write round, so a flood of them for one object shares one read and one write, and

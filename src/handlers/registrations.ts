@@ -7,8 +7,8 @@
  */
 import type { HttpRequest, HttpResponseInit, InvocationContext, Timer } from '@azure/functions';
 import type { Runtime } from '../runtime/runtime.js';
-import { onProbeMessage } from './probe-queue.js';
-import { onReconcileMessage } from './reconcile-queue.js';
+import { onProbeMessage, probeLane } from './probe-queue.js';
+import { onReconcileMessage, reconcileLane } from './reconcile-queue.js';
 import { onReconcileTimer } from './reconcile-timer.js';
 import { onStatusRequest } from './status-http.js';
 
@@ -28,6 +28,8 @@ export interface QueueRegistration {
   /** The queue name binding expression; the host resolves it from app settings. */
   queueName: string;
   handler(rt: Runtime, message: unknown, context: InvocationContext): Promise<unknown>;
+  /** The object a message names, for the local host's fair order (src/host/lanes.ts); undefined when it names none. */
+  lane(message: unknown): string | undefined;
 }
 
 export interface HttpRegistration {
@@ -54,6 +56,7 @@ export const reconcileQueue: QueueRegistration = {
   queue: 'reconcile',
   queueName: '%DROVER_RECONCILE_QUEUE%',
   handler: onReconcileMessage,
+  lane: reconcileLane,
 };
 
 export const probeQueue: QueueRegistration = {
@@ -62,6 +65,7 @@ export const probeQueue: QueueRegistration = {
   queue: 'probe',
   queueName: '%DROVER_PROBE_QUEUE%',
   handler: onProbeMessage,
+  lane: probeLane,
 };
 
 export const status: HttpRegistration = {

@@ -64,6 +64,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
             queue: rt.storage.queue(r.queue),
             poison: rt.storage.poisonQueue(r.queue),
             handler: (message, context) => r.handler(rt, message, context),
+            laneOf: (message) => r.lane(message),
             settings,
             log,
             signal: ac.signal,

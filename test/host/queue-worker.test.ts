@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { deliver, runQueueWorker, triggerPayload, type QueueWorkerOptions } from '../../src/host/queue-worker.js';
 import { parseTimeSpan, queueSettingsFrom, HOST_DEFAULTS } from '../../src/host/host-settings.js';
-import { encodeMessage } from '../../src/queue/messages.js';
+import { decodeMessage, encodeMessage, reconcileMessageSchema } from '../../src/queue/messages.js';
 import { reconcileQueue } from '../../src/handlers/registrations.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { azuriteStorage, writeConfig } from '../support/config.js';
@@ -94,6 +94,38 @@ describe('queue worker', () => {
     expect(errors).toEqual([expect.stringMatching(/^reconcileQueue: dropping malformed message [-0-9a-f]+ from .*reconcile.*: kind: expected "target" or "pool"/)]);
     expect((await queue.peekMessages()).peekedMessageItems).toHaveLength(0);
     expect((await storage.poisonQueue('probe').peekMessages()).peekedMessageItems).toHaveLength(0);
+  });
+
+  it('runs one lane at a time per batchSize, and at a stop makes the messages still waiting visible again', async () => {
+    const queue = storage.queue('probe');
+    const started: string[] = [];
+    let release!: () => void;
+    const blocked = new Promise<void>((resolve) => (release = resolve));
+    const ac = new AbortController();
+    const worker = runQueueWorker({
+      functionName: 'reconcileQueue',
+      queue,
+      poison: storage.poisonQueue('probe'),
+      handler: async (message) => {
+        const decoded = decodeMessage(reconcileMessageSchema, message);
+        started.push(decoded.ok ? decoded.message.reason : 'malformed');
+        await blocked;
+      },
+      laneOf: reconcileQueue.lane,
+      settings: { ...settings, batchSize: 1, newBatchThreshold: 1 },
+      log: silentLog,
+      signal: ac.signal,
+    });
+    for (const reason of ['w1', 'w2', 'w3']) await queue.sendMessage(encodeMessage({ kind: 'pool', name: 'workers', reason }));
+    await queue.sendMessage(encodeMessage({ kind: 'target', name: 'api', reason: 'a1' }));
+    for (let i = 0; i < 100 && started.length < 2; i++) await new Promise((r) => setTimeout(r, 50));
+    // One of the pool's lane and the target's, though two more of the pool's came first.
+    expect(started).toEqual(['w1', 'a1']);
+    ac.abort();
+    release();
+    await worker;
+    const left = (await queue.receiveMessages({ numberOfMessages: 10 })).receivedMessageItems.map((m) => (JSON.parse(Buffer.from(m.messageText, 'base64').toString()) as { reason: string }).reason);
+    expect(left.sort()).toEqual(['w2', 'w3']);
   });
 
   it('decodes bodies as the trigger does', () => {
