@@ -42,7 +42,8 @@ export interface TargetWorld {
 
 export async function startTargetWorld(
   targets: (activator: ActivatorSim) => Record<string, unknown>[],
-  options: { readyDelayMs?: number; clock?: Clock } = {},
+  /** `connection`: an Azurite of the test's own instead of the suite's (a flood must not slow every other file). */
+  options: { readyDelayMs?: number; clock?: Clock; connection?: string } = {},
 ): Promise<TargetWorld> {
   const [kube, activator] = await Promise.all([startKubernetesSim({ readyDelayMs: options.readyDelayMs ?? 0 }), startActivatorSim()]);
   const dir = tempDir();
@@ -50,7 +51,8 @@ export async function startTargetWorld(
   writeFileSync(kubeconfig, kube.kubeconfigYaml());
   const hostJsonFile = path.join(dir, 'host.json');
   writeFileSync(hostJsonFile, JSON.stringify({ version: '2.0', extensions: { queues: { maxPollingInterval: '00:00:00.100', visibilityTimeout: '00:00:01', batchSize: 8, maxDequeueCount: 5 } } }));
-  const configFile = writeConfig({ storage: azuriteStorage(), kubernetes: { kubeconfig }, targets: targets(activator) }, dir);
+  const storage = options.connection === undefined ? azuriteStorage() : { ...azuriteStorage(), connection: options.connection };
+  const configFile = writeConfig({ storage, kubernetes: { kubeconfig }, targets: targets(activator) }, dir);
   const rt = await createRuntime({ configFile, env: {}, clock: options.clock, ...(options.clock ? { serviceClock: simulatedService(options.clock) } : {}) });
   await rt.storage.ensure();
   const hosts: LocalHost[] = [];
