@@ -23,6 +23,7 @@ import { parseFloorUs } from './instance-cache.js';
 import { simulatedService } from '../src/state/service-clock.js';
 import { quick, startBenchWorld, SUBSCRIPTION, type BenchWorld } from './bench-world.js';
 import { timeStatusCli } from './status-cli.js';
+import { profiled } from './profile.js';
 
 /**
  * Warm passes measured after the settling pass, a minute apart: the ones that fit in the cache's
@@ -93,11 +94,12 @@ async function runSize(world: BenchWorld, i: number, { scaleSets, vms }: { scale
   await rt.storage.ensure();
   await rt.scaleSetApi();
 
-  const measure = async (): Promise<Measured> => {
+  const measure = async (profile?: string): Promise<Measured> => {
     const start = await sim.request({});
     const cpu0 = process.cpuUsage();
     const wall0 = performance.now();
-    const report = await runPass(rt, { log: silentLog, budgetMs: Infinity, concurrency: 4 });
+    const pass = () => runPass(rt, { log: silentLog, budgetMs: Infinity, concurrency: 4 });
+    const report = await (profile ? profiled(profile, pass) : pass());
     const wallMs = performance.now() - wall0;
     const cpu = cpuUs(process.cpuUsage(cpu0));
     if (report.errors > 0) throw new Error(`pool bench ${label}: ${report.errors} pool(s) failed: ${JSON.stringify(report.outcomes.find((o) => o.status === 'failed'))}`);
@@ -117,7 +119,7 @@ async function runSize(world: BenchWorld, i: number, { scaleSets, vms }: { scale
       wallMs,
     };
   };
-  const cold = await measure();
+  const cold = await measure(`pool-cold-${scaleSets}x${vms}`);
   const peakRss = process.resourceUsage().maxRSS / 1024;
   clock.advance(61_000);
   const settling = await measure();

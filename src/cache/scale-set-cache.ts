@@ -110,15 +110,6 @@ export class ScaleSetCache {
     return !isExpired(this.refreshMeta(meta), this.deps.clock.now());
   }
 
-  /**
-   * Stores a scale set read on the meta row for the other passes (best effort: under the ETag
-   * it was read with; a writer in between wins). Not a write to the instances: the generation stays.
-   */
-  async recordScaleSet(meta: Row<MetaProps> | undefined, scaleSet: ScaleSetInfo, readAt: number): Promise<void> {
-    if (!meta) return; // Never listed: the first listing records it.
-    await this.store.writeMeta(meta, { ...meta.props, scaleSet: JSON.stringify(scaleSet), scaleSetReadAt: readAt });
-  }
-
   /** Drops the stored scale set read (after Drover wrote the scale set: its capacity and ETag moved on). */
   async forgetScaleSet(): Promise<void> {
     await this.store.updateMeta((row) => (row ? { ...row.props, scaleSet: undefined, scaleSetReadAt: undefined } : undefined));

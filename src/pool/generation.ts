@@ -91,18 +91,21 @@ export async function stampGeneration(table: EntityTable, pool: string, configSe
 
 /**
  * Records what a plan that changed nothing saw, under the ETag the pass read the row with
- * (inserting it when there was none): false when a writer came in between, which is fine.
+ * (inserting it when there was none): false when a writer came in between, which is fine. The
+ * row carries `configSeq` (the pass's host's stamp), else the stamp it carried.
  */
 export async function recordWarm(
   table: EntityTable,
   pool: string,
   row: Row<GenerationProps> | undefined,
   seen: Omit<WarmRecord, 'inventory'>,
+  configSeq?: number,
 ): Promise<boolean> {
   // No row yet (nothing written since generations came in): the record starts one.
   const generation = row?.props.generation ?? newGeneration();
   const props: GenerationProps = { generation, warm: JSON.stringify({ ...seen, inventory: generation } satisfies WarmRecord) };
-  if (row?.props.configSeq !== undefined) props.configSeq = row.props.configSeq;
+  const stamp = configSeq ?? row?.props.configSeq;
+  if (stamp !== undefined) props.configSeq = stamp;
   const written = row ? await table.replaceIf(row, props) : await table.create(pool, GENERATION_KEY, props);
   return written !== undefined;
 }

@@ -67,15 +67,16 @@ const PACK_ATTEMPTS = 12;
 
 /**
  * The writer of one pool's partition. `from`: the inventory as the pass read it, so the first
- * write needs no read; later writes start from what the writer last wrote.
+ * write needs no read; later writes start from what the writer last wrote. `stamp`: the
+ * configuration sequence every generation write carries (a pool pass's own host's); without it,
+ * the stamp the generation row carries is carried on (reconcile/config-stamp.ts).
  */
-export function tableRowWriter(table: EntityTable, partition: string, from?: InventorySnapshot): RowWriter {
+export function tableRowWriter(table: EntityTable, partition: string, from?: InventorySnapshot, stamp?: number): RowWriter {
   let stored = from?.stored;
-  // The configuration stamp the generation row carries is carried on by every generation write (reconcile/config-stamp.ts).
-  let configSeq = from?.generationRow?.props.configSeq;
+  let configSeq = stamp ?? from?.generationRow?.props.configSeq;
   const load = async () => {
     const read = await readInventory(table, partition);
-    configSeq = read.generationRow?.props.configSeq;
+    configSeq = stamp ?? read.generationRow?.props.configSeq;
     return read.stored!;
   };
   return {

@@ -5,18 +5,20 @@
  *
  * A pass first reads the two generations (generation.ts): when nothing was written since the
  * last plan that changed nothing, the cache is fresh and the scale set's capacity and ETag are
- * the same, the partitions are not read at all. The scale set itself is read from ARM at most
- * once per `scaleSetPeriodMs` (the read is stored on the cache's meta row and shared by every
- * instance), and always again when the cache lists: a list and the capacity it is compared with
- * come from the same read.
+ * the same, the partitions are not read at all, and nothing is written (not even the lease).
+ * The scale set itself is read from ARM at most once per `scaleSetPeriodMs` by a process (its
+ * read remembered in `ScaleSetReads`; a listing's read is stored on the cache's meta row for
+ * every instance), and always again when the cache lists: a list and the capacity it is compared
+ * with come from the same read.
  */
 import type { ScaleSetApi, ScaleSetInfo } from '../azure/scale-set-api.js';
 import type { CachedInstance } from '../cache/instance.js';
-import type { CacheView, MetaProps, ScaleSetCache } from '../cache/scale-set-cache.js';
-import type { EntityTable, Row } from '../state/entity-table.js';
+import { cacheKey, type CacheView, type MetaProps, type ScaleSetCache } from '../cache/scale-set-cache.js';
+import type { ScaleSetRead, ScaleSetReads } from './scale-set-reads.js';
+import type { EntityTable } from '../state/entity-table.js';
 import { RateLimitedError } from '../errors/rate-limited.js';
 import { readInventory, type InventorySnapshot } from './inventory.js';
-import { readGeneration, stillWarm, warmRecordOf, type GenerationProps, type WarmRecord } from './generation.js';
+import { readGeneration, stillWarm, warmRecordOf, type WarmRecord } from './generation.js';
 
 export interface PoolSnapshot {
   scaleSet: ScaleSetInfo;
@@ -31,8 +33,10 @@ export interface PoolSnapshot {
 
 export interface SnapshotSources {
   api: Pick<ScaleSetApi, 'getScaleSet'>;
-  cache: Pick<ScaleSetCache, 'validate' | 'peek' | 'readMeta' | 'isFresh' | 'recordScaleSet'>;
+  cache: Pick<ScaleSetCache, 'validate' | 'peek' | 'readMeta' | 'isFresh'>;
   machines: EntityTable;
+  /** This process's recent reads of the scale sets (a pass's GET is remembered there). */
+  reads?: ScaleSetReads;
 }
 
 type PoolRef = { name: string; scaleSet: { resourceGroup: string; name: string } };
@@ -68,45 +72,38 @@ export async function readSnapshot(
   return { scaleSet, instances: view.read.instances, previous: view.previous, inventory, listedAt: view.meta.listedAt };
 }
 
+export interface PassReadOptions {
+  now: number;
+  scaleSetPeriodMs: number;
+  /** The period while ARM's rate-limit headers slow the cache's refreshes down (meta `slowdown`). */
+  slowedPeriodMs: number;
+  freshScaleSet?: boolean;
+  /**
+   * The pool's configuration stamp (reconcile/config-stamp.ts): `newer` tells whether a newer
+   * configuration's stamp leaves the pool alone; a generation row with another stamp is stamped
+   * `mine` first thing once the pass writes (the pass's own generation writes carry `mine` too).
+   */
+  stamp?: { mine: number; newer(stored: unknown): Promise<number | undefined>; write(): Promise<void> };
+  /** Called once something may have changed, before the pass's first write: it takes the pass's lease. */
+  beforeWrite?: () => Promise<void>;
+  /** Asked before the partitions are read (not when the pass is warm); false: read nothing more. */
+  gate?: () => Promise<boolean>;
+  signal?: AbortSignal;
+}
+
 /**
  * A pass's read (not a dry run's): two point reads, and the partitions only when something may
- * have changed. `freshScaleSet`: read the scale set from ARM whatever is stored (a write needs its ETag).
+ * have changed. Nothing is written until then: a warm pass reads and returns. `freshScaleSet`:
+ * read the scale set from ARM whatever is known (a write needs its ETag).
  * @throws the cache's refresh error when the VMs could not be listed.
  */
-export async function readPass(
-  sources: SnapshotSources,
-  pool: PoolRef,
-  options: {
-    now: number;
-    scaleSetPeriodMs: number;
-    /** The period while ARM's rate-limit headers slow the cache's refreshes down (meta `slowdown`). */
-    slowedPeriodMs: number;
-    freshScaleSet?: boolean;
-    /** Asked before the partitions are read (not when the pass is warm); false: read nothing more. */
-    gate?: () => Promise<boolean>;
-    /** Given the generation row before anything is written: a newer configuration's sequence, to leave the pool alone. */
-    stamp?: (generation: Row<GenerationProps> | undefined) => Promise<number | undefined>;
-    signal?: AbortSignal;
-  },
-): Promise<PassRead> {
-  const { cache, machines, api } = sources;
+export async function readPass(sources: SnapshotSources, pool: PoolRef, options: PassReadOptions): Promise<PassRead> {
+  const { cache, machines } = sources;
   const [meta, generation] = await Promise.all([cache.readMeta(), readGeneration(machines, pool.name)]);
-  const newer = await options.stamp?.(generation);
+  const stamped = generation?.props.configSeq;
+  const newer = await options.stamp?.newer(stamped);
   if (newer !== undefined) return { kind: 'newer', seq: newer };
-  let scaleSet = options.freshScaleSet ? undefined : storedScaleSet(meta?.props, options.now, meta?.props.slowdown ? options.slowedPeriodMs : options.scaleSetPeriodMs);
-  let stored = scaleSet !== undefined;
-  if (!scaleSet) {
-    try {
-      scaleSet = await api.getScaleSet(pool.scaleSet.resourceGroup, pool.scaleSet.name, { abortSignal: options.signal });
-      await cache.recordScaleSet(meta, scaleSet, options.now);
-    } catch (err) {
-      // A 429 on the GET is served like one on the listing: from the stored read, however old
-      // (a write under its ETag is still guarded by If-Match). Without one, the pass fails.
-      scaleSet = err instanceof RateLimitedError ? storedScaleSet(meta?.props, options.now, Number.POSITIVE_INFINITY) : undefined;
-      if (!scaleSet) throw err;
-      stored = true;
-    }
-  }
+  const { scaleSet, stored } = await scaleSetFor(sources, pool, meta?.props, options);
   const record = warmRecordOf(generation);
   const warm = {
     inventory: generation?.props.generation,
@@ -116,11 +113,17 @@ export async function readPass(
     cacheFresh: meta !== undefined && cache.isFresh(meta.props),
     now: options.now,
   };
-  if (stillWarm(record, warm)) return { kind: 'unchanged', record };
+  const restamp = options.stamp !== undefined && stamped !== options.stamp.mine;
+  if (!restamp && stillWarm(record, warm)) return { kind: 'unchanged', record };
+  await options.beforeWrite?.();
+  // Stamped before anything else is written, so an older configuration's host sees it first. A
+  // pool with no generation row yet gets the stamp with the pass's first generation write.
+  if (restamp && generation !== undefined) await options.stamp!.write();
   if (options.gate && !(await options.gate())) return { kind: 'gated' };
 
   const [view, inventory] = await Promise.all([cache.validate(scaleSet, { reread: stored, metaAbsent: meta === undefined }), readInventory(machines, pool.name)]);
   if (!view.read.ok) throw view.read.error;
+  if (view.scaleSet) sources.reads?.remember(cacheKey(pool.scaleSet), view.scaleSet, view.meta.listedAt ?? options.now);
   return {
     kind: 'snapshot',
     snapshot: { scaleSet: view.scaleSet ?? scaleSet, instances: view.read.instances, previous: view.previous, inventory, listedAt: view.meta.listedAt },
@@ -129,8 +132,35 @@ export async function readPass(
   };
 }
 
-/** The scale set as stored on the meta row, while its read is recent enough. */
-function storedScaleSet(meta: MetaProps | undefined, now: number, periodMs: number): ScaleSetInfo | undefined {
+/**
+ * The scale set for a pass: the newest read within its period, the one stored on the meta row
+ * (by the last listing) or this process's own (`stored`: not read in this pass), else a GET.
+ */
+async function scaleSetFor(sources: SnapshotSources, pool: PoolRef, meta: MetaProps | undefined, options: PassReadOptions): Promise<{ scaleSet: ScaleSetInfo; stored: boolean }> {
+  const key = cacheKey(pool.scaleSet);
+  const known = (periodMs: number) => newest(storedRead(meta, options.now, periodMs), sources.reads?.recent(key, options.now, periodMs));
+  const recent = options.freshScaleSet ? undefined : known(meta?.slowdown ? options.slowedPeriodMs : options.scaleSetPeriodMs);
+  if (recent) return { scaleSet: recent.scaleSet, stored: true };
+  try {
+    const scaleSet = await sources.api.getScaleSet(pool.scaleSet.resourceGroup, pool.scaleSet.name, { abortSignal: options.signal });
+    sources.reads?.remember(key, scaleSet, options.now);
+    return { scaleSet, stored: false };
+  } catch (err) {
+    // A 429 on the GET is served like one on the listing: from the last read, however old (a
+    // write under its ETag is still guarded by If-Match). Without one, the pass fails.
+    const last = err instanceof RateLimitedError ? known(Number.POSITIVE_INFINITY) : undefined;
+    if (!last) throw err;
+    return { scaleSet: last.scaleSet, stored: true };
+  }
+}
+
+function newest(a: ScaleSetRead | undefined, b: ScaleSetRead | undefined): ScaleSetRead | undefined {
+  if (!a || !b) return a ?? b;
+  return a.readAt >= b.readAt ? a : b;
+}
+
+/** The scale set as the last listing stored it on the meta row, while that read is recent enough. */
+function storedRead(meta: MetaProps | undefined, now: number, periodMs: number): ScaleSetRead | undefined {
   if (!meta?.scaleSet || meta.scaleSetReadAt === undefined || !(meta.scaleSetReadAt + periodMs > now)) return undefined;
-  return JSON.parse(meta.scaleSet) as ScaleSetInfo;
+  return { scaleSet: JSON.parse(meta.scaleSet) as ScaleSetInfo, readAt: meta.scaleSetReadAt };
 }

@@ -41,14 +41,3 @@ export function leftAlone(stored: number, mine: number): Decision {
 
 export const isLeftAlone = (decision: Decision) => decision.decision === LEFT_TO_NEWER;
 
-/**
- * The check at the start of a pass, under the object's lease: the newer stamp, if it counts
- * (leave the object alone); otherwise the object is stamped with `mine` first when it carries
- * another (or no) stamp, so a host with an older configuration sees it before its next write.
- */
-export async function claimStamp(stored: unknown, mine: number, newerLive: NewerLive, stamp: () => Promise<void>): Promise<number | undefined> {
-  const newer = await leftToNewer(stored, mine, newerLive);
-  if (newer !== undefined) return newer;
-  if (stored !== mine) await stamp();
-  return undefined;
-}

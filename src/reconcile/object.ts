@@ -1,21 +1,23 @@
 /**
- * Reconciles one pool or target: under its lease, through the reconciler for its kind, with
- * the outcome written to the decision log. The timer pass and both queue functions all come
- * through here, so an object behaves the same whatever woke it.
+ * Reconciles one pool or target: through the reconciler for its kind, under its lease from the
+ * pass's first write on (a pass that writes nothing takes none), with the outcome written to the
+ * decision log. The timer pass and both queue functions all come through here, so an object
+ * behaves the same whatever woke it.
  */
 import { randomUUID } from 'node:crypto';
 import { isTransient } from '../errors/transient.js';
 import { errorMessage, type Log } from '../log.js';
 import { reasonOf } from '../deadline.js';
-import { isLeaseExpired, LEASE_TTL_MS, withLease } from '../state/leases.js';
+import { isLeaseExpired, LEASE_TTL_MS } from '../state/leases.js';
+import { isLeaseRefused, LeaseOnWrite, type LeaseRefusedError, type PassLease } from '../state/lease-on-write.js';
+import type { PoolConfig, TargetConfig } from '../config/schema.js';
 import type { Runtime } from '../runtime/runtime.js';
-import { renewingPastHalf } from './lease-ttl.js';
 import { reconcilePool } from './pool.js';
 import { TARGET_MAX_VMS, scopedRuntime } from './scope.js';
 import { reconcileTarget } from './target.js';
 import { targetPassDeps } from './target-deps.js';
 import { isLeftAlone } from './config-stamp.js';
-import { objectKey, type Decision, type ObjectOutcome, type ObjectRef, type ReconcileContext, type ReconcileRequest } from './types.js';
+import { objectKey, type Decision, type ObjectOutcome, type ObjectRef, type ReconcileRequest } from './types.js';
 
 /**
  * Decisions that change nothing, repeated on every tick: logged at debug level, so that what a
@@ -24,6 +26,37 @@ import { objectKey, type Decision, type ObjectOutcome, type ObjectRef, type Reco
 const ROUTINE = /^(steady at|unchanged|no metrics|at limit|activating|waiting to scale to zero|backed off|rate limited)\b/;
 
 export { LEASE_TTL_MS };
+
+/** The pass itself, through the reconciler for the object's kind, and what it saw into the history. */
+async function reconcileUnder(
+  rt: Runtime,
+  ref: ObjectRef,
+  request: ReconcileRequest,
+  { pool, target, log, lease, signal }: { pool?: PoolConfig; target?: TargetConfig; log: Log; lease: PassLease; signal: AbortSignal },
+): Promise<Decision> {
+  const scoped = scopedRuntime(rt, { signal, maxVms: pool ? pool.instanceLimit : TARGET_MAX_VMS });
+  const ctx = { ...request, rt: scoped, ref, lease, log, signal };
+  const { observed, ...decided } = pool ? await reconcilePool(ctx, pool) : await reconcileTarget(await targetPassDeps(ctx, target!), target!, request);
+  // Under the checked lease, so an older holder's row never lands after a newer one's; a history
+  // that cannot be written costs the timeline a point, not the decision (nor, refused, the pass).
+  if (observed && !request.dryRun) {
+    await rt.history
+      .record(objectKey(ref), observed, rt.clock.now(), () => lease.check())
+      .catch((err: unknown) => {
+        // Another holder took the object meanwhile: its pass records what it sees.
+        if (isLeaseRefused(err)) log.debug?.(`${objectKey(ref)}: history left to ${err.heldBy}`);
+        else log.warn(`${objectKey(ref)}: could not write its history: ${errorMessage(err)}`);
+      });
+  }
+  return decided;
+}
+
+/** Another holder has the object (or took it for this occurrence): this pass wrote nothing. */
+function refusedOutcome(ref: ObjectRef, refused: LeaseRefusedError, log: Log): ObjectOutcome {
+  if (refused.claimedFor !== undefined) return { ref, status: 'claimed', by: refused.heldBy, occurrence: refused.claimedFor };
+  log.debug?.(`${objectKey(ref)}: being reconciled by ${refused.heldBy} until ${new Date(refused.until).toISOString()}, skipping`);
+  return { ref, status: 'busy', heldBy: refused.heldBy, until: refused.until };
+}
 
 export async function reconcileObject(
   rt: Runtime,
@@ -41,41 +74,23 @@ export async function reconcileObject(
   }
 
   let decision: Decision;
+  // One holder per invocation: two invocations in one process (the timer and a queue message,
+  // or a batch of messages) must not share a lease. A dry run writes no table entity, a lease
+  // row included; any other pass takes the lease at its first write (state/lease-on-write.ts).
+  const holder = `${rt.holder}:${randomUUID().slice(0, 8)}`;
+  const claim = options.occurrence === undefined ? undefined : { occurrence: options.occurrence, by: rt.holder };
+  const lease = request.dryRun ? undefined : new LeaseOnWrite(rt.leases, rt.clock, objectKey(ref), holder, LEASE_TTL_MS, { signal, claim });
   try {
-    // One holder per invocation: two invocations in one process (the timer and a queue
-    // message, or a batch of messages) must not share a lease.
-    const holder = `${rt.holder}:${randomUUID().slice(0, 8)}`;
-    // The lease's signal: aborted by the caller's (pass deadline, shutdown) or a lost lease.
-    const work = async (lease: ReconcileContext['lease'], leaseSignal: AbortSignal) => {
-      const scoped = scopedRuntime(rt, { signal: leaseSignal, maxVms: pool ? pool.instanceLimit : TARGET_MAX_VMS });
-      const ctx = { ...request, rt: scoped, ref, lease, log, signal: leaseSignal };
-      const { observed, ...decided } = pool ? await reconcilePool(ctx, pool) : await reconcileTarget(await targetPassDeps(ctx, target!), target!, request);
-      // Under a checked lease, so an older holder's row never lands after a newer one's (with
-      // more than half of it left nobody else can hold it: no renewal); a history that cannot
-      // be written costs the timeline a point, not the decision.
-      if (observed && !request.dryRun) {
-        await renewingPastHalf(lease)
-          .check()
-          .then(() => rt.history.record(objectKey(ref), observed, rt.clock.now()))
-          .catch((err: unknown) => log.warn(`${objectKey(ref)}: could not write its history: ${errorMessage(err)}`));
-      }
-      return decided;
-    };
-    // A dry run writes no table entity, a lease row included.
-    const leased = request.dryRun
-      ? { ran: true as const, value: await work({ check: () => Promise.resolve(), remainingMs: () => LEASE_TTL_MS }, signal ?? new AbortController().signal) }
-      : await withLease(rt.leases, rt.clock, objectKey(ref), holder, LEASE_TTL_MS, (lease) => work(lease, lease.signal), { signal, claim: options.occurrence === undefined ? undefined : { occurrence: options.occurrence, by: rt.holder } });
-    if (!leased.ran && leased.claimedFor !== undefined) return { ref, status: 'claimed', by: leased.heldBy, occurrence: leased.claimedFor };
-    if (!leased.ran) {
-      log.debug?.(`${objectKey(ref)}: being reconciled by ${leased.heldBy} until ${new Date(leased.until).toISOString()}, skipping`);
-      return { ref, status: 'busy', heldBy: leased.heldBy, until: leased.until };
-    }
-    decision = leased.value;
+    const passLease: PassLease = lease ?? { check: () => Promise.resolve(), remainingMs: () => LEASE_TTL_MS };
+    decision = await reconcileUnder(rt, ref, request, { pool, target, log, lease: passLease, signal: lease?.signal ?? signal ?? new AbortController().signal });
   } catch (err) {
+    if (isLeaseRefused(err)) return refusedOutcome(ref, err, log);
     const error = errorMessage(err);
     decision = isLeaseExpired(err)
       ? { decision: 'stopped', reason: `the lease ran out mid-pass, the next pass starts over (${error})` }
       : { decision: 'failed', reason: error, error, transient: isTransient(err) };
+  } finally {
+    await lease?.release();
   }
 
   // Whatever the reconcile made of its calls failing, an abort from outside means unfinished.
@@ -92,5 +107,5 @@ export async function reconcileObject(
       .catch((err: unknown) => log.warn(`${objectKey(ref)}: could not write the decision log: ${errorMessage(err)}`));
   }
   if (aborted) return { ref, status: 'aborted', reason: aborted };
-  return decision.error ? { ref, status: 'failed', error: decision.error, decision } : { ref, status: 'done', decision };
+  return decision.error ? { ref, status: 'failed', error: decision.error, decision } : { ref, status: 'done', decision, wrote: lease?.taken ?? false };
 }

@@ -11,14 +11,13 @@ import { instanceIdFromProviderId } from '../cache/ids.js';
 import { RateLimitedError } from '../errors/rate-limited.js';
 import { readPass, readSnapshot, type PoolSnapshot } from '../pool/snapshot.js';
 import { recordWarm, stampGeneration } from '../pool/generation.js';
-import { claimStamp, leftAlone } from './config-stamp.js';
+import { leftAlone, leftToNewer } from './config-stamp.js';
 import { changesNothing, planPool, type Deletion, type PoolSettings } from '../pool/plan.js';
 import { executePlan, type PoolPassDeps } from '../pool/execute.js';
 import { describeOutcome, describePlan } from '../pool/describe.js';
 import { tableRowWriter } from '../pool/row-writer.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { Decision, ReconcileContext } from './types.js';
-import { renewingPastHalf } from './lease-ttl.js';
 import { poolObservation } from './pool-history.js';
 import { notePass } from './pool-notes.js';
 import { withWarnings } from '../pool/notes.js';
@@ -97,14 +96,16 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
     return (await notePass(ctx, pool, snapshot, plan)).held ?? describePlan(plan);
   }
 
+  const mine = rt.configuration.seq;
   const read = async (freshScaleSet: boolean, gated: boolean) =>
-    readPass({ api, cache, machines }, pool, {
+    readPass({ api, cache, machines, reads: rt.scaleSetReads }, pool, {
       now: rt.clock.now(),
       scaleSetPeriodMs: Math.min(SCALE_SET_PERIOD_MS, pool.instanceCache.ttl),
       slowedPeriodMs: pool.instanceCache.ttl,
       freshScaleSet,
       gate: gated ? gate : undefined,
-      stamp: (generation) => claimStamp(generation?.props.configSeq, rt.configuration.seq, () => rt.configuration.newest.newerLive(), () => stampGeneration(machines, pool.name, rt.configuration.seq)),
+      stamp: { mine, newer: (stored) => leftToNewer(stored, mine, () => rt.configuration.newest.newerLive()), write: () => stampGeneration(machines, pool.name, mine) },
+      beforeWrite: () => ctx.lease.check(),
       signal,
     });
   let passRead = await read(false, true);
@@ -133,7 +134,7 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
   const creations = rt.limiter(`${pool.name}/creation`, pool.creationRate);
   const deletions = rt.limiter(`${pool.name}/deletion`, pool.deletionRate);
   const deps: PoolPassDeps = {
-    rows: tableRowWriter(machines, pool.name, snapshot.inventory),
+    rows: tableRowWriter(machines, pool.name, snapshot.inventory, mine),
     arm: {
       // `api` is the object's scoped one (reconcile/scope.ts): its calls already carry the object's signal.
       setCapacity: (capacity, etag) => api.setCapacity(resourceGroup, name, capacity, etag),
@@ -153,7 +154,7 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
         for (const group of groupByError(doomed)) await cache.setInstancesStatus(group.ids, { state: 'Deleting', errorInfo: group.errorInfo });
       },
     },
-    lease: renewingPastHalf(ctx.lease),
+    lease: ctx.lease,
     creations: { draw: (wanted) => creations.draw(wanted, signal, MAX_LIMITER_WAIT_MS) },
     deletions: { draw: (wanted) => deletions.draw(wanted, signal, MAX_LIMITER_WAIT_MS) },
     chunkSize: pool.chunkSize,
@@ -164,22 +165,25 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
   };
   const outcome = await executePlan(plan, deps);
   // Our own capacity write or delete moved the scale set on: the next pass reads it from ARM.
-  if (outcome.raise.kind === 'raised' || outcome.deleted.length > 0 || outcome.scaledIn.length > 0) await cache.forgetScaleSet();
+  if (outcome.raise.kind === 'raised' || outcome.deleted.length > 0 || outcome.scaledIn.length > 0) {
+    rt.scaleSetReads.forget(cacheKey(pool.scaleSet));
+    await cache.forgetScaleSet();
+  }
   const decision = withWarnings(describeOutcome(plan, outcome), noted.warnings);
   log.debug?.(`pool ${pool.name}: ${decision.decision}`);
   // For the history table, from what the pass read and did: no further read.
   const observed: Decision = { ...decision, observed: poolObservation(snapshot, plan, outcome) };
   // A warm pass repeats it whole: what it observed is what this pass did, as nothing changed since.
-  if (changesNothing(plan) && cacheGeneration !== undefined && !decision.error) await rememberWarm(machines, pool.name, snapshot, cacheGeneration, observed, rt.clock.now());
+  if (changesNothing(plan) && cacheGeneration !== undefined && !decision.error) await rememberWarm(machines, pool.name, snapshot, cacheGeneration, observed, rt.clock.now(), mine);
   return observed;
 }
 
 /** Records what a plan that changed nothing saw, so the next pass can skip reading it again. */
-async function rememberWarm(machines: ReturnType<Runtime['table']>, pool: string, snapshot: PoolSnapshot, cacheGeneration: number, decision: Decision, now: number) {
+async function rememberWarm(machines: ReturnType<Runtime['table']>, pool: string, snapshot: PoolSnapshot, cacheGeneration: number, decision: Decision, now: number, configSeq: number) {
   const { backoff, generationRow } = snapshot.inventory;
   // A backoff that ends lets the same views plan differently: the record stands until then.
   const validUntil = backoff !== undefined && backoff.until > now ? backoff.until : undefined;
-  await recordWarm(machines, pool, generationRow, { cache: cacheGeneration, capacity: snapshot.scaleSet.capacity, etag: snapshot.scaleSet.etag, validUntil, decision });
+  await recordWarm(machines, pool, generationRow, { cache: cacheGeneration, capacity: snapshot.scaleSet.capacity, etag: snapshot.scaleSet.etag, validUntil, decision }, configSeq);
 }
 
 /** Deletions grouped by identical error info, so each group is one batched cache write. */

@@ -4,7 +4,6 @@
  * probes, the reconcile queue, the lease and the clock. The reconcile itself never sees the
  * Runtime.
  */
-import { renewingPastHalf } from './lease-ttl.js';
 import type { QueueClient } from '@azure/storage-queue';
 import type { Clock } from '../clock.js';
 import type { TargetConfig } from '../config/schema.js';
@@ -65,8 +64,7 @@ export async function targetPassDeps(ctx: ReconcileContext, target: TargetConfig
       recordAndFlush(rt.env, log, (provider) => recordActivationLatency({ target: target.name, kind: port.kind, latencyMs }, provider)).catch((error: unknown) =>
         log.warn(`target ${target.name}: could not record the activation latency metric: ${errorMessage(error)}`),
       ),
-    // Renewed at most once a pass, as pools do.
-    lease: renewingPastHalf(ctx.lease),
+    lease: ctx.lease,
     configSeq: rt.configuration.seq,
     newerLive: () => rt.configuration.newest.newerLive(),
     clock: rt.clock,

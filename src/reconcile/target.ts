@@ -90,11 +90,14 @@ export async function reconcileTarget(deps: TargetPassDeps, target: TargetConfig
   if (step.write.kind === 'missing') return missing(deps, target, step.write.error, persist);
   if (!persist) return withObservation(step.decision, view, step, load);
 
-  await lease.check();
-  await row.write(step.recordPatch);
+  // Each write takes the lease first; a steady pass writes nothing and takes none.
+  await row.write(step.recordPatch, () => lease.check());
   if (step.wake.kind === 'woke') await reportWake(deps, target, step.wake);
   await enqueueFollowUps(deps, step.followUps);
-  if (step.offerAsyncProbe && !(await deps.offerProbe())) deps.log.info(`target ${target.name}: async probe already in flight`);
+  if (step.offerAsyncProbe) {
+    await lease.check();
+    if (!(await deps.offerProbe())) deps.log.info(`target ${target.name}: async probe already in flight`);
+  }
   return withObservation(step.decision, view, step, load);
 }
 
@@ -212,6 +215,5 @@ async function unreadable(deps: TargetPassDeps, error: unknown, persist: boolean
 
 async function recordError(deps: TargetPassDeps, message: string, persist: boolean): Promise<void> {
   if (!persist) return;
-  await deps.lease.check();
-  await deps.row.write((current) => (current?.lastError === message ? {} : { lastError: message }));
+  await deps.row.write((current) => (current?.lastError === message ? {} : { lastError: message }), () => deps.lease.check());
 }

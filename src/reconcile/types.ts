@@ -1,5 +1,5 @@
 import type { Log } from '../log.js';
-import type { LeaseGuard } from '../state/leases.js';
+import type { PassLease } from '../state/lease-on-write.js';
 import type { Runtime } from '../runtime/runtime.js';
 
 export type ObjectKind = 'pool' | 'target';
@@ -27,14 +27,15 @@ export interface ReconcileRequest {
 export interface ReconcileContext extends ReconcileRequest {
   rt: Runtime;
   ref: ObjectRef;
-  /** The object's lease; call `check()` before every write. A dry run holds none (it writes nothing). */
-  lease: Pick<LeaseGuard, 'check' | 'remainingMs'>;
+  /** The object's lease; call `check()` before every write (the first takes it). A dry run holds none (it writes nothing). */
+  lease: PassLease;
   log: Log;
   signal: AbortSignal;
 }
 
 export type ObjectOutcome =
-  | { ref: ObjectRef; status: 'done'; decision: Decision }
+  /** `wrote`: the pass took the object's lease to write (a pass that found nothing to write takes none). */
+  | { ref: ObjectRef; status: 'done'; decision: Decision; wrote: boolean }
   | { ref: ObjectRef; status: 'busy'; heldBy: string; until: number }
   /** Another host's pass already took this object for the same timer occurrence. */
   | { ref: ObjectRef; status: 'claimed'; by: string; occurrence: number }

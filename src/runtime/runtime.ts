@@ -28,6 +28,7 @@ import type { ScaleSetApi } from '../azure/scale-set-api.js';
 import type { ScaleTargetApi } from '../kubernetes/scale-target-api.js';
 import type { AutoscaleSettingsApi } from '../azure/autoscale-settings.js';
 import { AutoscaleWatch } from '../pool/autoscale-watch.js';
+import { ScaleSetReads } from '../pool/scale-set-reads.js';
 
 export interface Runtime {
   readonly config: DroverConfig;
@@ -66,6 +67,8 @@ export interface Runtime {
   scaleTargets(): Promise<ScaleTargetApi>;
   /** The resource groups' autoscale settings, read at most once per pool cache ttl by this process (the pool's autoscale hold). */
   readonly autoscale: AutoscaleWatch;
+  /** The scale sets this process last read from ARM: pool passes within a read's period reuse it. */
+  readonly scaleSetReads: ScaleSetReads;
 }
 
 /**
@@ -162,6 +165,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     azureCredential,
     scaleSetApi: once(async () => options.adapters?.scaleSetApi ?? compute()),
     // An injected compute adapter reads the autoscale settings too (one pipeline, not a second one).
+    scaleSetReads: new ScaleSetReads(),
     autoscale: new AutoscaleWatch(once(async () => options.adapters?.autoscaleSettings ?? readsAutoscale(options.adapters?.scaleSetApi) ?? compute()), clock),
     scaleTargets: once(async () => {
       if (options.adapters?.scaleTargets) return options.adapters.scaleTargets;

@@ -3,10 +3,13 @@
  * partitioned by UTC day with an inverted-time row key so the newest come first; days older
  * than the retention are pruned, and a decision identical to the object's previous one is
  * not written again within the repeat interval, so a steady fleet does not fill the table.
+ * Each day's partition also holds each object's last decision that day (`~last/<object>`, after
+ * every line), written with the line in one batch: a new day starts each object over with one line.
  */
 import { randomBytes } from 'node:crypto';
-import type { EntityTable, Row } from './entity-table.js';
+import type { EntityTable, Props, Row } from './entity-table.js';
 import { redact } from '../redact.js';
+import { unescapeKey } from './keys.js';
 import { capText } from '../text/cap.js';
 
 export interface DecisionRecord {
@@ -22,7 +25,8 @@ export interface DecisionRecord {
 type DecisionProps = { at: number; object: string; decision: string; reason: string; error?: string; boundBy?: string };
 type LastProps = { at: number; fingerprint: string };
 
-const LAST_PARTITION = 'last';
+/** Row keys of an object's last decision of the day: after every line's (digits) in the partition. */
+const LAST_PREFIX = '~last/';
 const MAX_TIME = 9_999_999_999_999;
 
 export function dayOf(ms: number): string {
@@ -58,10 +62,16 @@ export class DecisionLog {
     const d = { ...decision, reason: capText(redact(decision.reason)), ...(decision.error !== undefined ? { error: capText(redact(decision.error)) } : {}) };
     const fingerprint = `${d.decision}\u0000${d.reason}\u0000${d.error ?? ''}`;
     const repeatAfter = this.options.repeatAfterMs ?? 3_600_000;
-    const last = this.written.get(d.object) ?? (await this.table.get<LastProps>(LAST_PARTITION, d.object))?.props;
+    const day = dayOf(d.at);
+    const remembered = this.written.get(d.object);
+    const last = remembered && dayOf(remembered.at) === day ? remembered : (await this.table.get<LastProps>(day, `${LAST_PREFIX}${d.object}`))?.props;
     if (last && last.fingerprint === fingerprint && d.at - last.at < repeatAfter) return false;
-    await this.table.upsert(dayOf(d.at), invertedKey(d.at), { at: d.at, object: d.object, decision: d.decision, reason: d.reason, error: d.error, boundBy: d.boundBy });
-    await this.table.upsert(LAST_PARTITION, d.object, { at: d.at, fingerprint });
+    const line = { at: d.at, object: d.object, decision: d.decision, reason: d.reason, error: d.error, boundBy: d.boundBy };
+    const rows: { rowKey: string; props: Props }[] = [
+      { rowKey: invertedKey(d.at), props: line },
+      { rowKey: `${LAST_PREFIX}${d.object}`, props: { at: d.at, fingerprint } },
+    ];
+    await this.table.writeChanged(day, rows, []);
     if (this.written.size >= MAX_REMEMBERED) this.written.clear();
     this.written.set(d.object, { at: d.at, fingerprint });
     return true;
@@ -72,7 +82,7 @@ export class DecisionLog {
     const out: DecisionRecord[] = [];
     for (let day = 0; day < this.retentionDays() && out.length < limit; day++) {
       const pk = dayOf(now - day * 86_400_000);
-      const iter = this.table.client.listEntities<DecisionProps>({ queryOptions: { filter: `PartitionKey eq '${pk}'` } });
+      const iter = this.table.client.listEntities<DecisionProps>({ queryOptions: { filter: `PartitionKey eq '${pk}' and RowKey lt '~'` } });
       for await (const e of iter) {
         out.push(stripUndefined({ at: e.at, object: e.object, decision: e.decision, reason: e.reason, error: e.error, boundBy: e.boundBy }) as DecisionRecord);
         if (out.length >= limit) break;
@@ -81,14 +91,15 @@ export class DecisionLog {
     return out;
   }
 
-  /** Deletes whole days older than the retention (the `last` partition sorts after every date). */
+  /** Deletes whole days older than the retention (the `last` partition of earlier builds sorts after every date). */
   async prune(now: number): Promise<number> {
     const cutoff = dayOf(now - this.retentionDays() * 86_400_000);
     const old = new Map<string, Row[]>();
     const iter = this.table.client.listEntities({ queryOptions: { filter: `PartitionKey lt '${cutoff}'`, select: ['PartitionKey', 'RowKey'] } });
     for await (const e of iter) {
       const day = e.partitionKey ?? '';
-      old.set(day, [...(old.get(day) ?? []), { partitionKey: day, rowKey: e.rowKey ?? '', etag: e.etag, props: {} }]);
+      // The batch escapes the key again: the listing's is unescaped first (`~last/pool%2Fa`).
+      old.set(day, [...(old.get(day) ?? []), { partitionKey: day, rowKey: unescapeKey(e.rowKey ?? ''), etag: e.etag, props: {} }]);
     }
     let deleted = 0;
     for (const [day, rows] of old) deleted += (await this.table.writeChanged(day, [], rows, { deleteMissing: true })).deleted;

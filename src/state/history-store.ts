@@ -3,7 +3,9 @@
  * `history-writes.ts`). A reconcile hands over what it saw once per object; what it writes goes
  * in one transaction (one partition: the object), and nothing is read to decide it. Rows older
  * than 24 h, and the oldest beyond HISTORY_MAX_ROWS, are deleted in transactions of up to 100,
- * by a pass that wrote, at most once an hour per object and process.
+ * by a pass that wrote, at most once an hour per object and process. An object's first prune in
+ * a process comes at a random point 5 to 60 minutes after its first write there, so a host's
+ * first pass lists no object's rows and the prunes of a fleet spread over the hour.
  */
 import type { EntityTable, Row } from './entity-table.js';
 import { escapeKey } from './keys.js';
@@ -11,24 +13,34 @@ import { HISTORY_MAX_ROWS, HISTORY_PAGE_WINDOW_MS, HISTORY_RETENTION_MS, minuteP
 import { historyWrites, type WriterMemory } from './history-writes.js';
 
 const PRUNE_EVERY_MS = 3_600_000;
+const FIRST_PRUNE_AFTER_MS = 300_000;
 /** How far before the page's window to look first for the state it starts from. */
 const LOOKBACK_MS = 3_600_000;
 
 export class HistoryStore {
   private readonly memory = new Map<string, WriterMemory>();
-  private readonly prunedAt = new Map<string, number>();
+  private readonly pruneAt = new Map<string, number>();
 
-  constructor(private readonly table: EntityTable) {}
+  constructor(
+    private readonly table: EntityTable,
+    private readonly random: () => number = Math.random,
+  ) {}
 
-  /** Notes what `object` looks like at `now`; returns how many rows were written. */
-  async record(object: string, observed: HistoryObservation, now: number): Promise<number> {
+  /**
+   * Notes what `object` looks like at `now`; returns how many rows were written. `beforeWrite`
+   * runs only when there is something to write (the pass's lease check).
+   */
+  async record(object: string, observed: HistoryObservation, now: number, beforeWrite?: () => Promise<void>): Promise<number> {
     const { rows, memory } = historyWrites(this.memory.get(object) ?? {}, observed, now);
     if (rows.length === 0) return 0;
+    await beforeWrite?.();
     await this.table.writeChanged(object, rows, []);
     // Remembered once written: a failed write is tried again by the next pass that sees the same.
     this.memory.set(object, memory);
-    if (now - (this.prunedAt.get(object) ?? 0) >= PRUNE_EVERY_MS) {
-      this.prunedAt.set(object, now);
+    const due = this.pruneAt.get(object);
+    if (due === undefined) this.pruneAt.set(object, now + FIRST_PRUNE_AFTER_MS + Math.floor(this.random() * (PRUNE_EVERY_MS - FIRST_PRUNE_AFTER_MS)));
+    else if (now >= due) {
+      this.pruneAt.set(object, now + PRUNE_EVERY_MS);
       await this.prune(object, now);
     }
     return rows.length;

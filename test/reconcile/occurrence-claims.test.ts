@@ -102,8 +102,10 @@ describe('two hosts running the timer pass for one occurrence', () => {
   });
 
   const reconciled = (report: PassReport) => report.outcomes.filter((o) => o.status === 'done').map((o) => o.ref.name).sort();
+  /** Objects a pass wrote to (it took their leases, with the occurrence's claim). */
+  const wrote = (report: PassReport) => report.outcomes.filter((o) => o.status === 'done' && o.wrote).map((o) => o.ref.name).sort();
 
-  it('reconcile each object once between them, one after the other or at once', async () => {
+  it('write each object once between them, one after the other or at once', async () => {
     const names = ['p1', 'p2', 'p3', 'p4'];
     for (const name of names) world.sim.addScaleSet({ resourceGroup: 'rg-claims', name, capacity: 1 });
     const config = { pools: names.map((name) => ({ name, scaleSet: { resourceGroup: 'rg-claims', name }, maxCount: 1, reconcileRate: '0s,1', creationRate: '0s,1' })) };
@@ -121,7 +123,10 @@ describe('two hosts running the timer pass for one occurrence', () => {
     clock.advance(60_000);
     const next = clock.now();
     const both = await Promise.all([pass(a, next), pass(b, next)]);
-    expect([...reconciled(both[0]), ...reconciled(both[1])].sort()).toEqual(names);
+    // The second period records what the first left (a write); the host that comes second to an
+    // object finds it claimed, held, or already as it is now (nothing to write, no lease).
+    expect([...wrote(both[0]), ...wrote(both[1])].sort()).toEqual(names);
+    expect(both.flatMap((r) => r.outcomes).every((o) => o.status === 'done' || o.status === 'claimed' || o.status === 'busy')).toBe(true);
 
     // Without an occurrence (a forced pass, `drover reconcile`) nothing is claimed or skipped.
     expect(reconciled(await runPass(b, { log: silentLog, reason: 'cli', budgetMs: Infinity }))).toEqual(names);

@@ -21,12 +21,24 @@ describe('decision log', () => {
     expect((await log.recent(NOW)).map((d) => d.decision)).toEqual(['brought up 1', 'at limit']);
   });
 
+  it('a process that starts reads the last decision of the day (one read, then one batch a line); a new day writes the repeat once', async () => {
+    const table = new EntityTable(storage.table('decisions'));
+    expect(await new DecisionLog(table).record({ at: NOW - 5_000, object: 'pool/b', decision: 'steady', reason: 'r' })).toBe(true);
+    const restarted = new DecisionLog(table);
+    expect(await restarted.record({ at: NOW - 4_000, object: 'pool/b', decision: 'steady', reason: 'r' })).toBe(false);
+    expect(await restarted.record({ at: NOW + DAY, object: 'pool/b', decision: 'steady', reason: 'r' })).toBe(true);
+    expect(await restarted.record({ at: NOW + DAY + 1_000, object: 'pool/b', decision: 'steady', reason: 'r' })).toBe(false);
+    // The last-decision rows are not lines.
+    expect((await restarted.recent(NOW + DAY, 100)).filter((d) => d.object === 'pool/b')).toHaveLength(2);
+  });
+
   it('prunes days older than the retention and keeps the rest', async () => {
     const log = new DecisionLog(new EntityTable(storage.table('decisions')), { retentionDays: 7 });
     for (const [days, object] of [[10, 'pool/old'], [9, 'pool/old2'], [1, 'pool/new']] as const) {
       await log.record({ at: NOW - days * DAY, object, decision: 'visited', reason: `${days} days ago` });
     }
-    expect(await log.prune(NOW)).toBe(2);
+    // Each old day: its line and the object's last-decision row.
+    expect(await log.prune(NOW)).toBe(4);
     const left = await log.recent(NOW, 100);
     expect(left.map((d) => d.object)).toContain('pool/new');
     expect(left.map((d) => d.object)).not.toContain('pool/old');

@@ -37,8 +37,8 @@ describe('history store', () => {
       const store = new HistoryStore(new EntityTable(client));
       const samples = [{ at: T0 + 8_000, value: 25 }];
       expect(await store.record('target/batch', web({}, { samples, gauge: true, events: ['active'] }), T0 + 8_000)).toBe(2);
-      // One batch, and the hourly prune's listing of keys.
-      expect(Object.fromEntries(calls)).toEqual({ batch: 1, read: 1 });
+      // One batch (the first prune comes minutes after the first write).
+      expect(Object.fromEntries(calls)).toEqual({ batch: 1 });
       calls.clear();
       expect(await store.record('target/batch', web({}, { samples, gauge: true }), T0 + 12_000)).toBe(0);
       expect(calls.size).toBe(0);
@@ -92,5 +92,31 @@ describe('history store', () => {
     await table.writeChanged('target/busy', many, []);
     expect(await store.prune('target/busy', T0 + 3_600_000 * 2, 40)).toBe(5);
     expect((await table.list('target/busy'))[0]!.rowKey).toBe(changeKey(T0 + 5_000));
+  });
+
+  it('prunes an object first 5 to 60 minutes after its first write in a process, then at most once an hour', async () => {
+    const table = new EntityTable(storage.table('history'));
+    const seed = () => table.writeChanged('target/sched', [{ rowKey: changeKey(T0 - 25 * 3_600_000), props: { desired: 1, scale: 1, ready: 1 } }], []);
+    const stale = async () => (await table.list('target/sched')).some((r) => r.rowKey === changeKey(T0 - 25 * 3_600_000));
+    const store = new HistoryStore(table, () => 0);
+    const observed = (ready: number) => ({ kind: 'target' as const, fields: { desired: 1, scale: 1, ready } });
+    await seed();
+    await store.record('target/sched', observed(1), T0);
+    expect(await stale()).toBe(true);
+    await store.record('target/sched', observed(2), T0 + 4 * 60_000);
+    expect(await stale()).toBe(true);
+    await store.record('target/sched', observed(3), T0 + 5 * 60_000);
+    expect(await stale()).toBe(false);
+    await seed();
+    await store.record('target/sched', observed(4), T0 + 60 * 60_000);
+    expect(await stale()).toBe(true);
+    await store.record('target/sched', observed(5), T0 + 65 * 60_000);
+    expect(await stale()).toBe(false);
+    // The latest draw puts the first prune an hour after the first write.
+    const late = new HistoryStore(table, () => 0.9999);
+    await seed();
+    await late.record('target/sched', observed(6), T0 + 70 * 60_000);
+    await late.record('target/sched', observed(7), T0 + 129 * 60_000);
+    expect(await stale()).toBe(true);
   });
 });

@@ -9,7 +9,7 @@
  * merge does not bump the revision: it never makes a reconcile's write fail.
  */
 import { redact } from '../../redact.js';
-import { sameProps, type EntityTable } from '../../state/entity-table.js';
+import { sameProps, type EntityTable, type Row } from '../../state/entity-table.js';
 import { applyRecordPatch, type TargetRecord, type TargetRecordPatch } from '../decide/target-record.js';
 import { capText } from '../../text/cap.js';
 
@@ -80,10 +80,14 @@ function redacted(record: TargetRecord): TargetRecord {
 
 /**
  * A target's row as one reconcile holds it: read once, then every write fenced on the revision
- * read (or on the one its own previous write left).
+ * read (or on the one its own previous write left). A write that changes nothing sends nothing;
+ * one that does goes over the row as read (its ETag), and only when another writer came in
+ * between (the async probe's merge, or another reconcile) is the row read again and the
+ * revision checked there.
  */
 export class FencedTargetRow {
   private revision = 0;
+  private row: Row<TargetRecord> | undefined;
   constructor(
     private readonly table: EntityTable,
     readonly target: string,
@@ -92,13 +96,27 @@ export class FencedTargetRow {
   ) {}
 
   async read(): Promise<TargetRecord | undefined> {
-    const record = await readTargetRecord(this.table, this.target);
-    this.revision = record?.revision ?? 0;
-    return record;
+    this.row = await this.table.get<TargetRecord>(this.target, ROW);
+    this.revision = this.row?.props.revision ?? 0;
+    return this.row?.props;
   }
 
-  async write(patch: (current: TargetRecord | undefined) => TargetRecordPatch): Promise<void> {
+  /** Writes `patch` over the row; `beforeWrite` runs first when there is something to write (the pass's lease). */
+  async write(patch: (current: TargetRecord | undefined) => TargetRecordPatch, beforeWrite?: () => Promise<void>): Promise<void> {
     const stamped = this.configSeq === undefined ? patch : (current: TargetRecord | undefined) => ({ ...patch(current), configSeq: this.configSeq });
+    const held = this.row;
+    const next = redacted(applyRecordPatch(held?.props, stamped(held?.props)));
+    if (held && sameProps(held.props, next)) return;
+    await beforeWrite?.();
+    const props = { ...next, revision: this.revision + 1 };
+    const written = held ? await this.table.replaceIf(held, props) : await this.table.create(this.target, ROW, props);
+    if (written) {
+      this.row = written;
+      this.revision = props.revision;
+      return;
+    }
     this.revision = await writeTargetRecord(this.table, this.target, this.revision, stamped);
+    // Written on the row read again: a later write of this reconcile starts from a fresh read.
+    this.row = undefined;
   }
 }
