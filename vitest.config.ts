@@ -11,6 +11,7 @@ export const UNIT_FILES = [
   'test/azure/credential.test.ts',
   'test/azure/rate-limit-headers.test.ts',
   'test/azure/throttle.test.ts',
+  'test/azure/vm-listing.test.ts',
   'test/cache/build-instances.test.ts',
   'test/cache/ids.test.ts',
   'test/cache/instance-status.test.ts',

@@ -13,7 +13,7 @@
  */
 import { RestError, createPipelineRequest, type PipelineRequest, type PipelineResponse } from '@azure/core-rest-pipeline';
 import { TimeoutError, callDeadline } from '../deadline.js';
-import { translateArmError } from './error-translation.js';
+import { armErrorCodeOf, translateArmError } from './error-translation.js';
 import { ArmRequestError } from './errors.js';
 
 export const AUTOSCALE_API_VERSION = '2022-10-01';
@@ -64,7 +64,7 @@ export async function listAutoscaleSettingsVia(send: SendRequest, resourceGroup:
       if (text.length > MAX_AUTOSCALE_PAGE_CHARS) throw new ArmRequestError(operation, response.status, undefined, `a page of more than ${MAX_AUTOSCALE_PAGE_CHARS} characters, stopped`);
       if (response.status !== 200) {
         errorBody = text;
-        throw new RestError(`ARM answered ${response.status}`, { statusCode: response.status, response, code: errorCodeOf(text) });
+        throw new RestError(`ARM answered ${response.status}`, { statusCode: response.status, response, code: armErrorCodeOf(text) });
       }
       const page = parsePage(text, operation);
       settings.push(...page.settings);
@@ -100,13 +100,4 @@ function parsePage(text: string, operation: string): { settings: AutoscaleSettin
     targetResourceUri: typeof raw?.properties?.targetResourceUri === 'string' ? raw.properties.targetResourceUri : undefined,
   }));
   return { settings, nextLink: typeof body.nextLink === 'string' && body.nextLink !== '' ? body.nextLink : undefined };
-}
-
-function errorCodeOf(text: string): string | undefined {
-  try {
-    const code = (JSON.parse(text) as { error?: { code?: unknown } }).error?.code;
-    return typeof code === 'string' ? code : undefined;
-  } catch {
-    return undefined;
-  }
 }

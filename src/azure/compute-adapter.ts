@@ -1,12 +1,13 @@
 /**
  * ScaleSetApi over `@azure/arm-compute`. Built once per process by the composition root;
- * it keeps no per-call state: a listing's rate-limit budget is returned with the listing.
+ * it keeps no per-call state: a listing's rate-limit budget is returned with the listing. The
+ * VM listings and the autoscale settings are requests it builds and parses itself, sent through
+ * the client's pipeline (vm-listing.ts, autoscale-settings.ts); the rest are the SDK's calls.
  *
  * The SDK's own retries are off: a 429 must reach the cache (which keeps serving cached
  * instances and moves its next refresh past Retry-After) instead of being slept on inside an
  * invocation, and any other failure is retried by the next pass.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { readFile } from 'node:fs/promises';
 import { Agent } from 'node:https';
 import { createSecureContext, rootCertificates } from 'node:tls';
@@ -18,10 +19,10 @@ import { systemClock } from '../clock.js';
 import type { CredentialMode } from './credential.js';
 import { createArmCredential } from './credential.js';
 import { translateArmError } from './error-translation.js';
-import { AbortedError, TimeoutError, callDeadline, reasonOf } from '../deadline.js';
+import { TimeoutError, callDeadline } from '../deadline.js';
 import { waitBounded } from './lro.js';
-import { rateLimitFromHeaders } from './rate-limit-headers.js';
-import { flexibleVmRecord, scaleSetInfoOf, uniformVmRecord } from './records.js';
+import { scaleSetInfoOf } from './records.js';
+import { listVmsVia } from './vm-listing.js';
 import { listAutoscaleSettingsVia, type AutoscaleSettingRecord, type AutoscaleSettingsApi, type SendRequest } from './autoscale-settings.js';
 import { createDefaultHttpClient, type HttpClient } from '@azure/core-rest-pipeline';
 import type {
@@ -29,11 +30,9 @@ import type {
   LroResult,
   OrchestrationMode,
   PowerChange,
-  RateLimitRemaining,
   ScaleSetApi,
   ScaleSetInfo,
   VmListing,
-  VmRecord,
 } from './scale-set-api.js';
 
 export const DEFAULT_RESOURCE_MANAGER_ENDPOINT = 'https://management.azure.com';
@@ -107,21 +106,6 @@ function agentTrusting(extraCa: string): Agent {
   return agent;
 }
 
-/** The budget seen on the responses of one call. */
-interface BudgetSeen {
-  latest: RateLimitRemaining | null;
-  /** ARM's error body of a failed response (capped): the SDK's pager drops it from its error. */
-  errorBody?: string;
-}
-
-const MAX_ERROR_BODY_CHARS = 8_192;
-
-/**
- * The call a response belongs to: the client (and its pipeline) is shared by concurrent calls,
- * so each call that wants its budget runs in a scope of its own and gets only its responses'.
- */
-const budgetScope = new AsyncLocalStorage<BudgetSeen>();
-
 class ComputeScaleSetApi implements ScaleSetApi, AutoscaleSettingsApi {
   private readonly client: ComputeManagementClient;
   private readonly clock: Clock;
@@ -152,7 +136,6 @@ class ComputeScaleSetApi implements ScaleSetApi, AutoscaleSettingsApi {
       userAgentOptions: { userAgentPrefix: 'drover' },
       additionalPolicies: [
         { policy: this.requestTimeout(), position: 'perRetry' },
-        { policy: this.budgetRecorder(), position: 'perRetry' },
       ],
     });
   }
@@ -175,32 +158,8 @@ class ComputeScaleSetApi implements ScaleSetApi, AutoscaleSettingsApi {
     mode: OrchestrationMode,
     options: CallOptions = {},
   ): Promise<VmListing> {
-    const context = { operation: `list ${mode} VMs`, resource: this.describe(resourceGroup, name) };
-    const vms: VmRecord[] = [];
-    const maxVms = options.maxVms ?? DEFAULT_MAX_VMS;
-    // An endpoint could answer empty pages with a nextLink for ever: no more pages than VMs allowed.
-    const maxPages = maxVms + 1;
-    const seen: BudgetSeen = { latest: null };
-    let count = 0;
-    try {
-      // Every page's response passes the budget recorder inside this scope, and only this listing's.
-      await budgetScope.run(seen, async () => {
-        const filter = `'virtualMachineScaleSet/id' eq '${this.scaleSetId(resourceGroup, name).replace(/'/g, "''")}'`;
-        const pages =
-          mode === 'Uniform'
-            ? this.client.virtualMachineScaleSetVMs.list(resourceGroup, name, { expand: 'instanceView', abortSignal: options.abortSignal }).byPage()
-            : this.client.virtualMachines.list(resourceGroup, { filter, expand: 'instanceView', abortSignal: options.abortSignal }).byPage();
-        for await (const page of pages) {
-          if (options.abortSignal?.aborted) throw new AbortedError(reasonOf(options.abortSignal).message);
-          if (++count > maxPages) throw new Error(`more than ${maxPages} pages, stopped (at most ${maxVms} VMs are listed)`);
-          for (const vm of page) vms.push(mode === 'Uniform' ? uniformVmRecord(vm) : flexibleVmRecord(vm as Parameters<typeof flexibleVmRecord>[0]));
-          if (vms.length > maxVms) throw new Error(`more than ${maxVms} VMs, stopped (raise instanceLimit if the scale set is meant to be this large)`);
-        }
-      });
-    } catch (error) {
-      throw translateArmError(error, { ...context, afterFirstPage: count > 0, errorBody: seen.errorBody }, this.clock.now());
-    }
-    return { vms, rateLimit: seen.latest };
+    const listing = { endpoint: this.endpoint, subscriptionId: this.subscriptionId, maxVms: options.maxVms ?? DEFAULT_MAX_VMS, now: () => this.clock.now() };
+    return listVmsVia(this.send, resourceGroup, name, mode, { ...listing, ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}) });
   }
 
   async setCapacity(
@@ -250,13 +209,15 @@ class ComputeScaleSetApi implements ScaleSetApi, AutoscaleSettingsApi {
 
   /** The resource group's Azure Monitor autoscale settings: one paged GET through this client's pipeline (autoscale-settings.ts). */
   async listAutoscaleSettings(resourceGroup: string, options: CallOptions = {}): Promise<AutoscaleSettingRecord[]> {
-    const send: SendRequest = (request) => {
-      // The client's keep-alive agent: a new TLS context per request costs tens of milliseconds of CPU.
-      if (this.agent) request.agent ??= this.agent;
-      return this.client.pipeline.sendRequest((this.httpClient ??= createDefaultHttpClient()), request);
-    };
-    return listAutoscaleSettingsVia(send, resourceGroup, { endpoint: this.endpoint, subscriptionId: this.subscriptionId, abortSignal: options.abortSignal, now: () => this.clock.now() });
+    return listAutoscaleSettingsVia(this.send, resourceGroup, { endpoint: this.endpoint, subscriptionId: this.subscriptionId, abortSignal: options.abortSignal, now: () => this.clock.now() });
   }
+
+  /** A request this adapter builds itself (a VM listing, the autoscale settings), sent through the client's pipeline. */
+  private readonly send: SendRequest = (request) => {
+    // The client's keep-alive agent: a new TLS context per request costs tens of milliseconds of CPU.
+    if (this.agent) request.agent ??= this.agent;
+    return this.client.pipeline.sendRequest((this.httpClient ??= createDefaultHttpClient()), request);
+  };
 
   async setPower(
     resourceGroup: string,
@@ -309,25 +270,6 @@ class ComputeScaleSetApi implements ScaleSetApi, AutoscaleSettingsApi {
         }
       },
     };
-  }
-
-  /** Hands the budget of each response to the call it belongs to (see `budgetScope`); calls outside a scope are not watched. */
-  private budgetRecorder(): PipelinePolicy {
-    return {
-      name: 'droverRateLimitBudget',
-      sendRequest: async (request, next) => {
-        const response = await next(request);
-        const seen = budgetScope.getStore();
-        if (seen && response.status >= 400 && typeof response.bodyAsText === 'string') seen.errorBody = response.bodyAsText.slice(0, MAX_ERROR_BODY_CHARS);
-        const budget = seen ? rateLimitFromHeaders(response.headers, this.clock.now()) : null;
-        if (seen && budget) seen.latest = budget;
-        return response;
-      },
-    };
-  }
-
-  private scaleSetId(resourceGroup: string, name: string): string {
-    return `/subscriptions/${this.subscriptionId}/resourceGroups/${resourceGroup}/providers/Microsoft.Compute/virtualMachineScaleSets/${name}`;
   }
 
   private describe(resourceGroup: string, name: string): string {

@@ -81,3 +81,13 @@ function armMessageOf(error: object, errorBody: string | undefined): string | un
     return undefined;
   }
 }
+
+/** ARM's `error.code` in an error answer's body, when it has one. */
+export function armErrorCodeOf(text: string): string | undefined {
+  try {
+    const code = (JSON.parse(text) as { error?: { code?: unknown } }).error?.code;
+    return typeof code === 'string' ? code : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,12 +1,6 @@
-/** SDK models → the port's plain records. Absent and `null` both become `undefined`. */
-import type {
-  InstanceViewStatus,
-  VirtualMachine,
-  VirtualMachineExtensionInstanceView,
-  VirtualMachineScaleSet,
-  VirtualMachineScaleSetVM,
-} from '@azure/arm-compute';
-import type { ScaleSetInfo, VmExtensionRecord, VmRecord, VmStatusRecord } from './scale-set-api.js';
+/** The SDK's scale set model → the port's plain record. Absent and `null` both become `undefined`. (VMs: vm-listing.ts.) */
+import type { VirtualMachineScaleSet } from '@azure/arm-compute';
+import type { ScaleSetInfo } from './scale-set-api.js';
 
 export function scaleSetInfoOf(vmss: VirtualMachineScaleSet): ScaleSetInfo {
   return {
@@ -29,47 +23,5 @@ function scaleSetNotesOf(vmss: VirtualMachineScaleSet): Pick<ScaleSetInfo, 'over
   return {
     ...(typeof vmss.overprovision === 'boolean' ? { overprovision: vmss.overprovision } : {}),
     ...(terminate ? { terminateNotification: { enabled: terminate.enable === true, ...(terminate.notBeforeTimeout ? { notBeforeTimeout: terminate.notBeforeTimeout } : {}) } } : {}),
-  };
-}
-
-export function uniformVmRecord(vm: VirtualMachineScaleSetVM): VmRecord {
-  return vmRecord(vm, vm.instanceId ?? undefined);
-}
-
-/** A Flexible scale set names its instances by VM name in deleteInstances. */
-export function flexibleVmRecord(vm: VirtualMachine): VmRecord {
-  return vmRecord(vm, vm.name ?? undefined);
-}
-
-function vmRecord(vm: VirtualMachineScaleSetVM | VirtualMachine, instanceId: string | undefined): VmRecord {
-  const view = vm.instanceView ?? undefined;
-  return {
-    id: vm.id ?? '',
-    name: vm.name ?? '',
-    instanceId,
-    provisioningState: vm.provisioningState ?? undefined,
-    zone: vm.zones?.[0] ?? undefined,
-    timeCreated: vm.timeCreated instanceof Date && !Number.isNaN(vm.timeCreated.getTime()) ? vm.timeCreated.getTime() : undefined,
-    protectFromScaleIn: 'protectionPolicy' in vm ? vm.protectionPolicy?.protectFromScaleIn === true : false,
-    protectFromScaleSetActions: 'protectionPolicy' in vm ? vm.protectionPolicy?.protectFromScaleSetActions === true : false,
-    instanceView: view && {
-      statuses: view.statuses?.map(statusRecord) ?? undefined,
-      extensions: view.extensions?.map(extensionRecord) ?? undefined,
-    },
-  };
-}
-
-function statusRecord(status: InstanceViewStatus): VmStatusRecord {
-  return {
-    code: status.code ?? undefined,
-    level: status.level ?? undefined,
-    message: status.message ?? undefined,
-  };
-}
-
-function extensionRecord(extension: VirtualMachineExtensionInstanceView): VmExtensionRecord {
-  return {
-    name: extension.name ?? undefined,
-    statuses: extension.statuses?.map(statusRecord) ?? undefined,
   };
 }

@@ -4,7 +4,10 @@
  * A cache is fresh while `lastRefresh + period > now` (strictly: at the boundary it is expired;
  * `lastRefresh: null` is "never" and always expired). After a refresh, `lastRefresh` is set a
  * random whole number of seconds (the splay, 0…jitter, drawn again on every refresh) before
- * `now`, so that scale sets refreshed together drift apart. Pushing the next refresh later
+ * `now`, so that scale sets refreshed together drift apart. The first refresh of a cache with a
+ * jitter draws its splay over the whole period instead: a fleet taken over in one pass lists
+ * next spread over one period, not all in the pass one period later (a jitter of 0 keeps every
+ * refresh exactly one period apart). Pushing the next refresh later
  * (Retry-After, or running low on ARM's budget) is done by moving `lastRefresh` forward, which
  * may put it in the future: `lastRefresh + period` is then the first moment worth asking again.
  */
@@ -47,7 +50,8 @@ export function lastRefreshAfterSuccess(
   randomInt: RandomInt,
   slowdown?: Slowdown,
 ): number {
-  const splayed = now - drawSplayMs(meta.jitterSec, randomInt);
+  const firstSpread = meta.lastRefresh === null && meta.jitterSec > 0;
+  const splayed = now - drawSplayMs(firstSpread ? Math.floor(meta.periodMs / 1000) : meta.jitterSec, randomInt);
   if (!slowdown) return splayed;
   const delay = Math.max(meta.periodMs * slowdown.periodMultiplier, slowdown.minDelayMs);
   return deferred(splayed, meta.periodMs, now, delay);

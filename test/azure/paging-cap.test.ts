@@ -51,7 +51,8 @@ describe('a VM listing with a cap', () => {
       const api = await createComputeScaleSetApi({ subscriptionId: SUBSCRIPTION, credential: 'dev', resourceManagerEndpoint: `https://127.0.0.1:${port}`, caFile });
       const error = await api.listVms('rg', 'endless', 'Uniform', { maxVms: 20 }).then(() => undefined, (e: unknown) => e);
       expect((error as Error).message).toMatch(/more than 21 pages/);
-      expect(requests).toBe(22);
+      // The 22nd page is refused before it is asked for.
+      expect(requests).toBe(21);
     } finally {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

@@ -62,6 +62,21 @@ describe('after a successful refresh', () => {
     expect(random.calls).toEqual([31]);
   });
 
+  it('draws the first refresh splay over the whole period, so caches listed together first list next spread over it', () => {
+    const random = draws(250, 7);
+    const m = meta({ lastRefresh: null, jitterSec: 30 });
+    const first = lastRefreshAfterSuccess(m, NOW, random);
+    expect(first).toBe(NOW - 250 * S);
+    expect(random.calls).toEqual([5 * 60 + 1]);
+    // Later refreshes draw within the jitter again.
+    expect(lastRefreshAfterSuccess({ ...m, lastRefresh: first }, NOW + MIN, random)).toBe(NOW + MIN - 7 * S);
+    expect(random.calls).toEqual([5 * 60 + 1, 31]);
+  });
+
+  it('keeps a first refresh without jitter exactly one period before the next', () => {
+    expect(lastRefreshAfterSuccess(meta({ lastRefresh: null, jitterSec: 0 }), NOW, draws(99))).toBe(NOW);
+  });
+
   it('re-draws the splay on every refresh', () => {
     const random = draws(3, 12);
     const m = meta({ jitterSec: 30 });
