@@ -26,7 +26,7 @@ export interface ArmNeed {
 }
 
 export interface ArmOperation {
-  /** The SDK call as compute-adapter.ts writes it: `client.<group>.<method>`. */
+  /** The SDK call as compute-adapter.ts writes it (`client.<group>.<method>`), or the function that sends a request of its own (`list…Via`). */
   call: string;
   /** What goes over the wire. */
   request: string;
@@ -60,13 +60,30 @@ const LINKED: readonly ArmNeed[] = [
 ].map((action) => ({ action, scope: 'linked resource' }));
 
 /**
- * Requests the adapter sends through its client's pipeline itself rather than an SDK method:
- * the resource group's autoscale settings (autoscale-settings.ts), read before a pool writes so
- * that an enabled Azure Monitor autoscale setting on its scale set holds it.
+ * Requests the adapter builds and sends through its client's pipeline itself rather than an SDK
+ * method: the VM listings (vm-listing.ts), and the resource group's autoscale settings
+ * (autoscale-settings.ts), read before a pool writes so that an enabled Azure Monitor autoscale
+ * setting on its scale set holds it.
  */
 const VIA_PIPELINE: readonly ArmOperation[] = [
   {
-    call: 'client.pipeline.sendRequest',
+    call: 'listVmsVia',
+    request: 'Uniform: GET …/virtualMachineScaleSets/{name}/virtualMachines?$expand=instanceView',
+    needs: [
+      { action: `${COMPUTE}/virtualMachineScaleSets/virtualMachines/read`, scope: 'scale set', mode: 'Uniform' },
+      { action: `${COMPUTE}/virtualMachineScaleSets/virtualMachines/instanceView/read`, scope: 'scale set', mode: 'Uniform' },
+    ],
+  },
+  {
+    call: 'listVmsVia',
+    request: "Flexible: GET …/resourceGroups/{group}/providers/Microsoft.Compute/virtualMachines?$filter='virtualMachineScaleSet/id' eq '…'&$expand=instanceView",
+    needs: [
+      { action: `${COMPUTE}/virtualMachines/read`, scope: 'resource group', mode: 'Flexible' },
+      { action: `${COMPUTE}/virtualMachines/instanceView/read`, scope: 'resource group', mode: 'Flexible' },
+    ],
+  },
+  {
+    call: 'listAutoscaleSettingsVia',
     request: 'GET …/resourceGroups/{group}/providers/Microsoft.Insights/autoscalesettings?api-version=2022-10-01',
     needs: [{ action: 'Microsoft.Insights/autoscalesettings/read', scope: 'resource group' }],
   },
@@ -78,22 +95,6 @@ export const ARM_OPERATIONS: readonly ArmOperation[] = [
     call: 'client.virtualMachineScaleSets.get',
     request: 'GET …/virtualMachineScaleSets/{name}',
     needs: [{ action: `${COMPUTE}/virtualMachineScaleSets/read`, scope: 'scale set' }],
-  },
-  {
-    call: 'client.virtualMachineScaleSetVMs.list',
-    request: 'GET …/virtualMachineScaleSets/{name}/virtualMachines?$expand=instanceView',
-    needs: [
-      { action: `${COMPUTE}/virtualMachineScaleSets/virtualMachines/read`, scope: 'scale set', mode: 'Uniform' },
-      { action: `${COMPUTE}/virtualMachineScaleSets/virtualMachines/instanceView/read`, scope: 'scale set', mode: 'Uniform' },
-    ],
-  },
-  {
-    call: 'client.virtualMachines.list',
-    request: "GET …/resourceGroups/{group}/providers/Microsoft.Compute/virtualMachines?$filter='virtualMachineScaleSet/id' eq '…'&$expand=instanceView",
-    needs: [
-      { action: `${COMPUTE}/virtualMachines/read`, scope: 'resource group', mode: 'Flexible' },
-      { action: `${COMPUTE}/virtualMachines/instanceView/read`, scope: 'resource group', mode: 'Flexible' },
-    ],
   },
   {
     call: 'client.virtualMachineScaleSets.update',

@@ -52,7 +52,8 @@ export function lastRefreshAfterSuccess(
 ): number {
   const firstSpread = meta.lastRefresh === null && meta.jitterSec > 0;
   const splayed = now - drawSplayMs(firstSpread ? Math.floor(meta.periodMs / 1000) : meta.jitterSec, randomInt);
-  if (!slowdown) return splayed;
+  // No slowdown (ARM's budgets are fine) keeps the splay: "no sooner than one period" would undo it.
+  if (!slowdown || slowdown.reason === null) return splayed;
   const delay = Math.max(meta.periodMs * slowdown.periodMultiplier, slowdown.minDelayMs);
   return deferred(splayed, meta.periodMs, now, delay);
 }

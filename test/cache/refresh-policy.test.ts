@@ -101,8 +101,9 @@ describe('after a successful refresh', () => {
     expect(drawSplayMs(30, () => draw)).toBe(want);
   });
 
-  it('no slowdown changes nothing', () => {
+  it('no slowdown changes nothing, the splay included', () => {
     expect(lastRefreshAfterSuccess(meta(), NOW, draws(0), NO_SLOWDOWN)).toBe(NOW);
+    expect(lastRefreshAfterSuccess(meta({ jitterSec: 30 }), NOW, draws(7), NO_SLOWDOWN)).toBe(NOW - 7 * S);
   });
 
   it.each([
