@@ -15,7 +15,7 @@ import { submitBatch, type BatchOp } from '../state/batch.js';
 import { failedOperationOf } from '../state/errors.js';
 import { newGeneration } from '../state/generation.js';
 import type { CachedInstance } from './instance.js';
-import { isPackRowKey, packInstances, packRowKey, PackMismatchError, unpackInstances } from './pack.js';
+import { isPackRowKey, packInstances, packRowKey, PackMismatchError, unpackJson } from './pack.js';
 import { instanceFromRow, type InstanceProps } from './rows.js';
 
 export const META = '~meta';
@@ -55,6 +55,8 @@ export interface StoredCache {
   /** Undefined: nothing stored yet. */
   meta: Row<MetaProps> | undefined;
   instances: CachedInstance[];
+  /** The instances as their packs hold them (JSON); absent in the old format and when nothing is stored. */
+  packedJson?: string;
   /** Every other row of the partition (packs, old per-VM rows), with its ETag: what a write of the instances replaces. */
   rows: Row[];
 }
@@ -137,5 +139,6 @@ function readPartition(all: Row[]): StoredCache {
   }
   // Pack rows past the count are a larger write's left behind (a meta row lost): not this list's.
   const end = packRowKey(packs);
-  return { meta, rows, instances: unpackInstances(rows.filter((r) => isPackRowKey(r.rowKey) && r.rowKey < end), packId, packs) };
+  const packedJson = unpackJson(rows.filter((r) => isPackRowKey(r.rowKey) && r.rowKey < end), packId, packs);
+  return { meta, rows, instances: JSON.parse(packedJson) as CachedInstance[], packedJson };
 }

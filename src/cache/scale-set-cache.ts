@@ -170,15 +170,20 @@ export class ScaleSetCache {
   }
 
   /**
-   * Writes a listing under the claim. Another write of the meta row in between (a scale set
-   * read recorded, a mark) moved its ETag on: read the partition again and, while the claim is
-   * still ours, write the listing over it.
+   * Writes a listing under the claim. Another write of the meta row in between (a mark) moved its
+   * ETag on: read the partition again and, while the claim is still ours, write the listing over
+   * it. A listing that finds the instances as stored writes the meta row alone and keeps the
+   * partition's generation: the packs stay, and a pool's warm record still stands.
    */
   private async writeListing(claimed: Row<MetaProps>, next: MetaProps, instances: readonly CachedInstance[], stored: StoredCache, token: string): Promise<Row<MetaProps> | undefined> {
     let meta = claimed;
     let current = stored;
+    const json = JSON.stringify(instances);
     for (let attempt = 1; attempt <= MARK_ATTEMPTS; attempt++) {
-      const written = await this.store.writeInstances(meta, next, instances, current);
+      const kept = current.meta && current.packedJson === json ? current.meta.props : undefined;
+      const written = kept
+        ? await this.store.writeMeta(meta, { ...next, generation: kept.generation, packs: kept.packs, packId: kept.packId })
+        : await this.store.writeInstances(meta, next, instances, current);
       if (written) return written;
       current = await this.store.load();
       if (!current.meta || current.meta.props.claimedBy !== token) {

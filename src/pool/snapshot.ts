@@ -121,9 +121,15 @@ export async function readPass(sources: SnapshotSources, pool: PoolRef, options:
   if (restamp && generation !== undefined) await options.stamp!.write();
   if (options.gate && !(await options.gate())) return { kind: 'gated' };
 
-  const [view, inventory] = await Promise.all([cache.validate(scaleSet, { reread: stored, metaAbsent: meta === undefined }), readInventory(machines, pool.name)]);
+  const validate = () => cache.validate(scaleSet, { reread: stored, metaAbsent: meta === undefined });
+  // A fresh cache is served: read both at once. An expired one lists first, and when the listing
+  // found the VMs as stored (the cache's generation kept), the pass is warm after all.
+  const [view, read] = warm.cacheFresh ? await Promise.all([validate(), readInventory(machines, pool.name)]) : [await validate(), undefined];
   if (!view.read.ok) throw view.read.error;
   if (view.scaleSet) sources.reads?.remember(cacheKey(pool.scaleSet), view.scaleSet, view.meta.listedAt ?? options.now);
+  const listed = view.scaleSet ?? scaleSet;
+  if (!read && !restamp && stillWarm(record, { ...warm, cache: view.meta.generation, capacity: listed.capacity, etag: listed.etag, cacheFresh: true })) return { kind: 'unchanged', record };
+  const inventory = read ?? (await readInventory(machines, pool.name));
   return {
     kind: 'snapshot',
     snapshot: { scaleSet: view.scaleSet ?? scaleSet, instances: view.read.instances, previous: view.previous, inventory, listedAt: view.meta.listedAt },

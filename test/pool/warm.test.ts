@@ -23,8 +23,9 @@ const world = armWorldPerFile();
 
 const RG = 'rg-warm';
 const TABLES: TableName[] = ['instances', 'machines', 'targets', 'probes', 'limiters', 'leases', 'decisions', 'samples'];
+// No jitter: a cache lists again exactly one period after its first listing, never by chance within a test.
 const config = (name: string) => ({
-  pools: [{ name, scaleSet: { resourceGroup: RG, name }, maxCount: 3, creationRate: '0s,1', reconcileRate: '10s,1', instanceCache: { ttl: '5m' } }],
+  pools: [{ name, scaleSet: { resourceGroup: RG, name }, maxCount: 3, creationRate: '0s,1', reconcileRate: '10s,1', instanceCache: { ttl: '5m', jitter: '0s' } }],
 });
 const pass = (rt: Runtime, name: string) => reconcileObject(rt, { kind: 'pool', name }, { reason: 'test' }, { log: silentLog });
 const decisionOf = (o: ObjectOutcome) => (o.status === 'done' || o.status === 'failed' ? o.decision : undefined);
@@ -125,10 +126,15 @@ describe('a warm pass', () => {
     expect((await readInventory(rt.table('machines'), 'forgot')).rows.map((r) => r.rowKey)).toContain(id);
   });
 
-  it('reads again after another instance refreshed the cache or marked an instance', async () => {
-    const { rt, counter, clock } = await warmPool('refreshed');
+  it('reads again after another instance refreshed the cache to a change or marked an instance; not after a refresh that changed nothing', async () => {
+    const { rt, counter, clock, scaleSet } = await warmPool('refreshed');
     const other = await world.runtime(config('refreshed'), { clock, holder: 'other-instance' });
     const cache = poolCache(other, other.config.pools[0]!, await other.scaleSetApi(), silentLog);
+    // A listing that finds the VMs as stored keeps the cache's generation: still warm.
+    await cache.forceUpdate();
+    expect((await measured(rt, counter, 'refreshed', clock)).listedCache).toBe(0);
+    // One that finds a VM changed (now protected from scale-in) writes a new generation: read again.
+    scaleSet.updateVm(scaleSet.vms()[0]!.name, { protectFromScaleIn: true });
     await cache.forceUpdate();
     const afterRefresh = await measured(rt, counter, 'refreshed', clock);
     expect(afterRefresh.listedCache).toBe(1);
