@@ -16,6 +16,7 @@ export const UNIT_FILES = [
   'test/cache/ids.test.ts',
   'test/cache/instance-status.test.ts',
   'test/cache/orchestration.test.ts',
+  'test/cache/pack.test.ts',
   'test/cache/queries.test.ts',
   'test/cache/refresh-policy.test.ts',
   'test/cache/refresh-plan.test.ts',

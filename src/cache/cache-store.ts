@@ -15,7 +15,7 @@ import { submitBatch, type BatchOp } from '../state/batch.js';
 import { failedOperationOf } from '../state/errors.js';
 import { newGeneration } from '../state/generation.js';
 import type { CachedInstance } from './instance.js';
-import { isPackRowKey, packInstances, packRowKey, PackMismatchError, unpackJson } from './pack.js';
+import { isPackRowKey, packRowKey, PackMismatchError, recordsOf, rowsOfList, unpackList, type PackedList } from './pack.js';
 import { instanceFromRow, type InstanceProps } from './rows.js';
 
 export const META = '~meta';
@@ -55,8 +55,8 @@ export interface StoredCache {
   /** Undefined: nothing stored yet. */
   meta: Row<MetaProps> | undefined;
   instances: CachedInstance[];
-  /** The instances as their packs hold them (JSON); absent in the old format and when nothing is stored. */
-  packedJson?: string;
+  /** The instances as their packs hold them; absent in the old format and when nothing is stored. */
+  packed?: PackedList;
   /** Every other row of the partition (packs, old per-VM rows), with its ETag: what a write of the instances replaces. */
   rows: Row[];
 }
@@ -66,8 +66,8 @@ export interface CacheStore {
   readMeta(): Promise<Row<MetaProps> | undefined>;
   /** Writes the meta row under `meta`'s ETag (inserts it when there is none); undefined when someone wrote it first. */
   writeMeta(meta: Row<MetaProps> | undefined, props: MetaProps): Promise<Row<MetaProps> | undefined>;
-  /** Writes the meta row and `instances` in one batch under `meta`'s ETag, replacing `stored`; undefined when the meta row moved on. */
-  writeInstances(meta: Row<MetaProps>, props: MetaProps, instances: readonly CachedInstance[], stored: StoredCache): Promise<Row<MetaProps> | undefined>;
+  /** Writes the meta row and the instances (packed) in one batch under `meta`'s ETag, replacing `stored`; undefined when the meta row moved on. */
+  writeInstances(meta: Row<MetaProps>, props: MetaProps, instances: PackedList, stored: StoredCache): Promise<Row<MetaProps> | undefined>;
   /** Read-modify-write of the meta row (`undefined` from `mutate`: leave it). */
   updateMeta(mutate: (row: Row<MetaProps> | undefined) => MetaProps | undefined): Promise<void>;
 }
@@ -90,16 +90,16 @@ export function tableCacheStore(table: EntityTable, key: string): CacheStore {
     writeMeta: (meta, props) => (meta?.etag ? table.replaceIf(meta, props) : table.create(key, META, props)),
     async writeInstances(meta, props, instances, stored) {
       const packId = newGeneration();
-      const packs = packInstances(instances, packId);
+      const packs = rowsOfList(instances, packId);
       const next: MetaProps = { ...props, packs: packs.length, packId };
       const keep = new Set(packs.map((_, i) => packRowKey(i)));
       const replaced = stored.rows.filter((r) => !keep.has(r.rowKey));
       // Pack rows no longer needed go in the same batch; rows of the old format after it.
-      const [packRows, oldRows] = [replaced.filter((r) => isPackRowKey(r.rowKey)), replaced.filter((r) => !isPackRowKey(r.rowKey))];
+      const [stalePacks, oldRows] = [replaced.filter((r) => isPackRowKey(r.rowKey)), replaced.filter((r) => !isPackRowKey(r.rowKey))];
       const ops: BatchOp[] = [
         meta.etag ? { kind: 'replace', rowKey: META, etag: meta.etag, props: next } : { kind: 'insert', rowKey: META, props: next },
         ...packs.map((p, i): BatchOp => ({ kind: 'upsert', rowKey: packRowKey(i), props: p })),
-        ...packRows.map((r): BatchOp => ({ kind: 'delete', rowKey: r.rowKey, etag: r.etag })),
+        ...stalePacks.map((r): BatchOp => ({ kind: 'delete', rowKey: r.rowKey, etag: r.etag })),
       ];
       let etag: string | undefined;
       try {
@@ -139,6 +139,6 @@ function readPartition(all: Row[]): StoredCache {
   }
   // Pack rows past the count are a larger write's left behind (a meta row lost): not this list's.
   const end = packRowKey(packs);
-  const packedJson = unpackJson(rows.filter((r) => isPackRowKey(r.rowKey) && r.rowKey < end), packId, packs);
-  return { meta, rows, instances: JSON.parse(packedJson) as CachedInstance[], packedJson };
+  const packed = unpackList(rows.filter((r) => isPackRowKey(r.rowKey) && r.rowKey < end), packId, packs);
+  return { meta, rows, instances: recordsOf<CachedInstance>(packed, 'id'), packed };
 }

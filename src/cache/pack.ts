@@ -6,7 +6,11 @@
  * Limits (Table Storage): a string property holds at most 64 KiB (32,768 UTF-16 units), an
  * entity at most 1 MiB and 255 properties. A pack row carries up to CHUNKS_PER_ROW chunks of
  * CHUNK_UNITS units each: 15 × 30,000 × 2 bytes = 900,000 bytes, with room for the keys and the
- * system properties. 1,000 VMs take about 250,000 units: one row.
+ * system properties. 1,000 VMs take about 120,000 units: one row.
+ *
+ * The records' ids (an ARM resource id each, most of a record's length) are stored after their
+ * common prefix, which the first row carries as `idPrefix` (`…/virtualMachineScaleSets/vmss/
+ * virtualMachines/`); rows written without it hold whole ids and read as they are.
  */
 import type { CachedInstance } from './instance.js';
 
@@ -26,9 +30,53 @@ export function isPackRowKey(rowKey: string): boolean {
   return rowKey.startsWith(PACK_ROW_PREFIX);
 }
 
+/** A list of records as packs store it: JSON with each record's id after `idPrefix`. */
+export interface PackedList {
+  json: string;
+  idPrefix: string;
+}
+
+/**
+ * The records as packs store them (pure): the common prefix of their `idKey` fields (up to its
+ * last `/`), and the JSON of the records with that field cut to what follows it.
+ */
+export function packedList(records: readonly object[], idKey: string): PackedList {
+  const ids = records.map((r) => (r as Record<string, unknown>)[idKey]).filter((v): v is string => typeof v === 'string');
+  const idPrefix = ids.length === records.length ? commonPrefix(ids) : '';
+  if (idPrefix === '') return { json: JSON.stringify(records), idPrefix };
+  const cut = records.map((r) => ({ ...r, [idKey]: ((r as Record<string, string>)[idKey] ?? '').slice(idPrefix.length) }));
+  return { json: JSON.stringify(cut), idPrefix };
+}
+
+/** The records back from their packed form (`idPrefix` put back on every id). */
+export function recordsOf<T extends object>(list: PackedList, idKey: string): T[] {
+  const records = JSON.parse(list.json) as Record<string, unknown>[];
+  if (list.idPrefix !== '') for (const r of records) r[idKey] = list.idPrefix + String(r[idKey] ?? '');
+  return records as T[];
+}
+
+/** The longest prefix every id starts with, up to and with its last `/`. */
+function commonPrefix(ids: readonly string[]): string {
+  if (ids.length === 0) return '';
+  let end = ids[0]!.lastIndexOf('/') + 1;
+  for (const id of ids) {
+    let i = 0;
+    while (i < end && id.charCodeAt(i) === ids[0]!.charCodeAt(i)) i++;
+    end = i;
+  }
+  return ids[0]!.slice(0, ids[0]!.lastIndexOf('/', end - 1) + 1);
+}
+
 /** The instances as pack rows' properties, in row order. */
 export function packInstances(instances: readonly CachedInstance[], packId: number): PackProps[] {
-  return packJson(JSON.stringify(instances), packId);
+  return rowsOfList(packedList(instances, 'id'), packId);
+}
+
+/** A packed list as pack rows' properties, in row order; the first row carries the id prefix. */
+export function rowsOfList(list: PackedList, packId: number): PackProps[] {
+  const rows = packJson(list.json, packId);
+  if (list.idPrefix !== '') rows[0] = { ...rows[0], idPrefix: list.idPrefix };
+  return rows;
 }
 
 /** Any JSON text as pack rows' properties, in row order (the pool inventory's packs too). */
@@ -53,7 +101,14 @@ export class PackMismatchError extends Error {
  * raced a writer reads again.
  */
 export function unpackInstances(rows: readonly { rowKey: string; props: Record<string, unknown> }[], packId: number, packs: number): CachedInstance[] {
-  return JSON.parse(unpackJson(rows, packId, packs)) as CachedInstance[];
+  return recordsOf<CachedInstance>(unpackList(rows, packId, packs), 'id');
+}
+
+/** The packed list back from pack rows (in any order); PackMismatchError as `unpackJson`. */
+export function unpackList(rows: readonly { rowKey: string; props: Record<string, unknown> }[], packId: number, packs: number): PackedList {
+  const json = unpackJson(rows, packId, packs);
+  const first = rows.find((r) => r.rowKey === packRowKey(0))?.props.idPrefix;
+  return { json, idPrefix: typeof first === 'string' ? first : '' };
 }
 
 /** The JSON text back from pack rows (in row key order); PackMismatchError as `unpackInstances`. */

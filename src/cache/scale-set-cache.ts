@@ -20,6 +20,7 @@ import type { CachedInstance, InstanceStatus } from './instance.js';
 import type { StatusFlags } from './instance-status.js';
 import { listingModeFor } from './orchestration.js';
 import { withInstancesStatus, type CacheRead } from './queries.js';
+import { packedList } from './pack.js';
 import { isExpired, lastRefreshAfterSuccess, lastRefreshAfterThrottle, mathRandomInt, type RandomInt } from './refresh-policy.js';
 import { planRefresh } from './refresh-plan.js';
 import { slowdownFromRateLimit } from './refresh-slowdown.js';
@@ -126,7 +127,7 @@ export class ScaleSetCache {
     for (let attempt = 1; stored.meta; attempt++) {
       const marked = withInstancesStatus(stored.instances, providerIds, status);
       // A new generation: the next warm pass reads the instances again.
-      if (await this.store.writeInstances(stored.meta, { ...stored.meta.props, generation: newGeneration() }, marked, stored)) return;
+      if (await this.store.writeInstances(stored.meta, { ...stored.meta.props, generation: newGeneration() }, packedList(marked, 'id'), stored)) return;
       if (attempt >= MARK_ATTEMPTS) throw new ContentionError(`instance cache ${this.options.key}`, attempt);
       await backoff(attempt);
       stored = await this.store.load();
@@ -178,12 +179,13 @@ export class ScaleSetCache {
   private async writeListing(claimed: Row<MetaProps>, next: MetaProps, instances: readonly CachedInstance[], stored: StoredCache, token: string): Promise<Row<MetaProps> | undefined> {
     let meta = claimed;
     let current = stored;
-    const json = JSON.stringify(instances);
+    const packed = packedList(instances, 'id');
     for (let attempt = 1; attempt <= MARK_ATTEMPTS; attempt++) {
-      const kept = current.meta && current.packedJson === json ? current.meta.props : undefined;
+      const same = current.packed?.json === packed.json && current.packed.idPrefix === packed.idPrefix;
+      const kept = same ? current.meta?.props : undefined;
       const written = kept
         ? await this.store.writeMeta(meta, { ...next, generation: kept.generation, packs: kept.packs, packId: kept.packId })
-        : await this.store.writeInstances(meta, next, instances, current);
+        : await this.store.writeInstances(meta, next, packed, current);
       if (written) return written;
       current = await this.store.load();
       if (!current.meta || current.meta.props.claimedBy !== token) {

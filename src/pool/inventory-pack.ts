@@ -2,7 +2,8 @@
  * How a pool's machines are stored: packed, like the instance cache (cache/pack.ts), in a few
  * `~pack-NNN` rows of the pool's inventory partition instead of one row per machine. Each
  * machine is a record `{ k, v, p }`: its provider id, a version and its properties serialised
- * whole (nothing here names a field, so statuses and fields other modules add need no change).
+ * whole (nothing here names a field, so statuses and fields other modules add need no change);
+ * provider ids are stored after their common prefix, as the cache's are (cache/pack.ts).
  *
  * A record's version is its ETag as the plan sees it (`pack:<v>`): a write of one machine is
  * still checked against the version it was read with, here instead of by the service, and the
@@ -16,7 +17,7 @@
  */
 import type { Props, Row } from '../state/entity-table.js';
 import { newGeneration } from '../state/generation.js';
-import { isPackRowKey, packJson, packRowKey, unpackJson } from '../cache/pack.js';
+import { isPackRowKey, packedList, packRowKey, recordsOf, rowsOfList, unpackList } from '../cache/pack.js';
 import type { MachineProps } from './machine-props.js';
 
 /** One machine as stored in the pack. */
@@ -48,7 +49,7 @@ export function storedMachines(all: readonly Row[], isBookkeeping: (key: string)
   const head = packRows.find((r) => r.rowKey === HEAD_KEY);
   const machines = new Map<string, { etag: string; props: MachineProps }>();
   if (head) {
-    const records = JSON.parse(unpackJson(packRows, Number(head.props.packId), Number(head.props.packs))) as PackedMachine[];
+    const records = recordsOf<PackedMachine>(unpackList(packRows, Number(head.props.packId), Number(head.props.packs)), 'k');
     for (const m of records) machines.set(m.k, { etag: versionTag(m.v), props: m.p });
   } else {
     for (const r of [...oldRows].sort(byKey)) machines.set(r.rowKey, { etag: r.etag, props: r.props as MachineProps });
@@ -99,7 +100,7 @@ export function applyMachineWrites(stored: StoredMachines, writes: readonly Mach
 export function packMachines(machines: StoredMachines['machines']): Props[] {
   const records: PackedMachine[] = [];
   for (const [k, m] of machines) records.push({ k, v: versionOf(m.etag), p: m.props });
-  const rows: Props[] = packJson(JSON.stringify(records), newGeneration());
+  const rows: Props[] = rowsOfList(packedList(records, 'k'), newGeneration());
   rows[0] = { ...rows[0], packs: rows.length };
   return rows;
 }
