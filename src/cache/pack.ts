@@ -55,16 +55,14 @@ export function recordsOf<T extends object>(list: PackedList, idKey: string): T[
   return records as T[];
 }
 
-/** The longest prefix every id starts with, up to and with its last `/`. */
+/** The longest prefix every id starts with that ends with a `/`. */
 function commonPrefix(ids: readonly string[]): string {
   if (ids.length === 0) return '';
-  let end = ids[0]!.lastIndexOf('/') + 1;
+  let prefix = ids[0]!.slice(0, ids[0]!.lastIndexOf('/') + 1);
   for (const id of ids) {
-    let i = 0;
-    while (i < end && id.charCodeAt(i) === ids[0]!.charCodeAt(i)) i++;
-    end = i;
+    while (!id.startsWith(prefix)) prefix = prefix.slice(0, prefix.lastIndexOf('/', prefix.length - 2) + 1);
   }
-  return ids[0]!.slice(0, ids[0]!.lastIndexOf('/', end - 1) + 1);
+  return prefix;
 }
 
 /** The instances as pack rows' properties, in row order. */
