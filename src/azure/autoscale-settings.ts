@@ -11,9 +11,8 @@
  * the endpoint's own origin (the bearer token goes nowhere else). Errors are the compute
  * adapter's closed set (errors.ts), plus TimeoutError when the read as a whole ran out.
  */
-import { RestError, createPipelineRequest, type PipelineRequest, type PipelineResponse } from '@azure/core-rest-pipeline';
+import { readArmPages, type SendRequest } from './arm-pages.js';
 import { TimeoutError, callDeadline } from '../deadline.js';
-import { armErrorCodeOf, translateArmError } from './error-translation.js';
 import { ArmRequestError } from './errors.js';
 
 export const AUTOSCALE_API_VERSION = '2022-10-01';
@@ -38,7 +37,6 @@ export interface AutoscaleSettingsApi {
   listAutoscaleSettings(resourceGroup: string, options?: { abortSignal?: AbortSignal }): Promise<AutoscaleSettingRecord[]>;
 }
 
-export type SendRequest = (request: PipelineRequest) => Promise<PipelineResponse>;
 
 export interface AutoscaleListOptions {
   endpoint: string;
@@ -52,29 +50,17 @@ export async function listAutoscaleSettingsVia(send: SendRequest, resourceGroup:
   const operation = 'list autoscale settings';
   const deadline = callDeadline(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, options.abortSignal);
   const origin = new URL(options.endpoint).origin;
-  let url: string | undefined = `${origin}/subscriptions/${encodeURIComponent(options.subscriptionId)}/resourceGroups/${encodeURIComponent(resourceGroup)}/providers/Microsoft.Insights/autoscalesettings?api-version=${AUTOSCALE_API_VERSION}`;
+  const url = `${origin}/subscriptions/${encodeURIComponent(options.subscriptionId)}/resourceGroups/${encodeURIComponent(resourceGroup)}/providers/Microsoft.Insights/autoscalesettings?api-version=${AUTOSCALE_API_VERSION}`;
   const settings: AutoscaleSettingRecord[] = [];
-  let pages = 0;
-  let errorBody: string | undefined;
+  const pages = { operation, resource: `resource group ${resourceGroup}`, maxPages: MAX_AUTOSCALE_PAGES, maxPageChars: MAX_AUTOSCALE_PAGE_CHARS, abortSignal: deadline.signal, now: options.now };
   try {
-    while (url) {
-      if (++pages > MAX_AUTOSCALE_PAGES) throw new ArmRequestError(operation, undefined, undefined, `more than ${MAX_AUTOSCALE_PAGES} pages, stopped`);
-      const response = await send(createPipelineRequest({ url, method: 'GET', abortSignal: deadline.signal }));
-      const text = response.bodyAsText ?? '';
-      if (text.length > MAX_AUTOSCALE_PAGE_CHARS) throw new ArmRequestError(operation, response.status, undefined, `a page of more than ${MAX_AUTOSCALE_PAGE_CHARS} characters, stopped`);
-      if (response.status !== 200) {
-        errorBody = text;
-        throw new RestError(`ARM answered ${response.status}`, { statusCode: response.status, response, code: armErrorCodeOf(text) });
-      }
-      const page = parsePage(text, operation);
-      settings.push(...page.settings);
+    await readArmPages(send, url, pages, (items) => {
+      settings.push(...items.map((raw) => settingOf(raw as RawSetting)));
       if (settings.length > MAX_AUTOSCALE_SETTINGS) throw new ArmRequestError(operation, 200, undefined, `more than ${MAX_AUTOSCALE_SETTINGS} autoscale settings, stopped`);
-      url = page.nextLink;
-      if (url !== undefined && new URL(url).origin !== origin) throw new ArmRequestError(operation, 200, undefined, `nextLink to another origin (${new URL(url).origin}), not followed`);
-    }
+    });
   } catch (error) {
     if (deadline.timedOut()) throw new TimeoutError(`${operation} of resource group ${resourceGroup}`, deadline.timeoutMs);
-    throw translateArmError(error, { operation, resource: `resource group ${resourceGroup}`, afterFirstPage: pages > 1, errorBody }, options.now());
+    throw error;
   }
   return settings;
 }
@@ -85,19 +71,11 @@ interface RawSetting {
   properties?: { enabled?: unknown; targetResourceUri?: unknown };
 }
 
-function parsePage(text: string, operation: string): { settings: AutoscaleSettingRecord[]; nextLink: string | undefined } {
-  let body: { value?: unknown; nextLink?: unknown };
-  try {
-    body = JSON.parse(text) as typeof body;
-  } catch {
-    throw new ArmRequestError(operation, 200, undefined, 'the answer is not JSON');
-  }
-  if (!Array.isArray(body?.value)) throw new ArmRequestError(operation, 200, undefined, 'the answer has no "value" list');
-  const settings = (body.value as RawSetting[]).map((raw) => ({
+function settingOf(raw: RawSetting): AutoscaleSettingRecord {
+  return {
     id: typeof raw?.id === 'string' ? raw.id : '',
     name: typeof raw?.name === 'string' ? raw.name : '',
     enabled: raw?.properties?.enabled === true,
     targetResourceUri: typeof raw?.properties?.targetResourceUri === 'string' ? raw.properties.targetResourceUri : undefined,
-  }));
-  return { settings, nextLink: typeof body.nextLink === 'string' && body.nextLink !== '' ? body.nextLink : undefined };
+  };
 }

@@ -23,7 +23,8 @@ import { TimeoutError, callDeadline } from '../deadline.js';
 import { waitBounded } from './lro.js';
 import { scaleSetInfoOf } from './records.js';
 import { listVmsVia } from './vm-listing.js';
-import { listAutoscaleSettingsVia, type AutoscaleSettingRecord, type AutoscaleSettingsApi, type SendRequest } from './autoscale-settings.js';
+import { listAutoscaleSettingsVia, type AutoscaleSettingRecord, type AutoscaleSettingsApi } from './autoscale-settings.js';
+import type { SendRequest } from './arm-pages.js';
 import { createDefaultHttpClient, type HttpClient } from '@azure/core-rest-pipeline';
 import type {
   CallOptions,

@@ -8,16 +8,12 @@
  *   Flexible   GET …/resourceGroups/{group}/providers/Microsoft.Compute/virtualMachines
  *                  ?$filter='virtualMachineScaleSet/id' eq '{id}'&$expand=instanceView
  *
- * Bounded: at most `maxVms` VMs and `maxVms + 1` pages (an endpoint could answer empty pages
- * with a nextLink for ever), MAX_VM_PAGE_CHARS a page, and a nextLink only to the endpoint's own
- * origin (the bearer token goes nowhere else). Errors are the compute adapter's closed set.
+ * Bounded: at most `maxVms` VMs and `maxVms + 1` pages, MAX_VM_PAGE_CHARS a page, and the rest
+ * of a paged ARM read's bounds (arm-pages.ts). Errors are the compute adapter's closed set.
  */
-import { RestError, createPipelineRequest } from '@azure/core-rest-pipeline';
-import { AbortedError, reasonOf } from '../deadline.js';
-import { armErrorCodeOf, translateArmError } from './error-translation.js';
+import { readArmPages, type SendRequest } from './arm-pages.js';
 import { ArmRequestError } from './errors.js';
 import { rateLimitFromHeaders } from './rate-limit-headers.js';
-import type { SendRequest } from './autoscale-settings.js';
 import type { OrchestrationMode, VmExtensionRecord, VmListing, VmRecord, VmStatusRecord } from './scale-set-api.js';
 
 /** The Compute API version the SDK in use speaks (`@azure/arm-compute` 24.1). */
@@ -35,34 +31,23 @@ export interface VmListOptions {
 
 export async function listVmsVia(send: SendRequest, resourceGroup: string, name: string, mode: OrchestrationMode, options: VmListOptions): Promise<VmListing> {
   const operation = `list ${mode} VMs`;
-  const origin = new URL(options.endpoint).origin;
-  const maxPages = options.maxVms + 1;
   const vms: VmRecord[] = [];
   let rateLimit: VmListing['rateLimit'] = null;
-  let url: string | undefined = firstPageUrl(origin, options.subscriptionId, resourceGroup, name, mode);
-  let pages = 0;
-  let errorBody: string | undefined;
-  try {
-    while (url) {
-      if (options.abortSignal?.aborted) throw new AbortedError(reasonOf(options.abortSignal).message);
-      if (++pages > maxPages) throw new ArmRequestError(operation, undefined, undefined, `more than ${maxPages} pages, stopped (at most ${options.maxVms} VMs are listed)`);
-      const response = await send(createPipelineRequest({ url, method: 'GET', ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}) }));
-      const text = response.bodyAsText ?? '';
-      if (response.status !== 200) {
-        errorBody = text.slice(0, 8_192);
-        throw new RestError(`ARM answered ${response.status}`, { statusCode: response.status, response, code: armErrorCodeOf(text) });
-      }
-      if (text.length > MAX_VM_PAGE_CHARS) throw new ArmRequestError(operation, 200, undefined, `a page of more than ${MAX_VM_PAGE_CHARS} characters, stopped`);
-      rateLimit = rateLimitFromHeaders(response.headers, options.now()) ?? rateLimit;
-      const page = parsePage(text, operation);
-      for (const raw of page.value) vms.push(vmRecordOf(raw, mode));
-      if (vms.length > options.maxVms) throw new ArmRequestError(operation, 200, undefined, `more than ${options.maxVms} VMs, stopped (raise instanceLimit if the scale set is meant to be this large)`);
-      url = page.nextLink;
-      if (url !== undefined && new URL(url).origin !== origin) throw new ArmRequestError(operation, 200, undefined, `nextLink to another origin (${new URL(url).origin}), not followed`);
-    }
-  } catch (error) {
-    throw translateArmError(error, { operation, resource: `scale set ${resourceGroup}/${name}`, afterFirstPage: pages > 1, errorBody }, options.now());
-  }
+  const pages = {
+    operation,
+    resource: `scale set ${resourceGroup}/${name}`,
+    // An endpoint could answer empty pages with a nextLink for ever: no more pages than VMs allowed.
+    maxPages: options.maxVms + 1,
+    maxPageChars: MAX_VM_PAGE_CHARS,
+    pagesNote: `at most ${options.maxVms} VMs are listed`,
+    now: options.now,
+    ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
+  };
+  await readArmPages(send, firstPageUrl(new URL(options.endpoint).origin, options.subscriptionId, resourceGroup, name, mode), pages, (items, response) => {
+    rateLimit = rateLimitFromHeaders(response.headers, options.now()) ?? rateLimit;
+    for (const raw of items) vms.push(vmRecordOf(raw as RawVm, mode));
+    if (vms.length > options.maxVms) throw new ArmRequestError(operation, 200, undefined, `more than ${options.maxVms} VMs, stopped (raise instanceLimit if the scale set is meant to be this large)`);
+  });
   return { vms, rateLimit };
 }
 
@@ -86,17 +71,6 @@ interface RawVm {
     protectionPolicy?: { protectFromScaleIn?: unknown; protectFromScaleSetActions?: unknown };
     instanceView?: { statuses?: unknown; extensions?: unknown };
   };
-}
-
-function parsePage(text: string, operation: string): { value: RawVm[]; nextLink: string | undefined } {
-  let body: { value?: unknown; nextLink?: unknown };
-  try {
-    body = JSON.parse(text) as typeof body;
-  } catch {
-    throw new ArmRequestError(operation, 200, undefined, 'the answer is not JSON');
-  }
-  if (!Array.isArray(body?.value)) throw new ArmRequestError(operation, 200, undefined, 'the answer has no "value" list');
-  return { value: body.value as RawVm[], nextLink: typeof body.nextLink === 'string' && body.nextLink !== '' ? body.nextLink : undefined };
 }
 
 /** The port's record of one VM: what is absent, `null` or of the wrong type is undefined. */
