@@ -4,6 +4,7 @@ import { messageId } from './trigger.js';
 import { decodeMessage, reconcileMessageSchema, type ReconcileMessage } from '../queue/messages.js';
 import { mergeRequest, messageToken, onDelivery, postpone, putBack, type Delivery, type Pending } from '../queue/pending-plan.js';
 import type { Markers } from '../queue/sender.js';
+import type { ReadMarker } from '../queue/pending-store.js';
 import { busyRetryDelay } from '../queue/retry.js';
 import { reconcileObject } from '../reconcile/object.js';
 import { objectKey, type ObjectOutcome, type ObjectRef } from '../reconcile/types.js';
@@ -30,14 +31,14 @@ export async function onReconcileMessage(rt: Runtime, message: unknown, context:
   await announceConfiguration(rt, log);
   if (!known(rt, ref)) return forNewerConfiguration(rt, ref, msg, log, messageId(context));
   const markers = rt.queues.markers;
-  const delivery = markers ? await deliveryOf(markers, ref, msg, rt.clock) : ({ kind: 'serve', reason: msg.reason, load: msg.load } as const);
+  const { delivery, read } = markers ? await deliveryOf(markers, ref, msg, rt.clock) : { delivery: { kind: 'serve', reason: msg.reason, load: msg.load } as const, read: undefined };
   if (delivery.kind === 'drop') {
     log.debug?.(`${objectKey(ref)}: message ${messageId(context)} needs nothing: ${delivery.why}`);
     return undefined;
   }
   if (delivery.kind === 'fold') return undefined;
   // What is asked while this reconcile runs (its own next poll, a push) is a new marker's.
-  const taken = await markers?.take(ref);
+  const taken = await markers?.take(ref, read);
   const load = taken?.load ?? delivery.load;
   const outcome = await reconcileObject(rt, ref, { reason: delivery.reason, load }, { log, signal: rt.shutdown.signal });
   if (markers) await settleMarker(markers, ref, { ...msg, ...(load === undefined ? {} : { load }) }, taken, outcome, rt.clock.now());
@@ -59,19 +60,23 @@ export function reconcileLane(message: unknown): string | undefined {
 }
 
 /**
- * Decides the delivery on the marker as it is read. A message from outside decides inside the
- * marker's write round, so a flood of them for one object shares one read and one write, and
+ * Decides the delivery on the marker as it is read (and returns that read: null when there was
+ * no marker, undefined when it was not read on its own). A message from outside decides inside
+ * the marker's write round, so a flood of them for one object shares one read and one write, and
  * folds its value into the marker there.
  */
-async function deliveryOf(markers: Markers, ref: ObjectRef, msg: ReconcileMessage, clock: Clock): Promise<Delivery> {
-  if (msg.dueAt !== undefined) return onDelivery(msg, (await markers.read(ref))?.pending, clock.now());
+async function deliveryOf(markers: Markers, ref: ObjectRef, msg: ReconcileMessage, clock: Clock): Promise<{ delivery: Delivery; read?: ReadMarker | null }> {
+  if (msg.dueAt !== undefined) {
+    const read = (await markers.read(ref)) ?? null;
+    return { delivery: onDelivery(msg, read?.pending, clock.now()), read };
+  }
   let delivery: Delivery = { kind: 'serve', reason: msg.reason, load: msg.load };
   await markers.change(ref, (current, now) => {
     delivery = onDelivery(msg, current, now);
     if (delivery.kind !== 'fold') return undefined;
     return mergeRequest(current, { at: now, reason: msg.reason, ...(msg.load === undefined ? {} : { load: msg.load }) }, now, messageToken);
   });
-  return delivery;
+  return { delivery };
 }
 
 /** Raises the `config/newest` row to this host's sequence (at most one read every few minutes). */

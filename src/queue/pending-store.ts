@@ -35,6 +35,11 @@ export class PendingStore {
   /** Per object: the round being written, and the one gathering decisions to write after it. */
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly waiting = new Map<string, Round>();
+  /**
+   * Objects whose marker this process just took: the next change (the pass's own next poll, a
+   * push meanwhile) inserts one without reading first, and reads only when an insert finds one.
+   */
+  private readonly taken = new Set<string>();
 
   async read(objectKey: string): Promise<ReadMarker | undefined> {
     const read = await this.table.getTimed<MarkerProps>(PENDING_PARTITION, objectKey);
@@ -79,7 +84,7 @@ export class PendingStore {
 
   private async applyAll(objectKey: string, decides: Decide[]): Promise<Change | undefined> {
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      const current = await this.read(objectKey);
+      const current = attempt === 1 && this.taken.delete(objectKey) ? undefined : await this.read(objectKey);
       let next = current?.pending;
       let send: number | undefined;
       for (const decide of decides) {
@@ -103,11 +108,18 @@ export class PendingStore {
     return this.table.delete(PENDING_PARTITION, read.row.rowKey, read.row.etag);
   }
 
-  /** Removes the marker whatever was merged into it, and returns what it held. */
-  async take(objectKey: string): Promise<Pending | undefined> {
+  /**
+   * Removes the marker whatever was merged into it, and returns what it held. `known`: the marker
+   * as the caller just read it (null: read, and absent), tried first; a marker changed since is
+   * read again.
+   */
+  async take(objectKey: string, known?: ReadMarker | null): Promise<Pending | undefined> {
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      const read = await this.read(objectKey);
-      if (!read || (await this.consume(read))) return read?.pending;
+      const read = attempt === 1 && known !== undefined ? (known ?? undefined) : await this.read(objectKey);
+      if (!read || (await this.consume(read))) {
+        this.taken.add(objectKey);
+        return read?.pending;
+      }
     }
     throw new Error(`pending marker of ${objectKey}: still contended after ${MAX_ATTEMPTS} attempts`);
   }

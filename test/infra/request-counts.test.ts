@@ -13,6 +13,10 @@ import type { Runtime } from '../../src/runtime/runtime.js';
 import type { TableName } from '../../src/state/storage.js';
 import { armWorld, type ArmWorld } from '../support/arm.js';
 import { startTargetWorld, webTarget, WEB, type TargetWorld } from '../targets/support.js';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { reconcileQueue } from '../../src/handlers/registrations.js';
+import { newInvocationContext } from '../../src/host/invocation.js';
 
 const TABLES: TableName[] = ['instances', 'machines', 'targets', 'probes', 'limiters', 'leases', 'decisions', 'samples', 'history'];
 
@@ -102,8 +106,11 @@ describe('Table requests of a pool pass', () => {
 
 describe('Table requests of a target pass', () => {
   let world: TargetWorld | undefined;
+  let server: http.Server | undefined;
   afterAll(async () => {
     await world?.close();
+    server?.closeAllConnections();
+    await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
   });
 
   it('a steady target pass makes exactly these requests', async () => {
@@ -121,4 +128,32 @@ describe('Table requests of a target pass', () => {
     // history or decision log request.
     expect(await pass()).toEqual({ total: 2, reads: 2 });
   });
+
+  it('a steady poll of an http source, its delayed message delivered, makes exactly these requests', async () => {
+    server = http.createServer((_req, res) => res.writeHead(200).end('20'));
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/load`;
+    const clock = new ManualClock(Date.UTC(2026, 11, 6, 10, 0, 0));
+    const polled = { name: 'polled', minScale: 1, scaleToZero: { enabled: false }, scaleTargetRef: { kind: 'Deployment', name: 'polled' }, load: { source: 'http', url, targetPerReplica: 10, pollInterval: '15s' } };
+    const w = await startTargetWorld(() => [polled], { clock });
+    w.kube.add({ kind: 'Deployment', namespace: 'default', name: 'polled' }, { replicas: 2 });
+    const ref = { kind: 'target' as const, name: 'polled' };
+    const counter = countRequests(w.rt);
+    // Its delayed message as the queue delivers it once due.
+    const deliver = async () => {
+      const marker = (await w.rt.queues.markers!.read(ref))!.pending;
+      clock.set(Math.max(clock.now(), marker.sentAt!));
+      counter.take();
+      await reconcileQueue.handler(w.rt, { ...ref, reason: marker.reason, dueAt: marker.sentFor }, newInvocationContext('reconcileQueue', {}, () => undefined));
+      return counter.take();
+    };
+    await reconcileObject(w.rt, ref, { reason: 'adopt' }, { log: silentLog });
+    for (let i = 0; i < 3; i++) await deliver();
+    // The marker read (its ETag serves the take: a conditional delete), the target's row and its
+    // samples, the lease (insert, release), the sample written, the next poll's marker (an
+    // insert, no read: this host just took the old one), the minute's load row in the history.
+    expect(await deliver()).toEqual({ total: 9, reads: 3 });
+    world = w;
+  });
 });
+
