@@ -2,9 +2,10 @@
  * Two local hosts on one storage account: both run the timer's pass over one fleet at every
  * occurrence (the Functions host runs a timer on one instance; two local hosts, or a host
  * whose singleton lock lapsed, each run it), one right after the other as two hosts' clocks
- * a moment apart would, and at the same moment. Counted per host, over several periods:
- * reconciles, ARM list calls and Table writes. Each object should be reconciled, listed and
- * written for once per period whichever host gets to it, and the work should split.
+ * a moment apart would, and at the same moment. Counted per host, over several periods: passes
+ * that wrote (took the object's lease), passes that found nothing to write (they take none),
+ * passes skipped (the object claimed or held), ARM list calls and Table writes. Each object
+ * should be written and listed for at most once per period whichever host gets to it.
  * Counts, not times: on a 2-core machine wall time says nothing about two hosts.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -31,13 +32,16 @@ const PERIODS = 4;
 
 /** What the figures report per host: passes' outcomes, ARM list calls and Table writes. */
 interface HostCounts {
+  /** Passes that wrote (the object's lease taken). */
   reconciles: number;
+  /** Passes that found nothing to write. */
+  looked: number;
   skipped: number;
   armLists: number;
   tableWrites: number;
 }
 
-const zero = (): HostCounts => ({ reconciles: 0, skipped: 0, armLists: 0, tableWrites: 0 });
+const zero = (): HostCounts => ({ reconciles: 0, looked: 0, skipped: 0, armLists: 0, tableWrites: 0 });
 
 /** The real adapter, its list calls counted. */
 function countingApi(api: ScaleSetApi, counts: HostCounts): ScaleSetApi {
@@ -97,7 +101,8 @@ async function hosts(fleet: Fleet, count: number, clock: ManualClock, group: str
 async function periods(group: { rt: Runtime; counts: HostCounts }[], clock: ManualClock, together: boolean): Promise<void> {
   const pass = async ({ rt, counts }: { rt: Runtime; counts: HostCounts }, occurrence: number) => {
     const report = await runPass(rt, { log: silentLog, reason: 'timer', occurrence, budgetMs: Infinity });
-    counts.reconciles += report.outcomes.filter((o) => o.status === 'done' || o.status === 'failed').length;
+    counts.reconciles += report.outcomes.filter((o) => (o.status === 'done' && o.wrote) || o.status === 'failed').length;
+    counts.looked += report.outcomes.filter((o) => o.status === 'done' && !o.wrote).length;
     counts.skipped += report.outcomes.filter((o) => o.status === 'busy' || o.status === 'claimed').length;
   };
   // The first period builds caches and inventories; count the steady periods after it.
@@ -131,16 +136,18 @@ async function run(): Promise<Figure[]> {
     const describe = (label: string, group: { counts: HostCounts }[]) => {
       const total = group.reduce((sum, h) => ({
         reconciles: sum.reconciles + h.counts.reconciles,
+        looked: sum.looked + h.counts.looked,
         armLists: sum.armLists + h.counts.armLists,
         tableWrites: sum.tableWrites + h.counts.tableWrites,
-      }), { reconciles: 0, armLists: 0, tableWrites: 0 });
+      }), { reconciles: 0, looked: 0, armLists: 0, tableWrites: 0 });
       figures.push(
-        { label: `${label}: reconciles per object per period`, value: perObjectPeriod(total.reconciles), unit: '' },
+        { label: `${label}: passes that wrote, per object per period`, value: perObjectPeriod(total.reconciles), unit: '' },
+        { label: `${label}: passes that found nothing to write, per object per period`, value: perObjectPeriod(total.looked), unit: '' },
         { label: `${label}: ARM list calls per object per period`, value: perObjectPeriod(total.armLists), unit: '' },
         { label: `${label}: Table writes per object per period`, value: perObjectPeriod(total.tableWrites), unit: '' },
       );
       if (group.length > 1) {
-        group.forEach((h, i) => figures.push({ label: `${label}: host ${i + 1} reconciled / skipped`, value: h.counts.reconciles, unit: `/ ${h.counts.skipped}` }));
+        group.forEach((h, i) => figures.push({ label: `${label}: host ${i + 1} wrote / found nothing to write / skipped`, value: h.counts.reconciles, unit: `/ ${h.counts.looked} / ${h.counts.skipped}` }));
       }
     };
     describe('one host', one);

@@ -1,7 +1,7 @@
 /**
  * Table `$batch` transactions written by Drover, sent through the TableClient's own pipeline
- * (`client.pipeline`: its shared key or token policy, retries, per-try timeout and logging), so
- * authentication, retries and deadlines stay the SDK's. What Drover adds over the SDK's
+ * (`client.pipeline`: its shared key or token policy, retries, per-try timeout and logging;
+ * table-requests.ts), so authentication, retries and deadlines stay the SDK's. What Drover adds over the SDK's
  * `submitTransaction`: conditional deletes (If-Match on a DELETE, which the SDK's transactions
  * cannot send), each operation's status and ETag in order, a refused batch naming the operation
  * that failed, and a fraction of the client CPU (the SDK builds each sub-request by running a
@@ -9,9 +9,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { TableClient } from '@azure/data-tables';
-import { RestError, createDefaultHttpClient, createHttpHeaders, createPipelineRequest, type HttpClient } from '@azure/core-rest-pipeline';
 import { escapeKey } from './keys.js';
-import { batchError, storageError, StorageRequestError, type FailedOperation } from './errors.js';
+import { batchError, StorageRequestError, type FailedOperation } from './errors.js';
+import { errorCode, errorText, failedAnswer, sendTableRequest, tablesBase } from './table-requests.js';
 
 /** A row's properties (entity-table.ts `Props`, spelled here so the two modules do not import each other). */
 type Props = Record<string, string | number | boolean | undefined>;
@@ -36,7 +36,6 @@ export interface OpResult {
 export const MAX_BATCH_OPS = 100;
 
 const CRLF = '\r\n';
-let sharedHttpClient: HttpClient | undefined;
 
 /**
  * Sends `ops` on one partition as one all-or-nothing transaction. Resolves with one result per
@@ -52,33 +51,18 @@ export async function submitBatch(
   const operation = `tables/${client.tableName} batch ${partitionKey}`;
   if (ops.length === 0) return [];
   if (ops.length > MAX_BATCH_OPS) throw new StorageRequestError(operation, undefined, `${ops.length} operations, at most ${MAX_BATCH_OPS} in a batch`);
-  const base = client.url.replace(/\/+$/, '');
+  const base = tablesBase(client);
   const batchId = randomUUID();
   const changesetId = randomUUID();
-  const request = createPipelineRequest({
+  const response = await sendTableRequest(client, operation, {
     url: `${base}/$batch`,
     method: 'POST',
     body: batchBody(`${base}/${client.tableName}`, escapeKey(partitionKey), ops, batchId, changesetId),
-    headers: createHttpHeaders({
-      accept: 'application/json',
-      'x-ms-version': '2019-02-02',
-      DataServiceVersion: '3.0;',
-      MaxDataServiceVersion: '3.0;NetFx',
-      'Content-Type': `multipart/mixed; boundary=batch_${batchId}`,
-    }),
-    allowInsecureConnection: base.startsWith('http:'),
+    headers: { accept: 'application/json', MaxDataServiceVersion: '3.0;NetFx', 'Content-Type': `multipart/mixed; boundary=batch_${batchId}` },
     ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
   });
-  let status: number;
-  let text: string;
-  try {
-    const response = await client.pipeline.sendRequest((sharedHttpClient ??= createDefaultHttpClient()), request);
-    status = response.status;
-    text = response.bodyAsText ?? '';
-  } catch (err) {
-    throw storageError(err, operation);
-  }
-  if (status < 200 || status >= 300) throw storageError(new RestError(errorText(text) ?? `status ${status}`, { statusCode: status }), operation);
+  const text = response.bodyAsText ?? '';
+  if (response.status < 200 || response.status >= 300) throw failedAnswer(response.status, text, operation);
   return parseResponses(text, ops, operation);
 }
 
@@ -152,24 +136,4 @@ function headerValue(part: string, name: string): string | undefined {
     if (colon > 0 && line.slice(0, colon).trim().toLowerCase() === name) return line.slice(colon + 1).trim();
   }
   return undefined;
-}
-
-function odataError(text: string): { code?: string; message?: { value?: string } } | undefined {
-  const start = text.indexOf('{');
-  if (start < 0) return undefined;
-  try {
-    const body = JSON.parse(text.slice(start, text.lastIndexOf('}') + 1)) as { 'odata.error'?: { code?: string; message?: { value?: string } } };
-    return body['odata.error'];
-  } catch (err) {
-    if (err instanceof SyntaxError) return undefined;
-    throw err;
-  }
-}
-
-function errorText(text: string): string | undefined {
-  return odataError(text)?.message?.value?.split('\n')[0]?.trim();
-}
-
-function errorCode(text: string): string | undefined {
-  return odataError(text)?.code;
 }

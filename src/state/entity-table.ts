@@ -4,6 +4,7 @@
  */
 import type { TableClient, TableEntityResult } from '@azure/data-tables';
 import { MAX_BATCH_OPS, submitBatch, type BatchOp } from './batch.js';
+import { readEntity } from './table-requests.js';
 import { escapeKey, unescapeKey } from './keys.js';
 import {
   ContentionError,
@@ -48,28 +49,17 @@ export class EntityTable {
     private readonly options: { maxAttempts?: number } = {},
   ) {}
 
+  /** The row, or undefined when it (or its table) is not there: one GET, parsed here (table-requests.ts). */
   async get<P extends Props>(partitionKey: string, rowKey: string): Promise<Row<P> | undefined> {
-    try {
-      const entity = await this.client.getEntity(escapeKey(partitionKey), escapeKey(rowKey));
-      return toRow<P>(entity);
-    } catch (err) {
-      const failure = storageError(err, this.operation('get', partitionKey, rowKey));
-      if (failure instanceof StorageNotFoundError) return undefined;
-      throw failure;
-    }
+    const read = await readEntity(this.client, partitionKey, rowKey, this.operation('get', partitionKey, rowKey));
+    return read && rowOf<P>(partitionKey, rowKey, read.etag, read.entity);
   }
 
   /** `get`, with the service's own times from the response: the row's Timestamp and the answer's Date. */
   async getTimed<P extends Props>(partitionKey: string, rowKey: string): Promise<TimedRow<P> | undefined> {
-    let date: string | undefined;
-    try {
-      const entity = await this.client.getEntity(escapeKey(partitionKey), escapeKey(rowKey), { onResponse: (res) => { date = res.headers.get('date'); } });
-      return { row: toRow<P>(entity), writtenAt: Date.parse(String(entity.timestamp)), serviceNow: Date.parse(date ?? '') };
-    } catch (err) {
-      const failure = storageError(err, this.operation('get', partitionKey, rowKey));
-      if (failure instanceof StorageNotFoundError) return undefined;
-      throw failure;
-    }
+    const read = await readEntity(this.client, partitionKey, rowKey, this.operation('get', partitionKey, rowKey));
+    if (!read) return undefined;
+    return { row: rowOf<P>(partitionKey, rowKey, read.etag, read.entity), writtenAt: Date.parse(String(read.entity.Timestamp)), serviceNow: Date.parse(read.date ?? '') };
   }
 
   async list<P extends Props>(partitionKey?: string): Promise<Row<P>[]> {
@@ -233,6 +223,17 @@ export function toRow<P extends Props>(entity: TableEntityResult<Record<string, 
     etag: entity.etag,
     props: props as P,
   };
+}
+
+/** A point read's entity (`odata=nometadata`: the service's own key names) as a Row. */
+function rowOf<P extends Props>(partitionKey: string, rowKey: string, etag: string, entity: Record<string, unknown>): Row<P> {
+  const props: Props = {};
+  for (const k in entity) {
+    if (k === 'PartitionKey' || k === 'RowKey' || k === 'Timestamp' || k.startsWith('odata.')) continue;
+    const v = entity[k];
+    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') props[k] = v;
+  }
+  return { partitionKey, rowKey, etag, props: props as P };
 }
 
 function isSystemKey(k: string): boolean {

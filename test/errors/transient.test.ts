@@ -70,14 +70,18 @@ describe('the closed error sets', () => {
 
   it('a table failure other than 404/409/412 leaves the storage layer as a StorageRequestError, the RestError as its cause', async () => {
     const restError = Object.assign(new Error('server busy'), { name: 'RestError', statusCode: 503 });
-    const client = { tableName: 'droverleases', getEntity: () => Promise.reject(restError) } as unknown as TableClient;
+    const client = { tableName: 'droverleases', url: 'https://a.table.core.windows.net', pipeline: { sendRequest: () => Promise.reject(restError) } } as unknown as TableClient;
     const error = await new EntityTable(client).get('lease', 'pool/workers').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StorageRequestError);
     expect(error).toMatchObject({ statusCode: 503, cause: restError, message: 'tables/droverleases get lease/pool/workers: server busy' });
   });
 
-  it('a missing row is still no row, not an error', async () => {
-    const client = { tableName: 'droverleases', getEntity: () => Promise.reject(Object.assign(new Error('not found'), { statusCode: 404 })) } as unknown as TableClient;
-    expect(await new EntityTable(client).get('lease', 'pool/workers')).toBeUndefined();
+  it('a missing row is still no row, not an error; another answer than 200 is a storage error naming the read', async () => {
+    const answering = (status: number, bodyAsText: string) =>
+      ({ tableName: 'droverleases', url: 'https://a.table.core.windows.net', pipeline: { sendRequest: () => Promise.resolve({ status, bodyAsText, headers: { get: () => undefined } }) } }) as unknown as TableClient;
+    expect(await new EntityTable(answering(404, '')).get('lease', 'pool/workers')).toBeUndefined();
+    const refused = await new EntityTable(answering(403, '{"odata.error":{"code":"AuthorizationFailure","message":{"value":"This request is not authorized."}}}')).get('lease', 'pool/workers').catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(StorageRequestError);
+    expect(refused).toMatchObject({ statusCode: 403, message: 'tables/droverleases get lease/pool/workers: This request is not authorized.' });
   });
 });
