@@ -95,6 +95,9 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Two workers on two cores (the default leaves one core to the main process): most
+    // integration files wait on Azurite, the simulators or real time, so two overlap well.
+    maxWorkers: 2,
     // Every test fails if it writes to the console: logs go through the injected logger.
     setupFiles: ['test/support/quiet.ts', 'test/support/clean-temp-dirs.ts'],
     // The run's own temporary folder, checked empty at the end (test/support/temp-guard.ts).
