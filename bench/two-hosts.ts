@@ -8,7 +8,7 @@
  * should be written and listed for at most once per period whichever host gets to it.
  * Counts, not times: on a 2-core machine wall time says nothing about two hosts.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -74,10 +74,13 @@ interface Fleet {
   sim: ArmSim;
   connection: string;
   caFile: string;
+  /** The benchmark's folder (configs, the simulator's CA), removed when it ends. */
+  dir: string;
 }
 
 async function hosts(fleet: Fleet, count: number, clock: ManualClock, group: string): Promise<{ rt: Runtime; counts: HostCounts }[]> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'drover-two-hosts-'));
+  const dir = path.join(fleet.dir, group);
+  mkdirSync(dir);
   const pools = Array.from({ length: POOLS }, (_, i) => {
     fleet.sim.addScaleSet({ resourceGroup: group, name: `vmss-${i}`, capacity: VMS });
     return { name: `pool-${i}`, scaleSet: { resourceGroup: group, name: `vmss-${i}` }, maxCount: VMS, creationRate: '0s,1', reconcileRate: '0s,1', instanceCache: { ttl: '2m' } };
@@ -124,7 +127,7 @@ async function run(): Promise<Figure[]> {
   const dir = mkdtempSync(path.join(tmpdir(), 'drover-two-hosts-'));
   const caFile = path.join(dir, 'ca.pem');
   await sim.writeCaFile(caFile);
-  const fleet = { sim, connection: azurite.connectionString, caFile };
+  const fleet = { sim, connection: azurite.connectionString, caFile, dir };
   try {
     const one = await hosts(fleet, 1, clock, 'rg-one');
     await periods(one, clock, false);
@@ -157,6 +160,7 @@ async function run(): Promise<Figure[]> {
   } finally {
     await sim.close();
     await azurite.stop();
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
