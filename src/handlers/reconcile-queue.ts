@@ -4,12 +4,10 @@ import { messageId } from './trigger.js';
 import { decodeMessage, reconcileMessageSchema, type ReconcileMessage } from '../queue/messages.js';
 import { mergeRequest, messageToken, onDelivery, postpone, putBack, type Delivery, type Pending } from '../queue/pending-plan.js';
 import type { Markers } from '../queue/sender.js';
-import type { ReadMarker } from '../queue/pending-store.js';
 import { busyRetryDelay } from '../queue/retry.js';
 import { reconcileObject } from '../reconcile/object.js';
 import { objectKey, type ObjectOutcome, type ObjectRef } from '../reconcile/types.js';
 import type { Runtime } from '../runtime/runtime.js';
-import type { Clock } from '../clock.js';
 
 
 /**
@@ -31,14 +29,12 @@ export async function onReconcileMessage(rt: Runtime, message: unknown, context:
   await announceConfiguration(rt, log);
   if (!known(rt, ref)) return forNewerConfiguration(rt, ref, msg, log, messageId(context));
   const markers = rt.queues.markers;
-  const { delivery, read } = markers ? await deliveryOf(markers, ref, msg, rt.clock) : { delivery: { kind: 'serve', reason: msg.reason, load: msg.load } as const, read: undefined };
+  const { delivery, taken } = markers ? await deliveryOf(markers, ref, msg) : { delivery: { kind: 'serve', reason: msg.reason, load: msg.load } as const, taken: undefined };
   if (delivery.kind === 'drop') {
     log.debug?.(`${objectKey(ref)}: message ${messageId(context)} needs nothing: ${delivery.why}`);
     return undefined;
   }
   if (delivery.kind === 'fold') return undefined;
-  // What is asked while this reconcile runs (its own next poll, a push) is a new marker's.
-  const taken = await markers?.take(ref, read);
   const load = taken?.load ?? delivery.load;
   const outcome = await reconcileObject(rt, ref, { reason: delivery.reason, load }, { log, signal: rt.shutdown.signal });
   if (markers) await settleMarker(markers, ref, { ...msg, ...(load === undefined ? {} : { load }) }, taken, outcome, rt.clock.now());
@@ -60,23 +56,24 @@ export function reconcileLane(message: unknown): string | undefined {
 }
 
 /**
- * Decides the delivery on the marker as it is read (and returns that read: null when there was
- * no marker, undefined when it was not read on its own). A message from outside decides inside
- * the marker's write round, so a flood of them for one object shares one read and one write, and
- * folds its value into the marker there.
+ * Decides the delivery on the marker in one write round of it: a message from outside folds its
+ * value into the marker while the lease is held; a served delivery takes the marker (removes it,
+ * whatever was merged into it) in the same round, so what is asked while its reconcile runs (its
+ * own next poll, a push) makes a new marker. A flood for one object in this process shares one
+ * read and one write a round, and the take never races this process's own writes of the marker.
  */
-async function deliveryOf(markers: Markers, ref: ObjectRef, msg: ReconcileMessage, clock: Clock): Promise<{ delivery: Delivery; read?: ReadMarker | null }> {
-  if (msg.dueAt !== undefined) {
-    const read = (await markers.read(ref)) ?? null;
-    return { delivery: onDelivery(msg, read?.pending, clock.now()), read };
-  }
+async function deliveryOf(markers: Markers, ref: ObjectRef, msg: ReconcileMessage): Promise<{ delivery: Delivery; taken?: Pending }> {
   let delivery: Delivery = { kind: 'serve', reason: msg.reason, load: msg.load };
+  let taken: Pending | undefined;
   await markers.change(ref, (current, now) => {
     delivery = onDelivery(msg, current, now);
-    if (delivery.kind !== 'fold') return undefined;
-    return mergeRequest(current, { at: now, reason: msg.reason, ...(msg.load === undefined ? {} : { load: msg.load }) }, now, messageToken);
+    taken = undefined;
+    if (delivery.kind === 'fold') return mergeRequest(current, { at: now, reason: msg.reason, ...(msg.load === undefined ? {} : { load: msg.load }) }, now, messageToken);
+    if (delivery.kind === 'drop') return undefined;
+    taken = current;
+    return current ? { next: undefined } : undefined;
   });
-  return { delivery };
+  return { delivery, taken };
 }
 
 /** Raises the `config/newest` row to this host's sequence (at most one read every few minutes). */

@@ -30,7 +30,8 @@ export interface Request {
 
 /** What to write, and the visible time of a message to send for it (when one must be). */
 export interface Change {
-  next: Pending;
+  /** The marker after the change; undefined: removed (a served delivery took it). */
+  next: Pending | undefined;
   send?: number;
 }
 

@@ -36,8 +36,9 @@ export class PendingStore {
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly waiting = new Map<string, Round>();
   /**
-   * Objects whose marker this process just took: the next change (the pass's own next poll, a
-   * push meanwhile) inserts one without reading first, and reads only when an insert finds one.
+   * Objects whose marker this process just removed (a delivery took it): the next change (the
+   * pass's own next poll, a push meanwhile) inserts one without reading first, and reads only
+   * when the insert finds one.
    */
   private readonly taken = new Set<string>();
 
@@ -93,14 +94,24 @@ export class PendingStore {
         next = change.next;
         if (change.send !== undefined) send = change.send;
       }
-      if (!next || next === current?.pending) return undefined;
-      const props = this.propsOf(next);
-      const written = current ? await this.table.replaceIf(current.row, props) : await this.table.create(PENDING_PARTITION, objectKey, props);
-      if (written) return send === undefined ? { next } : { next, send };
+      if (next === current?.pending) return undefined;
+      const written = await this.write(objectKey, current, next);
+      if (written) {
+        // Removed: the next request from this process inserts a marker without reading first.
+        if (next === undefined) this.taken.add(objectKey);
+        return send === undefined ? { next } : { next, send };
+      }
       // Another host wrote it first: spread the retries so contending writers stop colliding.
       await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(500, 10 * 2 ** attempt)));
     }
     throw new Error(`pending marker of ${objectKey}: still contended after ${MAX_ATTEMPTS} attempts`);
+  }
+
+  /** The marker written as `next` over `current` (under its ETag), or removed; false when another writer came first. */
+  private async write(objectKey: string, current: ReadMarker | undefined, next: Pending | undefined): Promise<boolean> {
+    if (next === undefined) return current === undefined || (await this.consume(current));
+    const props = this.propsOf(next);
+    return (current ? await this.table.replaceIf(current.row, props) : await this.table.create(PENDING_PARTITION, objectKey, props)) !== undefined;
   }
 
   /** Removes the marker if it is still as read (a request merged since keeps it). */
@@ -109,19 +120,16 @@ export class PendingStore {
   }
 
   /**
-   * Removes the marker whatever was merged into it, and returns what it held. `known`: the marker
-   * as the caller just read it (null: read, and absent), tried first; a marker changed since is
-   * read again.
+   * Removes the marker whatever was merged into it, and returns what it held: a round of its
+   * own, after this process's writes of the marker before it.
    */
-  async take(objectKey: string, known?: ReadMarker | null): Promise<Pending | undefined> {
-    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      const read = attempt === 1 && known !== undefined ? (known ?? undefined) : await this.read(objectKey);
-      if (!read || (await this.consume(read))) {
-        this.taken.add(objectKey);
-        return read?.pending;
-      }
-    }
-    throw new Error(`pending marker of ${objectKey}: still contended after ${MAX_ATTEMPTS} attempts`);
+  async take(objectKey: string): Promise<Pending | undefined> {
+    let took: Pending | undefined;
+    await this.change(objectKey, (current) => {
+      took = current;
+      return current ? { next: undefined } : undefined;
+    });
+    return took;
   }
 
   /** Forgets the marker's message (its send failed), so the next request sends one. */

@@ -51,6 +51,15 @@ async function apiServedWithin(w: TargetWorld, ms: number): Promise<number> {
 
 const queueEmpty = async (w: TargetWorld) => (await w.rt.storage.queue('reconcile').getProperties()).approximateMessagesCount === 0;
 
+/** What a failed wait for web's latest value shows: its marker, its last samples, the queues. */
+async function whereWebIs(w: TargetWorld): Promise<string> {
+  const marker = await w.rt.queues.markers!.read({ kind: 'target', name: 'web' });
+  const samples = (await readSamples(w.rt.table('samples'), 'web')).samples.slice(-3).map((s) => s.value);
+  const queued = (await w.rt.storage.queue('reconcile').getProperties()).approximateMessagesCount;
+  const poisoned = (await w.rt.storage.poisonQueue('reconcile').getProperties()).approximateMessagesCount;
+  return JSON.stringify({ marker: marker?.pending, samples, queued, poisoned });
+}
+
 describe('a flood for one object', () => {
   it('of 2,000 pushes through the sender collapses into one marker: a push for another is served within 15 s, the latest value wins', async () => {
     world = await twoTargets();
@@ -64,7 +73,8 @@ describe('a flood for one object', () => {
     expect(await apiServedWithin(w, 15_000)).toBeLessThan(15_000);
     // Each message served a collapsed batch: far fewer messages than pushes.
     expect(sent).toBeLessThan(FLOOD / 10);
-    expect(await eventually(async () => (await readSamples(w.rt.table('samples'), 'web')).samples.at(-1)?.value === 45, 60_000)).toBe(true);
+    const latest = await eventually(async () => (await readSamples(w.rt.table('samples'), 'web')).samples.at(-1)?.value === 45, 60_000);
+    expect(latest, await whereWebIs(w)).toBe(true);
     expect(await eventually(() => queueEmpty(w), 30_000)).toBe(true);
   }, 150_000);
 

@@ -42,7 +42,7 @@ describe('the pending marker', () => {
     const since = marker({ dueAt: NOW + 2_000, reason: 'poll', load: 9, sentAt: NOW + 2_000, sentFor: 11 });
     expect(putBack(since, taken, 7, NOW).next).toEqual({ ...since, dueAt: NOW - 2_000 });
     // An outside message cannot be named: the marker waits for the next request's message.
-    expect(putBack(undefined, taken, undefined, NOW).next.sentFor).toBeUndefined();
+    expect(putBack(undefined, taken, undefined, NOW).next?.sentFor).toBeUndefined();
   });
 
   it('serves the marker\'s own message with its latest value, drops one already served, folds an outside one while held', () => {
