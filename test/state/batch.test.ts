@@ -165,6 +165,18 @@ describe('submitBatch on Azurite over HTTPS with bearer tokens (--oauth basic)',
     expect((await t.list('p')).map((r) => [r.rowKey, r.props.v])).toEqual([['a', 1], ['b', 2]]);
   });
 
+  it("reads a row with a bearer token: the point read is Drover's own GET on the client's pipeline", async () => {
+    const client = tokenClient('https://storage.azure.com');
+    await client.createTable();
+    const t = new EntityTable(client);
+    await t.create('p', "it's/a#1", { v: 7 });
+    expect((await t.get('p', "it's/a#1"))?.props).toEqual({ v: 7 });
+    expect(await t.get('p', 'missing')).toBeUndefined();
+    const refused = await new EntityTable(tokenClient('https://management.azure.com')).get('p', "it's/a#1").catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(StorageRequestError);
+    expect((refused as StorageRequestError).statusCode).toBe(403);
+  });
+
   it('is refused when the token is not for storage', async () => {
     const err = await submitBatch(tokenClient('https://management.azure.com'), 'p', [{ kind: 'insert', rowKey: 'c', props: { v: 1 } }]).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(StorageRequestError);
