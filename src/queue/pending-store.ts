@@ -119,19 +119,6 @@ export class PendingStore {
     return this.table.delete(PENDING_PARTITION, read.row.rowKey, read.row.etag);
   }
 
-  /**
-   * Removes the marker whatever was merged into it, and returns what it held: a round of its
-   * own, after this process's writes of the marker before it.
-   */
-  async take(objectKey: string): Promise<Pending | undefined> {
-    let took: Pending | undefined;
-    await this.change(objectKey, (current) => {
-      took = current;
-      return current ? { next: undefined } : undefined;
-    });
-    return took;
-  }
-
   /** Forgets the marker's message (its send failed), so the next request sends one. */
   async forgetMessage(objectKey: string, sentFor: number): Promise<void> {
     await this.change(objectKey, (current) => {

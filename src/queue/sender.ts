@@ -41,8 +41,6 @@ export interface Markers {
   read(ref: ObjectRef): Promise<ReadMarker | undefined>;
   /** Removes the marker if it is unchanged since `read`; false when a request merged since. */
   consume(read: ReadMarker): Promise<boolean>;
-  /** Removes the object's marker, returning what it asked for. */
-  take(ref: ObjectRef): Promise<Pending | undefined>;
   /** Applies `decide` to the marker (under its ETag) and sends the message the change asks for. */
   change(ref: ObjectRef, decide: (current: Pending | undefined, now: number) => Change | undefined): Promise<Change | undefined>;
 }
@@ -76,7 +74,6 @@ export function createQueueSender(deps: {
   const markers: Markers | undefined = pending && {
     read: (ref) => pending.read(objectKey(ref)),
     consume: (read) => pending.consume(read),
-    take: (ref) => pending.take(objectKey(ref)),
     async change(ref, decide) {
       const change = await pending.change(objectKey(ref), (current) => decide(current, deps.clock.now()));
       const sentFor = change?.next?.sentFor;
