@@ -58,6 +58,16 @@ export async function writeTargetRecord(
   expected: number,
   patch: (current: TargetRecord | undefined) => TargetRecordPatch,
 ): Promise<number> {
+  return (await fencedUpdate(table, target, expected, patch)).revision;
+}
+
+/** `writeTargetRecord`, with the row as written (or as found, when the patch changed nothing). */
+async function fencedUpdate(
+  table: EntityTable,
+  target: string,
+  expected: number,
+  patch: (current: TargetRecord | undefined) => TargetRecordPatch,
+): Promise<{ row: Row<TargetRecord> | undefined; revision: number }> {
   const revision = expected + 1;
   const result = await table.update<TargetRecord>(target, ROW, (row) => {
     const found = row?.props.revision ?? 0;
@@ -67,7 +77,7 @@ export async function writeTargetRecord(
     if (row && sameProps(row.props, next)) return undefined;
     return { ...next, revision };
   });
-  return result.changed ? revision : expected;
+  return { row: result.row, revision: result.changed ? revision : expected };
 }
 
 /**
@@ -115,8 +125,7 @@ export class FencedTargetRow {
       this.revision = props.revision;
       return;
     }
-    this.revision = await writeTargetRecord(this.table, this.target, this.revision, stamped);
-    // Written on the row read again: a later write of this reconcile starts from a fresh read.
-    this.row = undefined;
+    // Another writer came in between: the row read again, and the revision checked there.
+    ({ row: this.row, revision: this.revision } = await fencedUpdate(this.table, this.target, this.revision, stamped));
   }
 }
