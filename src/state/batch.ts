@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import type { TableClient } from '@azure/data-tables';
 import { escapeKey } from './keys.js';
 import { batchError, StorageRequestError, type FailedOperation } from './errors.js';
-import { errorCode, errorText, failedAnswer, sendTableRequest, tablesBase } from './table-requests.js';
+import { failedAnswer, sendTableRequest, serviceError, tablesBase } from './table-requests.js';
 
 /** A row's properties (entity-table.ts `Props`, spelled here so the two modules do not import each other). */
 type Props = Record<string, string | number | boolean | undefined>;
@@ -120,12 +120,13 @@ function parseResponses(text: string, ops: readonly BatchOp[], operation: string
 }
 
 function refused(part: string, status: number, position: number, ops: readonly BatchOp[], operation: string) {
-  const detail = errorText(part) ?? `status ${status}`;
+  const answer = serviceError(part);
+  const detail = answer.message ?? `status ${status}`;
   const byMessage = /^(\d+):/.exec(detail)?.[1];
   const contentId = headerValue(part, 'content-id');
   const index = byMessage !== undefined ? Number(byMessage) : contentId !== undefined ? Number(contentId) - 1 : position;
   const op = ops[index] ?? ops[position];
-  const failed: FailedOperation = { index, kind: op?.kind ?? '?', rowKey: op?.rowKey ?? '?', status, code: errorCode(part) };
+  const failed: FailedOperation = { index, kind: op?.kind ?? '?', rowKey: op?.rowKey ?? '?', status, code: answer.code };
   return batchError(operation, failed, detail);
 }
 

@@ -99,7 +99,9 @@ export class DecisionLog {
     for await (const e of iter) {
       const day = e.partitionKey ?? '';
       // The batch escapes the key again: the listing's is unescaped first (`~last/pool%2Fa`).
-      old.set(day, [...(old.get(day) ?? []), { partitionKey: day, rowKey: unescapeKey(e.rowKey ?? ''), etag: e.etag, props: {} }]);
+      const rows = old.get(day) ?? [];
+      rows.push({ partitionKey: day, rowKey: unescapeKey(e.rowKey ?? ''), etag: e.etag, props: {} });
+      old.set(day, rows);
     }
     let deleted = 0;
     for (const [day, rows] of old) deleted += (await this.table.writeChanged(day, [], rows, { deleteMissing: true })).deleted;

@@ -51,8 +51,7 @@ export class EntityTable {
 
   /** The row, or undefined when it (or its table) is not there: one GET, parsed here (table-requests.ts). */
   async get<P extends Props>(partitionKey: string, rowKey: string): Promise<Row<P> | undefined> {
-    const read = await readEntity(this.client, partitionKey, rowKey, this.operation('get', partitionKey, rowKey));
-    return read && rowOf<P>(partitionKey, rowKey, read.etag, read.entity);
+    return (await this.getTimed<P>(partitionKey, rowKey))?.row;
   }
 
   /** `get`, with the service's own times from the response: the row's Timestamp and the answer's Date. */

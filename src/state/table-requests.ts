@@ -48,7 +48,8 @@ export async function sendTableRequest(
 
 /** An answer other than `ok` as a storage error naming `operation`, with the service's message and code. */
 export function failedAnswer(status: number, text: string, operation: string): Error {
-  return storageError(new RestError(errorText(text) ?? `status ${status}`, { statusCode: status, code: errorCode(text) }), operation);
+  const { message, code } = serviceError(text);
+  return storageError(new RestError(message ?? `status ${status}`, { statusCode: status, code }), operation);
 }
 
 /** A point read's answer (`odata=nometadata`): the entity's properties, ETag and Timestamp; undefined for a 404. */
@@ -67,24 +68,16 @@ export async function readEntity(client: TableClient, partitionKey: string, rowK
   return { entity, etag: response.headers.get('etag') ?? '', date: response.headers.get('date') };
 }
 
-function odataError(text: string): { code?: string; message?: { value?: string } } | undefined {
+/** The service's error code and the first line of its message in an answer, where it has them. */
+export function serviceError(text: string): { message?: string; code?: string } {
   const start = text.indexOf('{');
-  if (start < 0) return undefined;
+  if (start < 0) return {};
   try {
     const body = JSON.parse(text.slice(start, text.lastIndexOf('}') + 1)) as { 'odata.error'?: { code?: string; message?: { value?: string } } };
-    return body['odata.error'];
+    const error = body['odata.error'];
+    return { message: error?.message?.value?.split('\n')[0]?.trim(), code: error?.code };
   } catch (err) {
-    if (err instanceof SyntaxError) return undefined;
+    if (err instanceof SyntaxError) return {};
     throw err;
   }
-}
-
-/** The first line of the service's error message in an answer, if it has one. */
-export function errorText(text: string): string | undefined {
-  return odataError(text)?.message?.value?.split('\n')[0]?.trim();
-}
-
-/** The service's error code in an answer, if it has one. */
-export function errorCode(text: string): string | undefined {
-  return odataError(text)?.code;
 }
