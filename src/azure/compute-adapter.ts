@@ -113,7 +113,7 @@ class ComputeScaleSetApi implements ScaleSetApi, AutoscaleSettingsApi {
   private readonly lroWaitMs: number;
   private readonly lroPollIntervalMs: number;
   private readonly requestTimeoutMs: number;
-  /** For the requests this adapter sends through the client's pipeline itself (the autoscale settings). */
+  /** For the requests this adapter sends through the client's pipeline itself (the VM listings, the autoscale settings). */
   private httpClient: HttpClient | undefined;
   private readonly agent: Agent | undefined;
 

@@ -132,7 +132,7 @@ export async function readPass(sources: SnapshotSources, pool: PoolRef, options:
   const inventory = read ?? (await readInventory(machines, pool.name));
   return {
     kind: 'snapshot',
-    snapshot: { scaleSet: view.scaleSet ?? scaleSet, instances: view.read.instances, previous: view.previous, inventory, listedAt: view.meta.listedAt },
+    snapshot: { scaleSet: listed, instances: view.read.instances, previous: view.previous, inventory, listedAt: view.meta.listedAt },
     stored: stored && view.scaleSet === undefined,
     cacheGeneration: view.meta.generation,
   };
