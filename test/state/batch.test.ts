@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer, type Server, type Socket } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -17,6 +16,7 @@ import { tableClientOptions, type Storage } from '../../src/state/storage.js';
 import { AZURITE_ACCOUNT, AZURITE_KEY, startAzurite, type AzuriteHandle } from '../../sim/azurite.js';
 import { generateSimCertificate } from '../../sim/arm/certificate.js';
 import { freshStorage } from '../support/storage.js';
+import { withSilentServer } from '../support/silent-server.js';
 
 let storage: Storage;
 beforeAll(async () => {
@@ -101,14 +101,7 @@ describe('submitBatch on Azurite (shared key)', () => {
   });
 
   it('ends with a request failure when the service never answers (each try cut by the timeout)', async () => {
-    const sockets = new Set<Socket>();
-    const silent: Server = createServer((s) => {
-      sockets.add(s);
-      s.on('error', () => undefined);
-    });
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    const port = (silent.address() as { port: number }).port;
-    try {
+    await withSilentServer(async ({ port, connections }) => {
       const client = new TableClient(`http://127.0.0.1:${port}/${AZURITE_ACCOUNT}`, 'silent', new AzureNamedKeyCredential(AZURITE_ACCOUNT, AZURITE_KEY), {
         allowInsecureConnection: true,
         ...tableClientOptions(150),
@@ -117,11 +110,8 @@ describe('submitBatch on Azurite (shared key)', () => {
       const err = await submitBatch(client, 'p', [{ kind: 'insert', rowKey: 'a', props: { v: 1 } }]).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(StorageRequestError);
       expect(Date.now() - started).toBeLessThan(5_000);
-      expect(sockets.size).toBeGreaterThanOrEqual(1);
-    } finally {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => silent.close(() => resolve()));
-    }
+      expect(connections()).toBeGreaterThanOrEqual(1);
+    });
   });
 });
 

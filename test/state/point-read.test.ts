@@ -2,13 +2,13 @@
 // (src/state/table-requests.ts): on Azurite, a row reads back as the SDK's listing reads it,
 // whatever its keys hold; a missing row (or table) is undefined; a failure is a storage error.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createServer, type Socket } from 'node:net';
 import { AzureNamedKeyCredential, TableClient } from '@azure/data-tables';
 import { EntityTable } from '../../src/state/entity-table.js';
 import { StorageRequestError } from '../../src/state/errors.js';
 import { tableClientOptions, type Storage } from '../../src/state/storage.js';
 import { AZURITE_ACCOUNT, AZURITE_KEY } from '../../sim/azurite.js';
 import { freshStorage } from '../support/storage.js';
+import { withSilentServer } from '../support/silent-server.js';
 
 let storage: Storage;
 beforeAll(async () => {
@@ -51,21 +51,12 @@ describe('a point read', () => {
     expect((refused as StorageRequestError).statusCode).toBe(403);
     expect((refused as Error).message).toContain('get');
 
-    const sockets = new Set<Socket>();
-    const silent = createServer((s) => {
-      sockets.add(s);
-      s.on('error', () => undefined);
-    });
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    try {
-      const port = (silent.address() as { port: number }).port;
+    await withSilentServer(async ({ port, connections }) => {
       const client = new TableClient(`http://127.0.0.1:${port}/${AZURITE_ACCOUNT}`, 'silent', new AzureNamedKeyCredential(AZURITE_ACCOUNT, AZURITE_KEY), { allowInsecureConnection: true, ...tableClientOptions(150) });
       const started = Date.now();
       expect(await new EntityTable(client).get('p', 'r').catch((e: unknown) => e)).toBeInstanceOf(StorageRequestError);
       expect(Date.now() - started).toBeLessThan(5_000);
-    } finally {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => silent.close(() => resolve()));
-    }
+      expect(connections()).toBeGreaterThanOrEqual(1);
+    });
   });
 });
