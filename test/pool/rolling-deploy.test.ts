@@ -9,6 +9,7 @@ import type { Runtime } from '../../src/runtime/runtime.js';
 import { readGeneration } from '../../src/pool/generation.js';
 import { poolStatus } from '../../src/status/pool-status.js';
 import { armWorldPerFile } from '../support/arm.js';
+import { realAdapter } from './support/sized.js';
 
 const world = armWorldPerFile();
 const RG = 'rg-rolling';
@@ -40,5 +41,25 @@ describe('a rolling deploy: two pool sizes on one storage account', () => {
     expect((await readGeneration(newer.table('machines'), 'p'))?.props.configSeq).toBe(200);
     expect((await poolStatus(older, older.config.pools[0]!)).leftAlone).toBe('left to a newer configuration (seq 200)');
     expect((await poolStatus(newer, newer.config.pools[0]!)).leftAlone).toBeUndefined();
+  }, 60_000);
+
+  it('the newer host stamps the pool before its first write: the older one sees the stamp before any capacity change', async () => {
+    world.sim.addScaleSet({ resourceGroup: RG, name: 'ss2', capacity: 1 });
+    const pool2 = (maxCount: number) => ({ ...pool(maxCount), name: 'p2', scaleSet: { resourceGroup: RG, name: 'ss2' } });
+    const older = await world.runtime({ pools: [pool2(3)] }, { configSeq: 100 });
+    await reconcileObject(older, { kind: 'pool', name: 'p2' }, { reason: 'test' }, { log: silentLog });
+    expect((await readGeneration(older.table('machines'), 'p2'))?.props.configSeq).toBe(100);
+    const shared = { storage: { connection: older.config.storage!.connection, prefix: older.storage.prefix } };
+    const stampsAtWrite: unknown[] = [];
+    const scaleSetApi = await realAdapter(older, {
+      setCapacity: async (...a) => {
+        stampsAtWrite.push((await readGeneration(older.table('machines'), 'p2'))?.props.configSeq);
+        return (await older.scaleSetApi()).setCapacity(...a);
+      },
+    });
+    const newer = await world.runtime({ ...shared, pools: [pool2(5)] }, { configSeq: 200, adapters: { scaleSetApi } });
+    await newer.configuration.newest.announce();
+    await reconcileObject(newer, { kind: 'pool', name: 'p2' }, { reason: 'test' }, { log: silentLog });
+    expect(stampsAtWrite).toEqual([200]);
   }, 60_000);
 });
