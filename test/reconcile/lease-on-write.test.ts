@@ -6,6 +6,8 @@ import { ManualClock } from '../../src/clock.js';
 import { silentLog } from '../../src/log.js';
 import { reconcileObject } from '../../src/reconcile/object.js';
 import { armWorldPerFile } from '../support/arm.js';
+import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
+import { startTargetWorld, WEB, webTarget } from '../targets/support.js';
 
 const world = armWorldPerFile();
 
@@ -34,5 +36,29 @@ describe('the lease taken at the first write', () => {
     expect(await pass()).toMatchObject({ status: 'busy', heldBy: 'another-host' });
     if (other.acquired) await rt.leases.release(other.lease);
     expect(await pass()).toMatchObject({ status: 'done', wrote: true });
+  });
+
+  it('a steady target in a new process takes the lease to write its history; while another holder has it, the history is left to that one', async () => {
+    const world = await startTargetWorld((activator) => [webTarget(activator, { scaleToZero: { enabled: false } })]);
+    try {
+      world.kube.add(WEB, { replicas: 2 });
+      const pass = (rt: Runtime) => reconcileObject(rt, { kind: 'target', name: 'web' }, { reason: 'test' }, { log: silentLog });
+      for (let i = 0; i < 3; i++) await pass(world.rt);
+      expect(await pass(world.rt)).toMatchObject({ status: 'done', wrote: false });
+      const historyRows = async () => (await world.rt.table('history').list('target/web')).length;
+      const before = await historyRows();
+
+      // Another process on the same storage: its history writer remembers nothing of the target yet.
+      const second = await createRuntime({ config: world.rt.config, env: {}, configSeq: world.rt.configuration.seq });
+      const other = await world.rt.leases.acquire('target/web', 'another-host', 600_000);
+      expect(other.acquired).toBe(true);
+      expect(await pass(second)).toMatchObject({ status: 'done', wrote: false });
+      expect(await historyRows()).toBe(before);
+      if (other.acquired) await world.rt.leases.release(other.lease);
+      expect(await pass(second)).toMatchObject({ status: 'done', wrote: true });
+      expect(await historyRows()).toBe(before + 1);
+    } finally {
+      await world.close();
+    }
   });
 });
