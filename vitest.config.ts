@@ -8,6 +8,7 @@ import { defineConfig } from 'vitest/config';
  * a process fails (test/support/no-io.ts).
  */
 export const UNIT_FILES = [
+  'test/azure/arm-pages.test.ts',
   'test/azure/credential.test.ts',
   'test/azure/rate-limit-headers.test.ts',
   'test/azure/throttle.test.ts',
