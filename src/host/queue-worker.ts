@@ -71,7 +71,6 @@ export async function deliver(opts: QueueWorkerOptions, msg: DequeuedMessageItem
   const { queue, poison, settings, log } = opts;
   try {
     const payload = decoded === undefined ? triggerPayload(msg.messageText, settings.messageEncoding) : decoded;
-    if (payload instanceof Error) throw payload;
     const context = newInvocationContext(opts.functionName, {
       id: msg.messageId,
       dequeueCount: msg.dequeueCount,
@@ -192,6 +191,7 @@ class HeldMessages {
 /** A received message waiting for its turn, decoded once. */
 interface Held {
   msg: DequeuedMessageItem;
+  /** Undefined when it does not decode: deliver() decodes it again, meets the same error, and retries or poisons it. */
   payload: unknown;
   lane: string;
   heldSince: number;
@@ -201,11 +201,10 @@ function heldMessage(msg: DequeuedMessageItem, settings: QueueHostSettings, lane
   let payload: unknown;
   try {
     payload = triggerPayload(msg.messageText, settings.messageEncoding);
-  } catch (err) {
-    // Undecodable: deliver() meets the same error and retries or poisons it, in a lane of its own.
-    payload = err;
+  } catch {
+    // Undecodable: in a lane of its own.
   }
-  const lane = (payload instanceof Error ? undefined : laneOf?.(payload)) ?? `message/${msg.messageId}`;
+  const lane = (payload === undefined ? undefined : laneOf?.(payload)) ?? `message/${msg.messageId}`;
   return { msg, payload, lane, heldSince: performance.now() };
 }
 

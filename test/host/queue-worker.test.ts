@@ -128,6 +128,36 @@ describe('queue worker', () => {
     expect(left.sort()).toEqual(['w2', 'w3']);
   });
 
+  it('a body that does not decode runs in a lane of its own, is tried maxDequeueCount times and poisoned; the rest are handled', async () => {
+    const queue = storage.queue('reconcile');
+    const poison = storage.poisonQueue('reconcile');
+    const handled: unknown[] = [];
+    const ac = new AbortController();
+    const worker = runQueueWorker({
+      functionName: 'reconcileQueue',
+      queue,
+      poison,
+      handler: (message) => {
+        handled.push(message);
+        return Promise.resolve();
+      },
+      laneOf: reconcileQueue.lane,
+      // Bodies as the Functions host reads them by default: base64.
+      settings: { ...settings, messageEncoding: 'base64' },
+      log: silentLog,
+      signal: ac.signal,
+    });
+    await queue.sendMessage('{not base64}');
+    await queue.sendMessage(encodeMessage({ kind: 'pool', name: 'workers', reason: 'after' }));
+    const poisoned = async () => (await poison.peekMessages()).peekedMessageItems.map((m) => m.messageText);
+    for (let i = 0; i < 300 && (await poisoned()).length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    ac.abort();
+    await worker;
+    expect(await poisoned()).toEqual(['{not base64}']);
+    expect(handled).toEqual([{ kind: 'pool', name: 'workers', reason: 'after' }]);
+    expect((await queue.peekMessages()).peekedMessageItems).toHaveLength(0);
+  });
+
   it('decodes bodies as the trigger does', () => {
     expect(triggerPayload(encodeMessage({ a: 1 }), 'base64')).toEqual({ a: 1 });
     expect(triggerPayload('{"a":1}', 'none')).toEqual({ a: 1 });
