@@ -44,6 +44,8 @@ export interface QueueWorkerOptions {
   recreate?: () => Promise<void>;
   /** The lane of a decoded message (the object it names): messages of one lane take turns with other lanes'. */
   laneOf?: (payload: unknown) => string | undefined;
+  /** Milliseconds on a monotonic clock, which times how long a message is held (default `performance.now`; tests move their own). */
+  now?: () => number;
   /** Removes a handled message from the queue (default: delete it before deliver returns). */
   complete?: (msg: DequeuedMessageItem) => Promise<unknown> | void;
 }
@@ -124,9 +126,11 @@ class HeldMessages {
   private readonly background = new Background(STORAGE_CALLS_AT_ONCE);
   private readonly worker: QueueWorkerOptions;
   private readonly maxRunning: number;
+  private readonly now: () => number;
 
   constructor(private readonly opts: QueueWorkerOptions) {
     this.lanes = new Lanes<Held>(opts.settings.batchSize);
+    this.now = opts.now ?? (() => performance.now());
     this.maxRunning = opts.settings.batchSize + opts.settings.newBatchThreshold;
     this.worker = { ...opts, complete: (msg) => void this.background.run(() => this.remove(msg)) };
   }
@@ -137,7 +141,7 @@ class HeldMessages {
 
   add(received: readonly DequeuedMessageItem[]): void {
     for (const msg of received) {
-      const held = heldMessage(msg, this.opts.settings, this.opts.laneOf);
+      const held = heldMessage(msg, this.opts.settings, this.opts.laneOf, this.now);
       this.lanes.add(held.lane, held);
     }
     this.pump();
@@ -161,7 +165,7 @@ class HeldMessages {
       const next = this.lanes.next();
       if (!next) return;
       // Held so long its invisibility is ending: it comes back by itself, to be handled then.
-      if (performance.now() - next.item.heldSince > HELD_LIMIT_MS) {
+      if (this.now() - next.item.heldSince > HELD_LIMIT_MS) {
         this.lanes.done(next.lane);
         continue;
       }
@@ -197,7 +201,7 @@ interface Held {
   heldSince: number;
 }
 
-function heldMessage(msg: DequeuedMessageItem, settings: QueueHostSettings, laneOf: QueueWorkerOptions['laneOf']): Held {
+function heldMessage(msg: DequeuedMessageItem, settings: QueueHostSettings, laneOf: QueueWorkerOptions['laneOf'], now: () => number): Held {
   let payload: unknown;
   try {
     payload = triggerPayload(msg.messageText, settings.messageEncoding);
@@ -205,7 +209,7 @@ function heldMessage(msg: DequeuedMessageItem, settings: QueueHostSettings, lane
     // Undecodable: in a lane of its own.
   }
   const lane = (payload === undefined ? undefined : laneOf?.(payload)) ?? `message/${msg.messageId}`;
-  return { msg, payload, lane, heldSince: performance.now() };
+  return { msg, payload, lane, heldSince: now() };
 }
 
 async function receive(opts: QueueWorkerOptions): Promise<DequeuedMessageItem[]> {

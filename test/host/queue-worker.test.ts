@@ -158,6 +158,45 @@ describe('queue worker', () => {
     expect((await queue.peekMessages()).peekedMessageItems).toHaveLength(0);
   });
 
+  it('does not start a message held until its invisibility is ending: it comes back by itself, for the next receive', async () => {
+    const queue = storage.queue('probe');
+    const started: string[] = [];
+    let release!: () => void;
+    const blocked = new Promise<void>((resolve) => (release = resolve));
+    let now = 0;
+    const count = async () => (await queue.getProperties()).approximateMessagesCount ?? 0;
+    const before = await count();
+    const ac = new AbortController();
+    const worker = runQueueWorker({
+      functionName: 'reconcileQueue',
+      queue,
+      poison: storage.poisonQueue('probe'),
+      handler: async (message) => {
+        const decoded = decodeMessage(reconcileMessageSchema, message);
+        started.push(decoded.ok ? decoded.message.reason : 'malformed');
+        if (started.length === 1) await blocked;
+      },
+      laneOf: reconcileQueue.lane,
+      settings: { ...settings, batchSize: 1, newBatchThreshold: 1 },
+      log: silentLog,
+      signal: ac.signal,
+      now: () => now,
+    });
+    await queue.sendMessage(encodeMessage({ kind: 'pool', name: 'slow', reason: 's1' }));
+    await queue.sendMessage(encodeMessage({ kind: 'pool', name: 'slow', reason: 's2' }));
+    for (let i = 0; i < 100 && started.length < 1; i++) await new Promise((r) => setTimeout(r, 50));
+    // s2 waits behind s1 in its lane past the 300 s it was received for, less a margin.
+    now += 271_000;
+    release();
+    await new Promise((r) => setTimeout(r, 300));
+    ac.abort();
+    await worker;
+    expect(started).toEqual(['s1']);
+    // Not deleted and not made visible at the stop: still hidden until its invisibility ends.
+    expect((await queue.peekMessages()).peekedMessageItems).toHaveLength(0);
+    expect(await count()).toBe(before + 1);
+  });
+
   it('decodes bodies as the trigger does', () => {
     expect(triggerPayload(encodeMessage({ a: 1 }), 'base64')).toEqual({ a: 1 });
     expect(triggerPayload('{"a":1}', 'none')).toEqual({ a: 1 });
