@@ -126,7 +126,6 @@ export async function readPass(sources: SnapshotSources, pool: PoolRef, options:
   // found the VMs as stored (the cache's generation kept), the pass is warm after all.
   const [view, read] = warm.cacheFresh ? await Promise.all([validate(), readInventory(machines, pool.name)]) : [await validate(), undefined];
   if (!view.read.ok) throw view.read.error;
-  if (view.scaleSet) sources.reads?.remember(cacheKey(pool.scaleSet), view.scaleSet, view.meta.listedAt ?? options.now);
   const listed = view.scaleSet ?? scaleSet;
   if (!read && !restamp && stillWarm(record, { ...warm, cache: view.meta.generation, capacity: listed.capacity, etag: listed.etag, cacheFresh: true })) return { kind: 'unchanged', record };
   const inventory = read ?? (await readInventory(machines, pool.name));
