@@ -41,6 +41,34 @@ describe('host.json', () => {
 describe('queue worker', () => {
   const settings = { ...queueSettingsFrom(hostJson), visibilityTimeoutMs: 0, maxDequeueCount: 3 };
 
+  /**
+   * A worker on the probe queue, one message of a lane at a time, whose handler notes each
+   * message's reason and waits until `release()`; `now`: the clock it times held messages on.
+   */
+  const blockingWorker = (now?: () => number) => {
+    const queue = storage.queue('probe');
+    const started: string[] = [];
+    let release!: () => void;
+    const blocked = new Promise<void>((resolve) => (release = resolve));
+    const ac = new AbortController();
+    const worker = runQueueWorker({
+      functionName: 'reconcileQueue',
+      queue,
+      poison: storage.poisonQueue('probe'),
+      handler: async (message) => {
+        const decoded = decodeMessage(reconcileMessageSchema, message);
+        started.push(decoded.ok ? decoded.message.reason : 'malformed');
+        await blocked;
+      },
+      laneOf: reconcileQueue.lane,
+      settings: { ...settings, batchSize: 1, newBatchThreshold: 1 },
+      log: silentLog,
+      signal: ac.signal,
+      ...(now ? { now } : {}),
+    });
+    return { queue, started, release, ac, worker };
+  };
+
   it('moves a message that keeps failing to <queue>-poison after maxDequeueCount tries', async () => {
     const queue = storage.queue('reconcile');
     const poison = storage.poisonQueue('reconcile');
@@ -97,25 +125,7 @@ describe('queue worker', () => {
   });
 
   it('runs one lane at a time per batchSize, and at a stop makes the messages still waiting visible again', async () => {
-    const queue = storage.queue('probe');
-    const started: string[] = [];
-    let release!: () => void;
-    const blocked = new Promise<void>((resolve) => (release = resolve));
-    const ac = new AbortController();
-    const worker = runQueueWorker({
-      functionName: 'reconcileQueue',
-      queue,
-      poison: storage.poisonQueue('probe'),
-      handler: async (message) => {
-        const decoded = decodeMessage(reconcileMessageSchema, message);
-        started.push(decoded.ok ? decoded.message.reason : 'malformed');
-        await blocked;
-      },
-      laneOf: reconcileQueue.lane,
-      settings: { ...settings, batchSize: 1, newBatchThreshold: 1 },
-      log: silentLog,
-      signal: ac.signal,
-    });
+    const { queue, started, release, ac, worker } = blockingWorker();
     for (const reason of ['w1', 'w2', 'w3']) await queue.sendMessage(encodeMessage({ kind: 'pool', name: 'workers', reason }));
     await queue.sendMessage(encodeMessage({ kind: 'target', name: 'api', reason: 'a1' }));
     for (let i = 0; i < 100 && started.length < 2; i++) await new Promise((r) => setTimeout(r, 50));
@@ -159,29 +169,11 @@ describe('queue worker', () => {
   });
 
   it('does not start a message held until its invisibility is ending: it comes back by itself, for the next receive', async () => {
-    const queue = storage.queue('probe');
-    const started: string[] = [];
-    let release!: () => void;
-    const blocked = new Promise<void>((resolve) => (release = resolve));
-    let now = 0;
-    const count = async () => (await queue.getProperties()).approximateMessagesCount ?? 0;
+    const probeQueue = storage.queue('probe');
+    const count = async () => (await probeQueue.getProperties()).approximateMessagesCount ?? 0;
     const before = await count();
-    const ac = new AbortController();
-    const worker = runQueueWorker({
-      functionName: 'reconcileQueue',
-      queue,
-      poison: storage.poisonQueue('probe'),
-      handler: async (message) => {
-        const decoded = decodeMessage(reconcileMessageSchema, message);
-        started.push(decoded.ok ? decoded.message.reason : 'malformed');
-        if (started.length === 1) await blocked;
-      },
-      laneOf: reconcileQueue.lane,
-      settings: { ...settings, batchSize: 1, newBatchThreshold: 1 },
-      log: silentLog,
-      signal: ac.signal,
-      now: () => now,
-    });
+    let now = 0;
+    const { queue, started, release, ac, worker } = blockingWorker(() => now);
     await queue.sendMessage(encodeMessage({ kind: 'pool', name: 'slow', reason: 's1' }));
     await queue.sendMessage(encodeMessage({ kind: 'pool', name: 'slow', reason: 's2' }));
     for (let i = 0; i < 100 && started.length < 1; i++) await new Promise((r) => setTimeout(r, 50));
