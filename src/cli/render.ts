@@ -52,7 +52,7 @@ export { shortId } from '../cache/ids.js';
 export function poolLine(p: PoolStatus, now: number): string {
   const running = p.instances.filter((i) => i.state === 'Running').length;
   const parts = [`${running}/${p.scaleSet.capacity ?? '?'} running`];
-  for (const state of ['Creating', 'Deleting'] as const) {
+  for (const state of ['Creating', 'Deleting', 'Stopped'] as const) {
     const n = p.instances.filter((i) => i.state === state).length;
     if (n) parts.push(`${n} ${state.toLowerCase()}`);
   }

@@ -14,7 +14,7 @@ import type { CachedInstance } from '../cache/instance.js';
 import type { Row } from '../state/entity-table.js';
 import type { MachineProps } from './inventory.js';
 import type { Deletion } from './deletion.js';
-import { chooseVictims, type ScaleInPolicy } from './scale-in.js';
+import { chooseVictims, isProtected, type ScaleInPolicy } from './scale-in.js';
 import type { PoolSnapshot } from './snapshot.js';
 import { excessParked, isEvictable, parkedToWake, splitVictims, warmView } from './warm-buffer.js';
 
@@ -55,20 +55,26 @@ export function planSizing(snapshot: PoolSnapshot, kept: readonly Row<MachinePro
   if (warm.evicted.length > 0) lines.push(`${warm.evicted.length} Spot VM(s) evicted by Azure: deleting them so they are replaced (no backoff: nothing failed)`);
   remove.push(...warm.evicted);
 
-  const candidates = instances.filter((i) => (rowById.has(i.id) || i.errorInfo !== null) && !marked.has(i.id) && !doomed.has(i.id) && !onItsWay(i) && !warm.excluded.has(i.id));
   // Taken over gently: a pool a target sizes neither fills to maxCount nor shrinks before that
   // target has said how many it wants; it holds at what runs.
   // The VMs it runs are all adopted, so that target's first count applies to every one of them.
   const waiting = inventory.wanted === undefined && settings.sizedBy !== undefined;
+  // Until then, VMs someone else stopped are left as they are too (they hold their places).
+  const stopped = waiting ? { buffer: [], idle: [] } : stoppedByOthers(warm.stopped);
+  const notReady = new Set([...stopped.buffer, ...stopped.idle].map((i) => i.id));
+  if (notReady.size > 0) lines.push(stoppedLine(stopped));
+  const candidates = instances.filter((i) => (rowById.has(i.id) || i.errorInfo !== null) && !marked.has(i.id) && !doomed.has(i.id) && !onItsWay(i) && !warm.excluded.has(i.id) && !notReady.has(i.id));
   const running = instances.filter((i) => !onItsWay(i) && !doomed.has(i.id) && !warm.excluded.has(i.id)).length;
   const wanted = waiting ? running : inventory.wanted;
   if (waiting) lines.push(`sized by target ${settings.sizedBy}, which has not written a wanted count yet: holding at the ${running} VM(s) it runs`);
   const ceiling = wanted ?? (settings.maxCount > 0 ? settings.maxCount : Number.POSITIVE_INFINITY);
-  const woken = parkedToWake(warm.parked, candidates.length, ceiling);
-  if (woken.length > 0) lines.push(`starting ${woken.length} of ${warm.parked.length} parked VM(s) before creating any`);
+  const foreign = new Set(stopped.buffer.map((i) => i.id));
+  const buffer = [...warm.parked, ...stopped.buffer];
+  const woken = parkedToWake(buffer, candidates.length, ceiling, foreign);
+  if (woken.length > 0) lines.push(`starting ${woken.length} of ${buffer.length} parked VM(s) before creating any`);
   const choice = wanted === undefined ? { victims: [], line: undefined } : chooseVictims(candidates, wanted, settings.scaleInPolicy);
   const victimIds = new Set(choice.victims.map((v) => v.id));
-  const stayParked = warm.parked.filter((p) => !woken.includes(p));
+  const stayParked = buffer.filter((p) => !woken.includes(p));
   const { park, remove: deleted } = splitVictims(choice.victims, Math.max(0, settings.warmMax - stayParked.length));
   if (choice.line) lines.push(choice.line);
   if (choice.victims.length > 0) {
@@ -78,7 +84,7 @@ export function planSizing(snapshot: PoolSnapshot, kept: readonly Row<MachinePro
   remove.push(...deleted.map(as));
 
   const active = candidates.length - choice.victims.length + woken.length;
-  const excess = excessParked(stayParked, { warmMax: settings.warmMax, maxCount: settings.maxCount, active: active + park.length }, settings.scaleInPolicy);
+  const excess = excessParked(stayParked, { warmMax: settings.warmMax, maxCount: settings.maxCount, active: active + park.length }, settings.scaleInPolicy, foreign);
   if (excess.length > 0) lines.push(`${excess.length} parked VM(s) beyond the warm buffer (warm.max ${settings.warmMax}, maxCount ${settings.maxCount || 'no limit'}): deleting them`);
   remove.push(...excess.map(as));
 
@@ -88,10 +94,25 @@ export function planSizing(snapshot: PoolSnapshot, kept: readonly Row<MachinePro
   const rewake = warm.rewake.filter((r) => !victimIds.has(r.id));
   if (repark.length > 0) lines.push(`${repark.length} VM(s) marked Parked are still listed running: deallocating them (again)`);
   if (rewake.length > 0) lines.push(`${rewake.length} VM(s) marked Waking are still listed deallocated: starting them (again)`);
-  const sizing = { remove, park: [...repark, ...park.map(as)], wake: [...rewake, ...woken.map(as)] };
+  // Someone else's VMs that stay in the buffer are marked Parked by a deallocate (a no-op on a
+  // deallocated VM; a stopped one stops costing its compute).
+  const adopted = stayParked.filter((p) => foreign.has(p.id) && !excessIds.has(p.id));
+  const sizing = { remove, park: [...repark, ...adopted.map(as), ...park.map(as)], wake: [...rewake, ...woken.map(as)] };
   const handled = new Set([...sizing.remove, ...sizing.park, ...sizing.wake].map((d) => d.id));
-  const decisionWanted = wanted === undefined ? undefined : wanted + stayParked.length - excess.length;
+  // Managed VMs that are not candidates count on top of the wanted ones: the parked that stay, and
+  // protected VMs someone else stopped (left alone, their places filled).
+  const decisionWanted = wanted === undefined ? undefined : wanted + stayParked.length - excess.length + stopped.idle.length;
   return { ...sizing, decisionWanted, handled, lines };
+}
+
+/** VMs someone else stopped: protected ones are left alone (`idle`), the others go to the warm buffer. */
+function stoppedByOthers(stopped: readonly CachedInstance[]): { buffer: CachedInstance[]; idle: CachedInstance[] } {
+  return { buffer: stopped.filter((i) => !isProtected(i)), idle: stopped.filter(isProtected) };
+}
+
+function stoppedLine(stopped: { buffer: readonly CachedInstance[]; idle: readonly CachedInstance[] }): string {
+  const idle = stopped.idle.length > 0 ? `, ${stopped.idle.length} protected left as they are` : '';
+  return `${stopped.buffer.length + stopped.idle.length} VM(s) stopped or deallocated by someone else are not ready and hold no place in the wanted count: ${stopped.buffer.length} taken into the warm buffer${idle}`;
 }
 
 /** Marked rows whose delete did not go out: a listing newer than the mark still shows the VM alive. */

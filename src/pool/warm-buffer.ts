@@ -10,6 +10,10 @@
  * - Parked VMs beyond `warm.max`, or beyond `maxCount` with the active ones, are deleted.
  * - A Spot VM Azure evicted (deallocated, its row not `Parked`) is deleted, so the pool replaces
  *   it; no failure backoff, since nothing failed.
+ * - Any other VM stopped or deallocated by someone else (its row not `Parked` or `Waking`) is
+ *   not ready and holds no place in the wanted count: it is taken into the buffer as if Drover
+ *   had parked it, started only after the VMs Drover parked itself and deleted before them when
+ *   the buffer overflows (sizing.ts). A protected one is left alone, its place filled all the same.
  *
  * Each mark is written before its call. A crash in between leaves the mark: a later pass whose
  * listing started after it and still shows the VM as it was calls again (start and deallocate
@@ -53,6 +57,8 @@ export interface WarmView {
   rewake: Chosen[];
   /** Spot VMs Azure evicted: deleted and replaced. */
   evicted: Chosen[];
+  /** Healthy VMs stopped or deallocated by someone else (not evicted): not ready, for the buffer (sizing.ts decides). */
+  stopped: CachedInstance[];
   /** Not scale-in candidates: parked and evicted VMs. */
   excluded: Set<string>;
 }
@@ -61,7 +67,7 @@ const chosen = (i: CachedInstance, row: Row<MachineProps> | undefined): Chosen =
 
 export function warmView(input: WarmInput): WarmView {
   const byId = new Map(input.instances.map((i) => [i.id, i]));
-  const view: WarmView = { parked: [], repark: [], rewake: [], evicted: [], excluded: new Set() };
+  const view: WarmView = { parked: [], repark: [], rewake: [], evicted: [], stopped: [], excluded: new Set() };
   for (const row of input.rows) {
     const instance = byId.get(row.rowKey);
     if (!instance || onItsWay(instance) || input.doomed.has(row.rowKey)) continue;
@@ -76,15 +82,27 @@ export function warmView(input: WarmInput): WarmView {
     } else if (input.spot && status !== 'Deleting' && status !== 'ProvisioningFailedPermanent' && isDeallocated(instance) && !isProtected(instance)) {
       view.evicted.push(chosen(instance, row));
       view.excluded.add(instance.id);
+    } else if (status !== 'Deleting' && status !== 'ProvisioningFailedPermanent' && isStoppedByOthers(instance)) {
+      view.stopped.push(instance);
     }
   }
   return view;
 }
 
-/** Which parked VMs a scale-out starts: as many as the active VMs fall short of `wanted`, lowest instance id first. */
-export function parkedToWake(parked: readonly CachedInstance[], active: number, wanted: number): CachedInstance[] {
+/**
+ * A VM that provisioned without error but is stopped, deallocated, or on its way to either: not
+ * ready. (The instance cache's state says `Running` for it: it reads the provisioning state.)
+ */
+export const isStoppedByOthers = (i: CachedInstance) => i.state === 'Running' && i.errorInfo === null && /stopp|deallocat/.test(i.powerState);
+
+/**
+ * Which parked VMs a scale-out starts: as many as the active VMs fall short of `wanted`, lowest
+ * instance id first, those Drover parked itself before those someone else stopped (`foreign`).
+ */
+export function parkedToWake(parked: readonly CachedInstance[], active: number, wanted: number, foreign: ReadonlySet<string> = new Set()): CachedInstance[] {
   const short = Math.max(0, wanted - active);
-  return [...parked].sort(compareIds).slice(0, short);
+  const isForeign = (i: CachedInstance) => (foreign.has(i.id) ? 1 : 0);
+  return [...parked].sort((a, b) => isForeign(a) - isForeign(b) || compareIds(a, b)).slice(0, short);
 }
 
 /** A scale-in's victims split: up to `room` running, healthy ones parked, the others deleted. */
@@ -98,9 +116,17 @@ export function splitVictims(victims: readonly CachedInstance[], room: number): 
   return { park, remove };
 }
 
-/** Parked VMs beyond `warm.max`, or beyond `maxCount` together with the active VMs (0: no limit), by the scale-in policy. */
-export function excessParked(parked: readonly CachedInstance[], limits: { warmMax: number; maxCount: number; active: number }, policy: ScaleInPolicy): CachedInstance[] {
+/**
+ * Parked VMs beyond `warm.max`, or beyond `maxCount` together with the active VMs (0: no limit):
+ * those someone else stopped (`foreign`) first, for Drover knows nothing of why; then by the
+ * scale-in policy.
+ */
+export function excessParked(parked: readonly CachedInstance[], limits: { warmMax: number; maxCount: number; active: number }, policy: ScaleInPolicy, foreign: ReadonlySet<string> = new Set()): CachedInstance[] {
   const overMax = limits.maxCount > 0 ? limits.active + parked.length - limits.maxCount : 0;
   const excess = Math.min(parked.length, Math.max(0, parked.length - limits.warmMax, overMax));
-  return excess === 0 ? [] : chooseVictims(parked, parked.length - excess, policy).victims;
+  if (excess === 0) return [];
+  const stopped = parked.filter((p) => foreign.has(p.id));
+  const own = parked.filter((p) => !foreign.has(p.id));
+  const first = chooseVictims(stopped, Math.max(0, stopped.length - excess), policy).victims;
+  return [...first, ...chooseVictims(own, own.length - (excess - first.length), policy).victims];
 }

@@ -5,7 +5,7 @@ import { toInventoryRow } from '../pool/inventory.js';
 import { countMachines, type MachineCounts } from '../pool/counts.js';
 import { isProtected } from '../pool/scale-in.js';
 import { nextRefreshAt } from '../cache/refresh-policy.js';
-import type { InstanceStatus } from '../cache/instance.js';
+import type { CachedInstance, InstanceStatus } from '../cache/instance.js';
 import { iso } from './time.js';
 import { poolNotesStatus, type PoolNotesStatus } from './pool-notes.js';
 import { leftAloneField } from './configuration.js';
@@ -13,8 +13,10 @@ import { readCacheView } from './cache-read.js';
 import { readInventoryView } from './inventory-read.js';
 import type { PagedListOptions } from './paged-list.js';
 
-export interface InstanceStatusView extends InstanceStatus {
+export interface InstanceStatusView extends Omit<InstanceStatus, 'state'> {
   id: string;
+  /** The cache's state, except `Stopped` for a provisioned VM stopped or deallocated (parked or not): `powerState` says which. */
+  state: InstanceStatus['state'] | 'Stopped';
   powerState: string | null;
   /** `protectFromScaleIn` or `protectFromScaleSetActions`: a scale-in never chooses it. */
   protected?: true;
@@ -60,7 +62,7 @@ export async function poolStatus(rt: Runtime, pool: PoolConfig, options: PagedLi
           ...(meta.throttledUntil !== undefined && meta.throttledUntil > rt.clock.now() ? { throttledUntil: iso(meta.throttledUntil)! } : {}),
         }
       : null,
-    instances: cache.instances.map((i) => ({ id: i.id, state: i.state, powerState: i.powerState || null, errorInfo: i.errorInfo, ...(isProtected(i) ? { protected: true as const } : {}) })),
+    instances: cache.instances.map((i) => ({ id: i.id, state: shownState(i), powerState: i.powerState || null, errorInfo: i.errorInfo, ...(isProtected(i) ? { protected: true as const } : {}) })),
     machines: rows.map(toInventoryRow).map((r) => ({ providerId: r.providerId, providerStatus: r.providerStatus, address: r.address, createdAt: iso(r.createdAt), updatedAt: iso(r.updatedAt) })),
     safetySwitch: safety ? { providerOnly: safety.providerOnly, inventoryOnly: safety.inventoryOnly, since: iso(safety.since)! } : null,
     backoffUntil: backoff && backoff.until > rt.clock.now() ? iso(backoff.until) : null,
@@ -69,4 +71,9 @@ export async function poolStatus(rt: Runtime, pool: PoolConfig, options: PagedLi
     ...poolNotesStatus(notesRow, meta !== undefined),
     ...(await leftAloneField(rt, generationRow?.props.configSeq)),
   };
+}
+
+/** The cache's state follows the provisioning state (`Running` once provisioned), which says nothing of a VM someone stopped. */
+export function shownState(i: Pick<CachedInstance, 'state' | 'powerState'>): InstanceStatusView['state'] {
+  return i.state === 'Running' && /stopp|deallocat/.test(i.powerState) ? 'Stopped' : i.state;
 }

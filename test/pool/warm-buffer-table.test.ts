@@ -20,7 +20,7 @@ interface Vm {
   id: number;
   kind?: Kind;
   /** The VM's power as listed, when it differs from what `kind` implies (a mark whose call did not go out). */
-  power?: 'running' | 'deallocated';
+  power?: 'running' | 'deallocated' | 'stopped';
   guard?: boolean;
   /** Minutes before NOW the row was marked; default 10 (older than the listing). */
   markedAgo?: number;
@@ -77,6 +77,8 @@ interface Row {
   /** New VMs the capacity raise asks for. */
   create?: number;
   line?: RegExp;
+  /** The Pool target sizing the pool (with `wanted` undefined: it has not written a count yet). */
+  sizedBy?: string;
 }
 
 const ids = (list: { id: string }[]) => list.map((d) => Number(d.id.split('/').pop()));
@@ -100,13 +102,19 @@ const table: Row[] = [
   { name: 'Spot: a deallocated VM Drover did not park was evicted: deleted, no backoff', vms: [...up(0, 1), { id: 2, kind: 'off' }], wanted: 3, warmMax: 0, maxCount: 10, spot: true, remove: [2], line: /^1 Spot VM\(s\) evicted by Azure/ },
   { name: 'Spot: an evicted VM is replaced from the warm buffer first', vms: [...up(0), { id: 1, kind: 'off' }, { id: 2, kind: 'parked' }], wanted: 2, warmMax: 2, maxCount: 10, spot: true, remove: [1], wake: [2] },
   { name: 'Spot: a parked VM is not evicted', vms: [...up(0), { id: 1, kind: 'parked' }], wanted: 1, warmMax: 1, spot: true },
-  { name: 'Spot: a protected evicted VM is left alone', vms: [...up(0), { id: 1, kind: 'off', guard: true }], wanted: 2, warmMax: 0, spot: true },
-  { name: 'not Spot: a VM stopped by someone else is not deleted', vms: [...up(0), { id: 1, kind: 'off' }], wanted: 2, warmMax: 0, spot: false },
+  { name: 'Spot: a protected evicted VM is left alone, and its place filled by a creation', vms: [...up(0), { id: 1, kind: 'off', guard: true }], wanted: 2, warmMax: 0, spot: true, create: 1 },
+  { name: 'sized to 3, 2 parked: a VM deallocated by someone else is replaced from the buffer and taken into it', vms: [...up(0, 1), { id: 2, kind: 'off' }, { id: 3, kind: 'parked' }, { id: 4, kind: 'parked' }], wanted: 3, warmMax: 2, wake: [3], park: [2], line: /^1 VM\(s\) stopped or deallocated by someone else are not ready and hold no place in the wanted count: 1 taken into the warm buffer$/ },
+  { name: 'the buffer overflowing with one stopped by someone else: that one is deleted, not one Drover parked', vms: [...up(0, 1), { id: 2, kind: 'off' }, { id: 3, kind: 'parked' }, { id: 4, kind: 'parked' }], wanted: 3, warmMax: 1, wake: [3], remove: [2] },
+  { name: 'no VM parked: a VM deallocated by someone else is started again, nothing created', vms: [...up(0), { id: 1, kind: 'off' }], wanted: 2, warmMax: 0, maxCount: 10, wake: [1] },
+  { name: 'a VM someone only stopped (still allocated), beyond the wanted count: deallocated into the buffer, nothing created', vms: [...up(0, 1, 2), { id: 3, kind: 'off', power: 'stopped' }], wanted: 3, warmMax: 1, maxCount: 10, park: [3] },
+  { name: 'a VM stopped by someone else beyond the buffer and not needed: deleted by instance id', vms: [...up(0, 1), { id: 2, kind: 'off' }], wanted: 2, warmMax: 0, maxCount: 10, remove: [2], line: /beyond the warm buffer/ },
+  { name: 'not Spot: a protected VM stopped by someone else is left alone, and its place filled by a creation', vms: [...up(0), { id: 1, kind: 'off', guard: true }], wanted: 2, warmMax: 2, maxCount: 10, create: 1, line: /1 protected left as they are/ },
+  { name: 'sized by a target that has not written a count: a VM stopped by someone else is left as it is', vms: [...up(0), { id: 1, kind: 'off' }], wanted: undefined, sizedBy: 't', warmMax: 0, maxCount: 10 },
 ];
 
 describe('the warm buffer, through planPool', () => {
   it.each(table)('$name', (row) => {
-    const plan = planPool(snapshot(row.vms, row.wanted, row.spot ?? false), { name: 'p', maxCount: row.maxCount ?? 0, chunkSize: 20, instanceLimit: 1000, fastDelete: false, scaleInPolicy: 'newest', warmMax: row.warmMax }, NOW);
+    const plan = planPool(snapshot(row.vms, row.wanted, row.spot ?? false), { name: 'p', maxCount: row.maxCount ?? 0, chunkSize: 20, instanceLimit: 1000, fastDelete: false, scaleInPolicy: 'newest', warmMax: row.warmMax, ...(row.sizedBy ? { sizedBy: row.sizedBy } : {}) }, NOW);
     expect({ park: ids(plan.park), wake: ids(plan.wake), remove: ids(plan.scaleIn), create: plan.raise ? plan.raise.to - plan.raise.from : 0 }).toEqual({
       park: row.park ?? [],
       wake: row.wake ?? [],

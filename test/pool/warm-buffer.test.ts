@@ -197,16 +197,31 @@ describe('Spot eviction', () => {
     expect(scaleSet.vms().map((v) => [v.instanceId, v.powerState])).toEqual(['1', '2'].map((id) => [id, 'PowerState/running']));
   });
 
-  it('not Spot: a VM deallocated by someone else is left alone and counted stopped, apart from warm', async () => {
+  it('not Spot: a VM deallocated by someone else in a pool sized to 3 is replaced from the buffer (3 running again, no VM created) and taken into it', async () => {
     const scaleSet = world.sim.addScaleSet({ resourceGroup: RG, name: 'regular' });
     const rt = await world.runtime({ pools: [pool('regular')] });
-    await fillTo(rt, 'regular', 2);
-    scaleSet.updateVm('1', { powerState: 'PowerState/deallocated' });
+    await fillTo(rt, 'regular', 5);
+    await want(rt, 'regular', 3);
+    await pass(rt, 'regular');
+    await settle();
+    expect(await statuses(rt, 'regular')).toEqual(['Parked', 'Parked', 'Running', 'Running', 'Running']);
+    const victim = scaleSet.vms().find((v) => v.powerState === 'PowerState/running')!.instanceId;
+    scaleSet.updateVm(victim, { powerState: 'PowerState/deallocated' });
     const before = calls();
     await pass(rt, 'regular');
-    await pass(rt, 'regular');
+    // Seen for what it is before anything is done about it: stopped, not Running.
+    const seen = (await poolStatus(rt, rt.config.pools[0]!)).instances.find((i) => i.id.endsWith(`/${victim}`));
+    expect(seen).toMatchObject({ state: 'Stopped', powerState: 'PowerState/deallocated' });
+    for (let i = 0; i < 3; i++) {
+      await settle();
+      await pass(rt, 'regular');
+    }
+    expect(powers('regular').filter((p) => p === 'PowerState/running')).toHaveLength(3);
+    expect(world.sim.counts.startVms - before.startVms).toBe(1);
+    expect(world.sim.counts.updateScaleSet).toBe(before.updateScaleSet);
     expect(world.sim.counts.deleteInstances).toBe(before.deleteInstances);
-    expect(world.sim.counts.startVms).toBe(before.startVms);
-    expect((await poolStatus(rt, rt.config.pools[0]!)).counts).toMatchObject({ healthy: 1, stopped: 1, warm: 0 });
+    // The stopped VM stays in the buffer (warm.max 2: one of Drover's was started), now Drover's to start or delete.
+    expect(await statuses(rt, 'regular')).toEqual(['Parked', 'Parked', 'Running', 'Running', 'Running']);
+    expect((await poolStatus(rt, rt.config.pools[0]!)).counts).toMatchObject({ healthy: 3, stopped: 0, warm: 2 });
   });
 });
