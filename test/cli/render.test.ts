@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { passReportJson, poolLine, renderStatus, shortId, targetLine } from '../../src/cli/render.js';
-import type { PoolStatus } from '../../src/status/pool-status.js';
+import { shownState, type PoolStatus } from '../../src/status/pool-status.js';
 import { NO_POOL_NOTES } from '../../src/status/pool-notes.js';
 import type { TargetStatus } from '../../src/status/target-status.js';
 
@@ -35,6 +35,12 @@ describe('human status', () => {
     expect(targetLine({ ...web, desiredScale: -1, active: 'False', reason: 'NoTraffic', actualScale: 0, requestedScale: 0 }, NOW)).toBe('web: 0/0 ready (no load sample yet), inactive (NoTraffic) since 2m00s ago');
     const text = renderStatus({ pools: [pool()], targets: [web], probes: [], decisions: [] }, NOW);
     expect(text.split('\n').slice(0, 4)).toEqual(['POOLS (1)', `  ${poolLine(pool(), NOW)}`, 'TARGETS (1)', `  ${targetLine(web, NOW)}`]);
+  });
+
+  it('counts a VM stopped or deallocated apart from the running ones (its state shown Stopped, whatever the provisioning state says)', () => {
+    const stopped = { ...running(4), state: shownState({ state: 'Running', powerState: 'PowerState/deallocated' }), powerState: 'PowerState/deallocated' };
+    expect(poolLine(pool({ instances: [...[0, 1, 2, 3].map(running), stopped], backoffUntil: null }), NOW)).toBe('workers: 4/6 running, 1 stopped, cache 38s old');
+    expect([shownState({ state: 'Running', powerState: 'PowerState/stopping' }), shownState({ state: 'Running', powerState: 'PowerState/starting' }), shownState({ state: 'Creating', powerState: 'PowerState/deallocated' })]).toEqual(['Stopped', 'Running', 'Creating']);
   });
 
   it('shortens VM ids to rg/vmss/N, keeping the full id only where a command needs it', () => {
