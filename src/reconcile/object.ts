@@ -10,6 +10,8 @@ import { errorMessage, type Log } from '../log.js';
 import { reasonOf } from '../deadline.js';
 import { isLeaseExpired, LEASE_TTL_MS } from '../state/leases.js';
 import { isLeaseRefused, LeaseOnWrite, type LeaseRefusedError, type PassLease } from '../state/lease-on-write.js';
+import { SamplesChangedError } from '../load/sample-store.js';
+import { BUSY_RETRY_MS } from '../queue/retry.js';
 import type { PoolConfig, TargetConfig } from '../config/schema.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { reconcilePool } from './pool.js';
@@ -58,6 +60,18 @@ function refusedOutcome(ref: ObjectRef, refused: LeaseRefusedError, log: Log): O
   return { ref, status: 'busy', heldBy: refused.heldBy, until: refused.until };
 }
 
+/**
+ * Another reconcile wrote the target's samples between this pass's read and its write (a pass
+ * takes the lease at its first write, so two passes may read alike: a slow source, a timer
+ * faster than it). The samples are a pass's first write, so this one wrote nothing: like a pass
+ * that found the object held, it is tried again from what the other wrote, never counted as a
+ * failure (a queued message would otherwise go to the poison queue after a few such races).
+ */
+function lostRaceOutcome(ref: ObjectRef, err: SamplesChangedError, now: number, log: Log): ObjectOutcome {
+  log.debug?.(`${objectKey(ref)}: ${err.message}; tried again from what the other reconcile wrote`);
+  return { ref, status: 'busy', heldBy: 'another reconcile, which wrote the samples first', until: now + BUSY_RETRY_MS };
+}
+
 export async function reconcileObject(
   rt: Runtime,
   ref: ObjectRef,
@@ -85,6 +99,7 @@ export async function reconcileObject(
     decision = await reconcileUnder(rt, ref, request, { pool, target, log, lease: passLease, signal: lease?.signal ?? signal ?? new AbortController().signal });
   } catch (err) {
     if (isLeaseRefused(err)) return refusedOutcome(ref, err, log);
+    if (err instanceof SamplesChangedError) return lostRaceOutcome(ref, err, rt.clock.now(), log);
     const error = errorMessage(err);
     decision = isLeaseExpired(err)
       ? { decision: 'stopped', reason: `the lease ran out mid-pass, the next pass starts over (${error})` }
