@@ -75,7 +75,10 @@ export function planSizing(snapshot: PoolSnapshot, kept: readonly Row<MachinePro
   const choice = wanted === undefined ? { victims: [], line: undefined } : chooseVictims(candidates, wanted, settings.scaleInPolicy);
   const victimIds = new Set(choice.victims.map((v) => v.id));
   const stayParked = buffer.filter((p) => !woken.includes(p));
-  const { park, remove: deleted } = splitVictims(choice.victims, Math.max(0, settings.warmMax - stayParked.length));
+  // A running, healthy victim takes a place in the buffer before a VM someone else stopped keeps
+  // it (that one is then beyond the buffer, below): a suspect VM goes before a healthy one.
+  const ownParked = stayParked.filter((p) => !foreign.has(p.id)).length;
+  const { park, remove: deleted } = splitVictims(choice.victims, Math.max(0, settings.warmMax - ownParked));
   if (choice.line) lines.push(choice.line);
   if (choice.victims.length > 0) {
     const parking = park.length > 0 ? `parking ${park.length} in the warm buffer (warm.max ${settings.warmMax}), ` : '';
@@ -84,7 +87,7 @@ export function planSizing(snapshot: PoolSnapshot, kept: readonly Row<MachinePro
   remove.push(...deleted.map(as));
 
   const active = candidates.length - choice.victims.length + woken.length;
-  const excess = excessParked(stayParked, { warmMax: settings.warmMax, maxCount: settings.maxCount, active: active + park.length }, settings.scaleInPolicy, foreign);
+  const excess = excessParked(stayParked, { warmMax: Math.max(0, settings.warmMax - park.length), maxCount: settings.maxCount, active: active + park.length }, settings.scaleInPolicy, foreign);
   if (excess.length > 0) lines.push(`${excess.length} parked VM(s) beyond the warm buffer (warm.max ${settings.warmMax}, maxCount ${settings.maxCount || 'no limit'}): deleting them`);
   remove.push(...excess.map(as));
 

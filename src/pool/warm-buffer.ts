@@ -12,8 +12,9 @@
  *   it; no failure backoff, since nothing failed.
  * - Any other VM stopped or deallocated by someone else (its row not `Parked` or `Waking`) is
  *   not ready and holds no place in the wanted count: it is taken into the buffer as if Drover
- *   had parked it, started only after the VMs Drover parked itself and deleted before them when
- *   the buffer overflows (sizing.ts). A protected one is left alone, its place filled all the same.
+ *   had parked it, started only after the VMs Drover parked itself, deleted before them when
+ *   the buffer overflows, and giving its place to a scale-in's running victims (sizing.ts). A
+ *   protected one is left alone, its place filled all the same.
  *
  * Each mark is written before its call. A crash in between leaves the mark: a later pass whose
  * listing started after it and still shows the VM as it was calls again (start and deallocate
