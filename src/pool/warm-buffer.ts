@@ -93,8 +93,9 @@ export function warmView(input: WarmInput): WarmView {
 /**
  * A VM that provisioned without error but is stopped, deallocated, or on its way to either: not
  * ready. (The instance cache's state says `Running` for it: it reads the provisioning state.)
+ * One whose provisioning failed is not: without fast delete it is kept as it is for an operator.
  */
-export const isStoppedByOthers = (i: CachedInstance) => i.state === 'Running' && i.errorInfo === null && /stopp|deallocat/.test(i.powerState);
+export const isStoppedByOthers = (i: CachedInstance) => i.state === 'Running' && i.errorInfo === null && i.provisioningState !== 'Failed' && /stopp|deallocat/.test(i.powerState);
 
 /**
  * Which parked VMs a scale-out starts: as many as the active VMs fall short of `wanted`, lowest

@@ -22,6 +22,8 @@ interface Vm {
   /** The VM's power as listed, when it differs from what `kind` implies (a mark whose call did not go out). */
   power?: 'running' | 'deallocated' | 'stopped';
   guard?: boolean;
+  /** ARM's provisioning state as listed, when not `Succeeded`. */
+  provisioning?: 'Failed';
   /** Minutes before NOW the row was marked; default 10 (older than the listing). */
   markedAgo?: number;
 }
@@ -38,6 +40,7 @@ function instance(vm: Vm): CachedInstance {
     state: vm.kind === 'creating' ? 'Creating' : 'Running',
     powerState: powerOf(vm),
     errorInfo: vm.kind === 'broken' ? { errorClass: 'Other', errorCode: 'VMExtensionProvisioningFailed', errorMessage: 'exit 1' } : null,
+    provisioningState: vm.provisioning ?? 'Succeeded',
     timeCreated: NOW - (100 - vm.id) * 60_000,
     ...(vm.guard ? { protectFromScaleIn: true } : {}),
   };
@@ -110,6 +113,7 @@ const table: Row[] = [
   { name: 'a VM someone only stopped (still allocated), beyond the wanted count: deallocated into the buffer, nothing created', vms: [...up(0, 1, 2), { id: 3, kind: 'off', power: 'stopped' }], wanted: 3, warmMax: 1, maxCount: 10, park: [3] },
   { name: 'a VM stopped by someone else beyond the buffer and not needed: deleted by instance id', vms: [...up(0, 1), { id: 2, kind: 'off' }], wanted: 2, warmMax: 0, maxCount: 10, remove: [2], line: /beyond the warm buffer/ },
   { name: 'not Spot: a protected VM stopped by someone else is left alone, and its place filled by a creation', vms: [...up(0), { id: 1, kind: 'off', guard: true }], wanted: 2, warmMax: 2, maxCount: 10, create: 1, line: /1 protected left as they are/ },
+  { name: 'a VM whose provisioning failed, listed stopped, without fast delete: kept as it is for an operator, holding its place', vms: [...up(0), { id: 1, kind: 'off', power: 'stopped', provisioning: 'Failed' }], wanted: 2, warmMax: 2, maxCount: 10 },
   { name: 'sized by a target that has not written a count: a VM stopped by someone else is left as it is', vms: [...up(0), { id: 1, kind: 'off' }], wanted: undefined, sizedBy: 't', warmMax: 0, maxCount: 10 },
 ];
 
