@@ -60,15 +60,13 @@ export function planSizing(snapshot: PoolSnapshot, kept: readonly Row<MachinePro
   // The VMs it runs are all adopted, so that target's first count applies to every one of them.
   const waiting = inventory.wanted === undefined && settings.sizedBy !== undefined;
   // Until then, VMs someone else stopped are left as they are too (they hold their places).
-  const stopped = waiting ? { buffer: [], idle: [] } : stoppedByOthers(warm.stopped);
-  const notReady = new Set([...stopped.buffer, ...stopped.idle].map((i) => i.id));
-  if (notReady.size > 0) lines.push(stoppedLine(stopped));
-  const candidates = instances.filter((i) => (rowById.has(i.id) || i.errorInfo !== null) && !marked.has(i.id) && !doomed.has(i.id) && !onItsWay(i) && !warm.excluded.has(i.id) && !notReady.has(i.id));
+  const stopped = stoppedByOthers(waiting ? [] : warm.stopped, lines);
+  const candidates = instances.filter((i) => (rowById.has(i.id) || i.errorInfo !== null) && !marked.has(i.id) && !doomed.has(i.id) && !onItsWay(i) && !warm.excluded.has(i.id) && !stopped.notReady.has(i.id));
   const running = instances.filter((i) => !onItsWay(i) && !doomed.has(i.id) && !warm.excluded.has(i.id)).length;
   const wanted = waiting ? running : inventory.wanted;
   if (waiting) lines.push(`sized by target ${settings.sizedBy}, which has not written a wanted count yet: holding at the ${running} VM(s) it runs`);
   const ceiling = wanted ?? (settings.maxCount > 0 ? settings.maxCount : Number.POSITIVE_INFINITY);
-  const foreign = new Set(stopped.buffer.map((i) => i.id));
+  const { foreign } = stopped;
   const buffer = [...warm.parked, ...stopped.buffer];
   const woken = parkedToWake(buffer, candidates.length, ceiling, foreign);
   if (woken.length > 0) lines.push(`starting ${woken.length} of ${buffer.length} parked VM(s) before creating any`);
@@ -108,14 +106,18 @@ export function planSizing(snapshot: PoolSnapshot, kept: readonly Row<MachinePro
   return { ...sizing, decisionWanted, handled, lines };
 }
 
-/** VMs someone else stopped: protected ones are left alone (`idle`), the others go to the warm buffer. */
-function stoppedByOthers(stopped: readonly CachedInstance[]): { buffer: CachedInstance[]; idle: CachedInstance[] } {
-  return { buffer: stopped.filter((i) => !isProtected(i)), idle: stopped.filter(isProtected) };
-}
-
-function stoppedLine(stopped: { buffer: readonly CachedInstance[]; idle: readonly CachedInstance[] }): string {
-  const idle = stopped.idle.length > 0 ? `, ${stopped.idle.length} protected left as they are` : '';
-  return `${stopped.buffer.length + stopped.idle.length} VM(s) stopped or deallocated by someone else are not ready and hold no place in the wanted count: ${stopped.buffer.length} taken into the warm buffer${idle}`;
+/**
+ * VMs someone else stopped, none of them a candidate (`notReady`): protected ones are left alone
+ * (`idle`), the others (`buffer`, their ids `foreign`) go to the warm buffer. Says so in `lines`.
+ */
+function stoppedByOthers(stopped: readonly CachedInstance[], lines: string[]) {
+  const buffer = stopped.filter((i) => !isProtected(i));
+  const idle = stopped.filter(isProtected);
+  if (stopped.length > 0) {
+    const left = idle.length > 0 ? `, ${idle.length} protected left as they are` : '';
+    lines.push(`${stopped.length} VM(s) stopped or deallocated by someone else are not ready and hold no place in the wanted count: ${buffer.length} taken into the warm buffer${left}`);
+  }
+  return { buffer, idle, foreign: new Set(buffer.map((i) => i.id)), notReady: new Set(stopped.map((i) => i.id)) };
 }
 
 /** Marked rows whose delete did not go out: a listing newer than the mark still shows the VM alive. */
