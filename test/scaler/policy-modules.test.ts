@@ -33,6 +33,10 @@ describe('formulas', () => {
     ['a string literal', '"x" + jobs'],
     ['an unknown function', 'eval(jobs)'],
     ['a name no source has', 'jobs + other'],
+    ['a call of Object.prototype\'s __proto__', '__proto__(jobs)'],
+    ['a call of Object.prototype\'s constructor', 'constructor(jobs)'],
+    ['a call of Object.prototype\'s toString', 'toString(jobs)'],
+    ['a call of Object.prototype\'s __defineGetter__', '__defineGetter__(jobs, web)'],
   ])('refuses %s', (_name, text) => {
     expect(() => parseFormula(text, ['jobs', 'web'])).toThrow(FormulaError);
   });

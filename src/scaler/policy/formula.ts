@@ -14,14 +14,27 @@ import jsep from 'jsep';
 const MAX_FORMULA_LENGTH = 1_000;
 const MAX_DEPTH = 32;
 
-const FUNCTIONS: Record<string, (...args: number[]) => number> = {
-  min: Math.min,
-  max: Math.max,
-  abs: Math.abs,
-  ceil: Math.ceil,
-  floor: Math.floor,
-  round: Math.round,
-};
+type Fn = (...args: number[]) => number;
+
+/**
+ * The functions a formula may call, in a table with no prototype and looked up as own
+ * properties only: `constructor`, `__proto__`, `toString` and the rest of Object.prototype are
+ * not functions of a formula, and are refused as any unknown name is.
+ */
+const FUNCTIONS: Readonly<Record<string, Fn>> = Object.freeze(
+  Object.assign(Object.create(null) as Record<string, Fn>, {
+    min: Math.min,
+    max: Math.max,
+    abs: Math.abs,
+    ceil: Math.ceil,
+    floor: Math.floor,
+    round: Math.round,
+  }),
+);
+
+function functionNamed(name: string): Fn | undefined {
+  return Object.hasOwn(FUNCTIONS, name) ? FUNCTIONS[name] : undefined;
+}
 
 type Value = number | boolean | undefined;
 
@@ -82,7 +95,7 @@ function check(node: jsep.Expression, depth: number, names: Set<string>): void {
     case 'CallExpression': {
       const callee = node.callee as jsep.Expression;
       const name = callee.type === 'Identifier' ? (callee.name as string) : '';
-      if (!(name in FUNCTIONS)) throw new FormulaError(`unsupported function ${name ? `"${name}"` : 'call'}: only ${Object.keys(FUNCTIONS).join(', ')}`);
+      if (functionNamed(name) === undefined) throw new FormulaError(`unsupported function ${name ? `"${name}"` : 'call'}: only ${Object.keys(FUNCTIONS).join(', ')}`);
       const args = node.arguments as jsep.Expression[];
       if (args.length === 0) throw new FormulaError(`${name}() needs an argument`);
       args.forEach(child);
@@ -116,7 +129,7 @@ function evaluate(node: jsep.Expression, values: Readonly<Record<string, number 
     case 'CallExpression': {
       const args = (node.arguments as jsep.Expression[]).map(ev);
       if (!args.every((a): a is number => typeof a === 'number')) return undefined;
-      return finite(FUNCTIONS[(node.callee as jsep.Expression).name as string]!(...args));
+      return finite(functionNamed((node.callee as jsep.Expression).name as string)!(...args));
     }
     default: {
       const op = node.operator as string;
