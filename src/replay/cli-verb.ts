@@ -16,12 +16,12 @@ import { createRuntime } from '../runtime/runtime.js';
 import { resolveStorageLocation } from '../state/storage.js';
 import { readHistoryTrace } from './history-source.js';
 import { renderHtmlReport } from './html.js';
-import { replayTrace, ReplayInputError, type TraceSource } from './replay.js';
+import { checkReconcileBudget, replayTrace, ReplayInputError, type TraceSource } from './replay.js';
 import { renderSummaries, replayJson, type ReplayRunResult } from './report.js';
 import { renderPoolTimelines } from './pool-report.js';
 import type { ReplaySchedule } from './schedule.js';
 import { renderTimelines } from './timeline-text.js';
-import { readTraceFile, TraceError, type TraceRow } from './trace.js';
+import { readTraceFile, traceEnds, TraceError, type TraceRow } from './trace.js';
 
 export interface ReplayOpts {
   trace?: string;
@@ -49,6 +49,7 @@ export async function replayCommand(io: CliIO, configFileArg: string | undefined
   // A file is streamed once per configuration; history rows are already in memory.
   const rows = (): TraceSource => history ?? readTraceFile(o.trace!);
   try {
+    await checkBudgetAhead(o, history);
     const options = { readyDelayMs: o.readyDelay, creationDelayMs: o.creationDelay, startDelayMs: o.startDelay, ...(o.initialScale !== undefined ? { initialScale: o.initialScale } : {}) };
     const run = { ...(o.target ? { target: o.target } : {}) };
     const main: ReplayRunResult = { config: configFileArg ?? configFile, targets: await replayTrace(config, rows(), { ...options, schedule: o.schedule }, run) };
@@ -72,6 +73,14 @@ export async function replayCommand(io: CliIO, configFileArg: string | undefined
     if (isMissingFile(err)) throw new CliUsageError(`cannot read the trace: ${errorMessage(err)}`);
     throw err;
   }
+}
+
+/** The timers' work weighed before any, over the trace's first and last times (the replay checks again as rows come). */
+async function checkBudgetAhead(o: ReplayOpts, history: readonly TraceRow[] | undefined): Promise<void> {
+  const ends = history ? (history.length > 0 ? { first: history[0]!.at, last: history.at(-1)!.at } : undefined) : await traceEnds(o.trace!);
+  if (!ends) return;
+  checkReconcileBudget(o.schedule, ends.first, ends.last);
+  if (o.compare) checkReconcileBudget(o.compareSchedule ?? o.schedule, ends.first, ends.last);
 }
 
 async function historyRows(io: CliIO, configFile: string, config: DroverConfig, target: string | undefined, windowMs: number): Promise<TraceRow[]> {

@@ -6,6 +6,13 @@ import type { DroverConfig, TargetConfig } from '../config/schema.js';
 import { TargetReplay, type ReplayOptions, type TargetReplayResult } from './target-replay.js';
 import type { TraceRow } from './trace.js';
 import { sizedPool } from './pool-replay.js';
+import type { ReplaySchedule } from './schedule.js';
+
+/**
+ * A replay's bound on work: each target's timer fires at most this often over the trace's span
+ * (one day at `1s` is 86,400; 366 days at `100ms` would be 316 million, hours of work).
+ */
+export const MAX_REPLAY_RECONCILES = 10_000_000;
 
 /** Input the replay cannot run on (exit 2): an unknown target, rows naming no target. */
 export class ReplayInputError extends Error {
@@ -25,14 +32,32 @@ async function* batches(source: TraceSource): AsyncGenerator<readonly TraceRow[]
   else yield [...source];
 }
 
+/**
+ * Refuses a timer that would fire more than MAX_REPLAY_RECONCILES times from `from` to `to`,
+ * naming the figure and the bound: the CLI asks it before any work, for the trace's two ends,
+ * and the replay again as rows come (a trace whose last line could not be read ahead).
+ */
+export function checkReconcileBudget(schedule: ReplaySchedule, from: number, to: number): void {
+  const count = schedule.count(from, to);
+  if (count <= MAX_REPLAY_RECONCILES) return;
+  const days = ((to - from) / 86_400_000).toLocaleString('en-US', { maximumFractionDigits: 1 });
+  throw new ReplayInputError(
+    `the timer (${schedule.description}) would make ${count.toLocaleString('en-US')} reconciles over the trace's ${days} days; ` +
+      `a replay makes at most ${MAX_REPLAY_RECONCILES.toLocaleString('en-US')} per target: give a longer period or replay a part of the trace`,
+  );
+}
+
 export async function replayTrace(config: DroverConfig, source: TraceSource, options: ReplayOptions, run: ReplayRun = {}): Promise<TargetReplayResult[]> {
   const targets = new Map(config.targets.map((t) => [t.name, t]));
   if (run.target !== undefined && !targets.has(run.target)) throw new ReplayInputError(`no target named "${run.target}" in the configuration`);
   const only = run.target ?? (config.targets.length === 1 ? config.targets[0]!.name : undefined);
   const replays = new Map<string, TargetReplay>();
+  let start: number | undefined;
   let end: number | undefined;
   for await (const rows of batches(source)) {
     for (const row of rows) {
+      start ??= row.at;
+      checkReconcileBudget(options.schedule, start, row.at);
       const name = row.target ?? only;
       if (name === undefined) throw new ReplayInputError(`trace line ${row.line}: target: the configuration has ${config.targets.length} targets, so each row must name one (or give --target)`);
       const target: TargetConfig | undefined = targets.get(name);

@@ -13,7 +13,7 @@
  * names it (exit 2).
  */
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { clampLoad } from '../load/load-number.js';
 
 export const MAX_TRACE_BYTES = 1024 ** 3;
@@ -107,7 +107,7 @@ export class TraceParser {
 export async function* readTraceFile(file: string): AsyncGenerator<TraceRow[]> {
   const { size } = await stat(file);
   if (size > MAX_TRACE_BYTES) throw new TraceError(0, 'file', `${size.toLocaleString('en-US')} bytes; a trace may have at most ${MAX_TRACE_BYTES.toLocaleString('en-US')} (1 GiB): replay a part of it`);
-  const parser = new TraceParser(/\.(jsonl|ndjson)$/i.test(file) ? 'jsonl' : /\.csv$/i.test(file) ? 'csv' : undefined);
+  const parser = new TraceParser(formatOf(file));
   let rest = '';
   for await (const chunk of createReadStream(file, { encoding: 'utf8', highWaterMark: 1 << 16 })) {
     const lines = (chunk as string).split('\n');
@@ -125,6 +125,43 @@ export async function* readTraceFile(file: string): AsyncGenerator<TraceRow[]> {
   const row = parser.line(rest);
   if (row) yield [row];
   parser.end();
+}
+
+/**
+ * The times of a trace file's first and last rows, read from its two ends without the middle
+ * (at most 2 lines' bound from the head, 1 from the tail), so a replay can weigh its work before
+ * any; undefined when an end does not read as a row (the full read then names the line).
+ */
+export async function traceEnds(file: string): Promise<{ first: number; last: number } | undefined> {
+  const handle = await open(file, 'r');
+  try {
+    const { size } = await handle.stat();
+    const read = async (position: number, length: number) => {
+      const buffer = Buffer.alloc(Math.max(0, Math.min(length, size - position)));
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
+      return buffer.subarray(0, bytesRead).toString('utf8');
+    };
+    const parser = new TraceParser(formatOf(file));
+    const headBytes = 2 * MAX_TRACE_LINE_BYTES + 2;
+    const head = (await read(0, headBytes)).split('\n');
+    // Its last line may be cut short, unless the read reached the end of the file.
+    if (size > headBytes) head.pop();
+    const first = head.map((line) => parser.line(line)).find((row) => row !== undefined);
+    const tailStart = Math.max(0, size - MAX_TRACE_LINE_BYTES - 2);
+    const tail = (await read(tailStart, size - tailStart)).split('\n').filter((line) => line.trim() !== '');
+    const lastLine = tail.length > (tailStart > 0 ? 1 : 0) ? tail.at(-1) : undefined;
+    const last = first && lastLine !== undefined ? parser.line(lastLine) : undefined;
+    return first && last ? { first: first.at, last: last.at } : undefined;
+  } catch (err) {
+    if (err instanceof TraceError) return undefined;
+    throw err;
+  } finally {
+    await handle.close();
+  }
+}
+
+function formatOf(file: string): 'csv' | 'jsonl' | undefined {
+  return /\.(jsonl|ndjson)$/i.test(file) ? 'jsonl' : /\.csv$/i.test(file) ? 'csv' : undefined;
 }
 
 /** UTF-16 units bound the UTF-8 bytes from below, so a line is measured only when it might be over. */
@@ -177,7 +214,8 @@ function clip(value: unknown): string {
 
 function parseLoad(value: unknown, line: number): number {
   const n = typeof value === 'number' ? value : typeof value === 'string' && NUMBER.test(value) ? Number(value) : NaN;
-  if (!Number.isFinite(n) || n < 0) throw new TraceError(line, 'load', `expected a number ≥ 0, got ${clip(value)}`);
+  // A decimal too large for a double (`1e309`) reads as Infinity: past the ceiling, as a source's would be.
+  if (Number.isNaN(n) || n < 0) throw new TraceError(line, 'load', `expected a number ≥ 0, got ${clip(value)}`);
   // As a reconcile keeps a reading: a load past the ceiling counts as the ceiling.
   return clampLoad(n)!.value;
 }
