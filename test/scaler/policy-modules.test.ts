@@ -87,6 +87,47 @@ describe('several sources, through the plan', () => {
   });
 });
 
+/**
+ * The fallback engages for the sources as a whole (issue 31): a source past the threshold
+ * while another answers is one more failing source, missing in the formula, so `??` applies
+ * and nothing is lowered; only with every source past it do the fallback's replicas stand.
+ */
+describe('one source failing past the fallback threshold while another answers, through the plan', () => {
+  type Row = [sentence: string, sources: Record<string, number | 'failed'>, want: { scale: number | undefined; boundBy?: string }];
+  const settings = settingsOf({
+    load: { sources: [source('a', 1), source('b', 1, 'http')], combine: { formula: 'a + (b ?? 0)', targetPerReplica: 1 } },
+    minScale: 1,
+    maxScale: 100,
+    maxScaleDownRate: 1000,
+    fallback: { failureThreshold: 1, replicas: 1 },
+  });
+  const rows: Row[] = [
+    ['b fails once (not past the threshold): the target follows a, 6 → 40', { a: 40, b: 'failed' }, { scale: 40 }],
+    ['b fails again, past the threshold: still a\'s 40, not the fallback\'s 1', { a: 40, b: 'failed' }, { scale: 40 }],
+    ['a asks for 3 while b fails: nothing is lowered, 40 is kept', { a: 3, b: 'failed' }, { scale: 40, boundBy: 'SourceFailing' }],
+    ['a asks for 55 while b fails: a rise is followed', { a: 55, b: 'failed' }, { scale: 55 }],
+    ['a fails once too (b past the threshold, a not): no evidence, nothing decided', { a: 'failed', b: 'failed' }, { scale: undefined }],
+    ['both past the threshold: the fallback\'s 1 replica, in both directions', { a: 'failed', b: 'failed' }, { scale: 1, boundBy: 'FallbackActive' }],
+    ['a answers again (b still past the threshold): the target follows a up from the fallback', { a: 30, b: 'failed' }, { scale: 30 }],
+  ];
+  it('runs the rows in order, each a reconcile, from a workload of 6', async () => {
+    const d = planDriver(settings, { current: 6 });
+    const seen: [string, { scale: number | undefined; boundBy?: string }][] = [];
+    for (const [i, [sentence, sources, want]] of rows.entries()) {
+      const out = await d.step({ at: T0 + i * SECOND, load: undefined, sources });
+      seen.push([sentence, 'boundBy' in want ? { scale: out.scale, boundBy: out.boundBy } : { scale: out.scale }]);
+    }
+    expect(seen).toEqual(rows.map(([sentence, , want]) => [sentence, want]));
+  });
+
+  it.each(['min', 'sum', 'max'])('%s over a at 40 and b past the threshold: a\'s 40, never the fallback\'s 1', async (combine) => {
+    const d = planDriver(settingsOf({ load: { sources: [source('a', 1), source('b', 1, 'http')], combine }, minScale: 1, maxScale: 100, maxScaleDownRate: 1000, fallback: { failureThreshold: 1, replicas: 1 } }), { current: 6 });
+    const sources = { a: 40, b: 'failed' as const };
+    await d.step({ at: T0, load: undefined, sources });
+    expect((await d.step({ at: T0 + SECOND, load: undefined, sources })).scale).toBe(40);
+  });
+});
+
 describe('a queue target without an activator, through the plan', () => {
   const queue = { source: 'queue', queueName: 'jobs', accountName: 'acct', targetPerReplica: 1 };
 

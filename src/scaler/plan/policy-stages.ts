@@ -65,8 +65,9 @@ export function planBounds(ctx: PipelineContext) {
 
 /**
  * KEDA's fallback: once every source has failed past the threshold its replicas stand for the
- * load, in both directions (a source past it among answering ones reads as the fallback's
- * replicas in the combination: sources-view.ts). Each source's health is kept here.
+ * load, in both directions (a source past it among answering ones is only failing: missing in
+ * the combination, and no scale-down; src/scaler/policy/sources.ts). Each source's health is
+ * kept here.
  */
 export const fallback: Stage = {
   name: 'fallback',
@@ -80,8 +81,8 @@ export const fallback: Stage = {
 };
 
 /**
- * Behavior, after HPA's rule for a broken signal: while a source's read fails (and no
- * fallback stands for it) the load may raise the target, never lower it.
+ * Behavior, after HPA's rule for a broken signal: while a source's read fails (and the
+ * fallback is not engaged) the load may raise the target, never lower it.
  */
 export const behavior: Stage = {
   name: 'behavior',

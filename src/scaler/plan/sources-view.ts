@@ -1,9 +1,10 @@
 /**
  * What the pipeline's stages read of a target's sources, computed once a plan: each source's
  * consecutive failures (its health, kept in the target's record), the sources combined into one
- * demand window in replicas (max/min/sum or the formula, fallback replicas standing in for a
- * source failing past its threshold), whether a source is failing with no fallback for it, and
- * whether any source is active (strictly above its activation threshold).
+ * demand window in replicas (max/min/sum or the formula over the answering sources; the
+ * fallback's replicas once every source is past its threshold), whether a source is failing
+ * while the fallback is not engaged, and whether any source is active (strictly above its
+ * activation threshold).
  *
  * A target with one source (`load: { source, … }`) keeps its single window, its targetPerReplica
  * and its `sourceFailures` field; several sources (`load.sources`) are read from
@@ -51,11 +52,11 @@ export interface SourcesView {
   combined?: LoadWindow;
   /** The replicas the sources ask for over the stable window; undefined: no evidence. */
   replicas: number | undefined;
-  /** A source failing with no fallback engaged for it: no scale-down (HPA). */
+  /** A source failing while the fallback is not engaged (past its threshold or not): no scale-down (HPA). */
   failing: boolean;
   /** Every source failing past the fallback's threshold: the fallback's replicas stand for the load. */
   allFallback: boolean;
-  /** A source is strictly above its activation threshold (or in fallback). */
+  /** A source is strictly above its activation threshold (or the fallback is engaged). */
   active: boolean;
 }
 

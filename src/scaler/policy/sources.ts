@@ -2,15 +2,16 @@
  * Several load sources as one demand, before the Knative windows and rates see it:
  *
  *   each source's value (its window's average; missing while it fails or has no sample)
- *   → fallback: a source failing more than `failureThreshold` times in a row reads as the
- *     fallback's replicas (KEDA's synthetic metric), which then apply in both directions
+ *   → fallback: once every source has failed more than `failureThreshold` times in a row, the
+ *     fallback's replicas (KEDA's synthetic metric) stand for the load, in both directions
  *   → combine: max (default, as HPA) | min | sum of each source's replica count, or a formula
  *     over the raw values by name (KEDA scalingModifiers; `??` falls through a missing one)
  *
  * The demand is in replicas, unrounded for max and min (HPA's tolerance reads the ratio), so
  * the decider downstream takes it with a target per replica of 1. A source whose last read
- * failed, with no fallback engaged for it, is reported as failing: the plan then lets the
- * demand raise the target but never lower it (HPA: any metric broken, no scale-down).
+ * failed, while the fallback is not engaged, is reported as failing (past the threshold or
+ * not): the plan then lets the demand raise the target but never lower it (HPA: any metric
+ * broken, no scale-down).
  */
 import { replicasFor, type LoadWindow } from '../../load/decider.js';
 import { evaluateFormula, type Formula } from './formula.js';
@@ -52,9 +53,9 @@ export type SourcesDemand =
       kind: 'known';
       /** Replicas wanted, unrounded. */
       demand: number;
-      /** Sources read as the fallback's replicas. */
+      /** Every source, when all are past the fallback's threshold (its replicas are the demand); else none. */
       fallback: readonly string[];
-      /** Sources whose last read failed, without a fallback engaged for them. */
+      /** Sources whose last read failed, while the fallback is not engaged. */
       failing: readonly string[];
     }
   | { kind: 'unknown'; fallback: readonly string[]; failing: readonly string[] };
@@ -92,31 +93,42 @@ export function fallbackReplicas(fallback: FallbackSettings, current: number): n
   }
 }
 
+/**
+ * The fallback engages for the sources as a whole, once every one of them is past its
+ * threshold (KEDA's composite metric, as a formula is): until then a source past it is one more
+ * failing source, read as missing, so the answering sources may raise the target and nothing
+ * lowers it. A source past the threshold never stands for the fallback's replicas among
+ * answering ones: `min` or a formula would fall to them while a healthy source asks for more.
+ */
 export function sourcesDemand(input: DemandInput): SourcesDemand {
   const { specs, combine, fallback, current } = input;
   const byName = new Map(input.readings.map((r) => [r.name, r]));
-  const engaged = specs.filter((s) => fallbackEngaged(fallback, byName.get(s.name)?.failures ?? 0)).map((s) => s.name);
-  const failing = specs.filter((s) => (byName.get(s.name)?.failures ?? 0) > 0 && !engaged.includes(s.name)).map((s) => s.name);
-  const fallbackDemand = engaged.length > 0 && fallback ? fallbackReplicas(fallback, current) : undefined;
-  let demand: number | undefined;
-  if (combine.kind === 'formula') {
-    // A formula has one metric, as KEDA's composite one: any source in fallback makes it the fallback.
-    if (fallbackDemand !== undefined) demand = fallbackDemand;
-    else {
-      const value = evaluateFormula(combine.formula, Object.fromEntries(specs.map((s) => [s.name, valueOf(byName.get(s.name))])));
-      demand = value === undefined ? undefined : Math.max(0, value) / combine.targetPerReplica;
-    }
-  } else {
-    const demands = specs.flatMap((s): number[] => {
-      if (engaged.includes(s.name)) return [fallbackDemand!];
-      const value = valueOf(byName.get(s.name));
-      if (value === undefined) return [];
-      const exact = Math.max(0, value) / s.targetPerReplica;
-      return [combine.kind === 'sum' ? replicasFor(value, s.targetPerReplica) : exact];
-    });
-    demand = demands.length === 0 ? undefined : combineAll(combine.kind, demands);
+  if (allEngaged(input)) {
+    return { kind: 'known', demand: fallbackReplicas(fallback!, current), fallback: specs.map((s) => s.name), failing: [] };
   }
-  return demand === undefined ? { kind: 'unknown', fallback: engaged, failing } : { kind: 'known', demand, fallback: engaged, failing };
+  const failing = specs.filter((s) => (byName.get(s.name)?.failures ?? 0) > 0).map((s) => s.name);
+  const demand = combine.kind === 'formula' ? formulaDemand(combine, specs, byName) : combinedDemand(combine.kind, specs, byName);
+  return demand === undefined ? { kind: 'unknown', fallback: [], failing } : { kind: 'known', demand, fallback: [], failing };
+}
+
+/** Every source past the fallback's threshold (and there is a fallback). */
+function allEngaged(input: DemandInput): boolean {
+  const byName = new Map(input.readings.map((r) => [r.name, r]));
+  return input.specs.length > 0 && input.specs.every((s) => fallbackEngaged(input.fallback, byName.get(s.name)?.failures ?? 0));
+}
+
+function formulaDemand(combine: Extract<Combine, { kind: 'formula' }>, specs: readonly SourceSpec[], byName: ReadonlyMap<string, SourceReading>): number | undefined {
+  const value = evaluateFormula(combine.formula, Object.fromEntries(specs.map((s) => [s.name, valueOf(byName.get(s.name))])));
+  return value === undefined ? undefined : Math.max(0, value) / combine.targetPerReplica;
+}
+
+function combinedDemand(kind: 'max' | 'min' | 'sum', specs: readonly SourceSpec[], byName: ReadonlyMap<string, SourceReading>): number | undefined {
+  const demands = specs.flatMap((s): number[] => {
+    const value = valueOf(byName.get(s.name));
+    if (value === undefined) return [];
+    return [kind === 'sum' ? replicasFor(value, s.targetPerReplica) : Math.max(0, value) / s.targetPerReplica];
+  });
+  return demands.length === 0 ? undefined : combineAll(kind, demands);
 }
 
 function valueOf(reading: SourceReading | undefined): number | undefined {
@@ -129,13 +141,12 @@ function combineAll(kind: 'max' | 'min' | 'sum', demands: number[]): number {
   return demands.reduce((a, b) => a + b, 0);
 }
 
-/** KEDA: a source is active when its value is strictly above its activation threshold; one in fallback counts as active. */
+/** KEDA: a source is active when its value is strictly above its activation threshold; an engaged fallback (every source past it) counts as active. */
 export function anySourceActive(input: DemandInput): boolean {
+  if (allEngaged(input)) return true;
   const byName = new Map(input.readings.map((r) => [r.name, r]));
   return input.specs.some((s) => {
-    const reading = byName.get(s.name);
-    if (fallbackEngaged(input.fallback, reading?.failures ?? 0)) return true;
-    const value = valueOf(reading);
+    const value = valueOf(byName.get(s.name));
     return value !== undefined && value > s.activationThreshold;
   });
 }
