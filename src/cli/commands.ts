@@ -11,7 +11,7 @@ import { forgetMachines, type ForgetRequest } from '../pool/forget.js';
 import { aborted, stopRequest, type CliIO } from './io.js';
 import { nodeCommand } from '../package-root.js';
 import { checkTableStorage } from './reachability.js';
-import { setPause, type PauseRequest } from './pause.js';
+import { configPauseRefusal, setPause, type PauseRequest } from './pause.js';
 import { fileURLToPath } from 'node:url';
 
 
@@ -110,7 +110,10 @@ export const commands = {
 
   async pause(io: CliIO, configFile: string | undefined, target: string, request: PauseRequest): Promise<number> {
     const rt = await runtimeFor(io, configFile, (r) => {
-      if (!r.config.targets.some((t) => t.name === target)) throw new CliUsageError(`no target named "${target}" in ${r.configFile}`);
+      const configured = r.config.targets.find((t) => t.name === target);
+      if (!configured) throw new CliUsageError(`no target named "${target}" in ${r.configFile}`);
+      const refusal = configPauseRefusal(request, configured.paused === true);
+      if (refusal) throw new CliUsageError(`target ${target} ${refusal} (${r.configFile})`);
     });
     const result = await setPause(rt, target, request);
     if (result.kind === 'busy') {

@@ -18,6 +18,20 @@ export type PauseRequest = { kind: 'pause'; mode: PauseMode; replicas?: number }
 
 export type PauseResult = { kind: 'done'; configPaused: boolean } | { kind: 'busy'; heldBy: string; until: number };
 
+/**
+ * Why a pause request cannot be recorded while the configuration says `paused: true`, or
+ * undefined when it can. That pause writes no scale, so a pin (`--replicas`) or one direction
+ * would either be ignored in silence or, once the configuration's pause is lifted, scale the
+ * target from a command long forgotten: it is refused, and the operator lifts `paused: true`
+ * first. A plain `drover pause` holds as the configuration does and is recorded.
+ */
+export function configPauseRefusal(request: PauseRequest, configPaused: boolean): string | undefined {
+  if (!configPaused || request.kind !== 'pause') return undefined;
+  if (request.replicas !== undefined) return `is paused by its configuration (paused: true), which writes no scale: --replicas ${request.replicas} is not recorded; remove paused: true first`;
+  if (request.mode !== 'all') return `is paused by its configuration (paused: true), which writes no scale in either direction: --${request.mode} is not recorded; remove paused: true first`;
+  return undefined;
+}
+
 export async function setPause(rt: Runtime, target: string, request: PauseRequest): Promise<PauseResult> {
   const configPaused = rt.config.targets.find((t) => t.name === target)?.paused === true;
   const holder = `${rt.holder}:drover-${request.kind}`;

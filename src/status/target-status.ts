@@ -57,10 +57,11 @@ export async function targetStatus(rt: Runtime, target: TargetConfig): Promise<T
     lastError: r?.lastError ?? null,
     ...(r?.boundBy ? { boundBy: r.boundBy } : {}),
     ...(await leftAloneField(rt, r?.configSeq)),
-    ...(r?.pausedMode
-      ? { paused: { mode: r.pausedMode, replicas: r.pausedReplicas ?? null, since: iso(r.pausedAt), by: 'drover pause' as const } }
-      : target.paused
-        ? { paused: { mode: 'all' as const, replicas: null, since: null, by: 'configuration' as const } }
+    // The configuration's pause wins over the row's, as the plan reads them (src/scaler/plan/pause.ts).
+    ...(target.paused
+      ? { paused: { mode: 'all' as const, replicas: null, since: null, by: 'configuration' as const } }
+      : r?.pausedMode
+        ? { paused: { mode: r.pausedMode, replicas: r.pausedReplicas ?? null, since: iso(r.pausedAt), by: 'drover pause' as const } }
         : {}),
   };
 }

@@ -1,7 +1,10 @@
 // drover pause / resume across hosts: the pause is written to the target's row by the command
 // line (under the target's lease), and a second host, with a runtime of its own on the same
 // storage, obeys it at its next reconcile; resume lifts it, and the load is followed again.
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
 import { runCli } from '../../src/cli.js';
 import { silentLog } from '../../src/log.js';
 import { reconcileObject } from '../../src/reconcile/object.js';
@@ -71,5 +74,55 @@ describe('drover pause', () => {
     world = await startTargetWorld((activator) => [webTarget(activator)]);
     expect((await drover(world.rt.configFile, 'pause', 'web', '--replicas', '2', '--scale-in')).code).toBe(2);
     expect((await drover(world.rt.configFile, 'pause', 'nope')).code).toBe(2);
+  }, 30_000);
+});
+
+/** The world's configuration file again, with the target paused by `paused: true`. */
+function pausedByConfig(configFile: string): string {
+  const doc = parse(readFileSync(configFile, 'utf8')) as { targets: Record<string, unknown>[] };
+  doc.targets[0]!.paused = true;
+  const file = path.join(path.dirname(configFile), 'paused.yaml');
+  writeFileSync(file, stringify(doc));
+  return file;
+}
+
+describe('drover pause on a target whose configuration says paused: true', () => {
+  it('refuses --replicas and a direction with exit 2, writing nothing, and resume leaves no pin behind', async () => {
+    world = await startTargetWorld((activator) => [webTarget(activator, { scaleToZero: { enabled: false }, paused: true })]);
+    const { kube, rt } = world;
+    kube.add(WEB, { replicas: 2 });
+    const reconcile = (load: number) => reconcileObject(rt, { kind: 'target', name: 'web' }, { reason: 'test', load }, { log: silentLog });
+    await reconcile(10);
+
+    const pinned = await drover(rt.configFile, 'pause', 'web', '--replicas', '9');
+    expect([pinned.code, pinned.stdout]).toEqual([2, '']);
+    expect(pinned.stderr).toMatch(/target web is paused by its configuration \(paused: true\), which writes no scale: --replicas 9 is not recorded/);
+    const outward = await drover(rt.configFile, 'pause', 'web', '--scale-out');
+    expect(outward.code).toBe(2);
+    expect(outward.stderr).toMatch(/--scale-out is not recorded/);
+    expect((await readTargetRecord(rt.table('targets'), 'web'))?.pausedMode).toBeUndefined();
+    await reconcile(10);
+    expect(kube.inspect(WEB)?.specReplicas).toBe(2);
+
+    const resumed = await drover(rt.configFile, 'resume', 'web');
+    expect(resumed.code).toBe(0);
+    expect(resumed.stderr).toMatch(/stays paused: the configuration says paused: true/);
+    await reconcile(80);
+    expect(kube.inspect(WEB)?.specReplicas).toBe(2);
+    expect(await targetStatus(rt, rt.config.targets[0]!)).toMatchObject({ boundBy: 'Paused', paused: { by: 'configuration', replicas: null } });
+  }, 30_000);
+
+  it('a pin recorded before the configuration said paused: true is not written while it says so', async () => {
+    world = await startTargetWorld((activator) => [webTarget(activator, { scaleToZero: { enabled: false } })]);
+    const { kube, rt } = world;
+    kube.add(WEB, { replicas: 2 });
+    expect((await drover(rt.configFile, 'pause', 'web', '--replicas', '9')).code).toBe(0);
+    // The configuration is then changed to paused: true; a host that reads it writes nothing.
+    const host = await createRuntime({ configFile: pausedByConfig(rt.configFile), env: {} });
+    const reconcile = (load: number) => reconcileObject(host, { kind: 'target', name: 'web' }, { reason: 'test', load }, { log: silentLog });
+    await reconcile(10);
+    await reconcile(10);
+    expect(kube.inspect(WEB)?.specReplicas).toBe(2);
+    expect(await targetStatus(host, host.config.targets[0]!)).toMatchObject({ boundBy: 'Paused', paused: { by: 'configuration' } });
   }, 30_000);
 });

@@ -3,7 +3,7 @@
  * annotations: the whole target (no scale written), one direction (`--scale-in`: nothing
  * lowered; `--scale-out`: nothing raised), or pinned at `--replicas N`. The pause is kept in the
  * target's row, so every instance obeys it at its next reconcile; the configuration's `paused`
- * wins over `drover resume`.
+ * wins over the row's pause (a pin, a direction) and over `drover resume`.
  */
 import type { ScalePlan } from '../decide/scale-to-zero.js';
 import type { TargetRecord } from '../decide/target-record.js';
@@ -12,11 +12,16 @@ export type PauseMode = 'all' | 'scale-in' | 'scale-out';
 
 export type Pause = { mode: PauseMode; replicas?: number };
 
-/** The pause in force: the row's (`drover pause`), or the configuration's `paused: true`. */
+/**
+ * The pause in force: the configuration's `paused: true` (no scale written, whatever the row
+ * says: a pin or one direction recorded before it must not write past it), else the row's
+ * (`drover pause`).
+ */
 export function pauseOf(record: TargetRecord | undefined, configPaused: boolean): Pause | undefined {
+  if (configPaused) return { mode: 'all' };
   const mode = record?.pausedMode;
-  if (mode) return record.pausedReplicas === undefined ? { mode } : { mode, replicas: record.pausedReplicas };
-  return configPaused ? { mode: 'all' } : undefined;
+  if (!mode) return undefined;
+  return record.pausedReplicas === undefined ? { mode } : { mode, replicas: record.pausedReplicas };
 }
 
 /** The plan under a pause, and whether the pause changed it. */
