@@ -120,6 +120,16 @@ describe('one source failing past the fallback threshold while another answers, 
     expect(seen).toEqual(rows.map(([sentence, , want]) => [sentence, want]));
   });
 
+  it('sources named __proto__ and constructor keep failure counts of their own: no evidence, then the fallback', async () => {
+    const named = (name: string) => ({ name, source: 'queue', queueName: 'q', accountName: 'acct', targetPerReplica: 1 });
+    const d = planDriver(settingsOf({ load: { sources: [named('__proto__'), named('constructor')], combine: { formula: '__proto__ ?? constructor', targetPerReplica: 1 } }, minScale: 1, maxScaleDownRate: 1000, fallback: { failureThreshold: 1, replicas: 3 } }), { current: 6 });
+    // An object literal's __proto__ would set its prototype: the names are given as entries.
+    const sources = Object.fromEntries([['__proto__', 'failed'], ['constructor', 'failed']]) as Record<string, 'failed'>;
+    const seen = [];
+    for (const i of [0, 1]) seen.push(await d.step({ at: T0 + i * SECOND, load: undefined, sources }));
+    expect(seen.map((o) => [o.scale, o.boundBy])).toEqual([[undefined, 'NoEvidence'], [3, 'FallbackActive']]);
+  });
+
   it.each(['min', 'sum', 'max'])('%s over a at 40 and b past the threshold: a\'s 40, never the fallback\'s 1', async (combine) => {
     const d = planDriver(settingsOf({ load: { sources: [source('a', 1), source('b', 1, 'http')], combine }, minScale: 1, maxScale: 100, maxScaleDownRate: 1000, fallback: { failureThreshold: 1, replicas: 1 } }), { current: 6 });
     const sources = { a: 40, b: 'failed' as const };

@@ -90,7 +90,8 @@ function singleView(ctx: SourcesContext): SourcesView {
 function severalView(ctx: SourcesContext, sources: readonly SourceObservation[]): SourcesView {
   const policy = ctx.settings.policy ?? NO_POLICY;
   const stored = healthOf(ctx.record);
-  const failures = Object.fromEntries(sources.map((s) => [s.name, nextFailures(stored[s.name] ?? 0, s.read)]));
+  // Own properties only: a source may be named `constructor` or `__proto__`.
+  const failures = Object.fromEntries(sources.map((s) => [s.name, nextFailures(Object.hasOwn(stored, s.name) ? stored[s.name]! : 0, s.read)]));
   const rest = { combine: policy.combine, fallback: policy.fallback, current: ctx.observation.scale };
   const { now } = ctx;
   const { stableWindowMs } = ctx.settings.desired;
