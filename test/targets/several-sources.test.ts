@@ -1,7 +1,8 @@
 // Several load sources in production (issue 23): two http sources read in the real target pass,
 // combined by max and by a formula, drive Deployments on the Kubernetes simulator; one source
 // failing blocks a scale-down but not a scale-up; every source failing past the fallback's
-// threshold brings the fallback's replicas. Azurite holds the rows, on a clock of the test's own.
+// threshold brings the fallback's replicas, and one past it while another answers does not. Azurite
+// holds the rows, on a clock of the test's own.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
@@ -110,5 +111,39 @@ describe('a target with several load sources', () => {
     await passes(1);
     expect(scale()).toBe(7);
     expect(await readTargetRecord(rt.table('targets'), 'web')).toMatchObject({ boundBy: 'FallbackActive', sourceHealth: JSON.stringify({ a: 5, b: 5 }) });
+  });
+
+  it('a formula a + (b ?? 0) follows a while b fails past the threshold, never falling to the fallback; with a failing too, the fallback (issue 31)', async () => {
+    const values = { a: 40 as number | undefined, b: undefined as number | undefined };
+    const base = await metrics(values);
+    const clock = new ManualClock(Date.now());
+    const formula = { sources: sources(base).map((s) => ({ ...s, targetPerReplica: 1 })), combine: { formula: 'a + (b ?? 0)', targetPerReplica: 1 } };
+    opened.world = await startTargetWorld((activator) => [
+      webTarget(activator, { minScale: 1, maxScale: 100, maxScaleDownRate: 1000, load: formula, fallback: { failureThreshold: 1, replicas: 1 } }),
+    ], { clock });
+    const { kube, rt } = opened.world;
+    kube.add(deployment('web'), { replicas: 6 });
+    const seen: (number | undefined)[] = [];
+    const passes = async (n: number) => {
+      for (let i = 0; i < n; i++) {
+        clock.advance(1_000);
+        expect((await reconcileObject(rt, { kind: 'target', name: 'web' }, { reason: 'timer' }, { log: silentLog })).status).toBe('done');
+        seen.push(kube.inspect(deployment('web'))?.specReplicas);
+      }
+    };
+    // b fails from the first pass: past the threshold from the second on; a's 40 is followed.
+    await passes(4);
+    expect(seen.slice(-2)).toEqual([40, 40]);
+    expect(seen.every((v) => v !== undefined && v >= 6), String(seen)).toBe(true);
+    // a asks for less while b still fails: nothing is lowered.
+    values.a = 3;
+    await passes(2);
+    expect(seen.slice(-2)).toEqual([40, 40]);
+    expect(await readTargetRecord(rt.table('targets'), 'web')).toMatchObject({ boundBy: 'SourceFailing' });
+    // a fails too: once both are past the threshold, the fallback's 1.
+    values.a = undefined;
+    await passes(2);
+    expect(seen.at(-1)).toBe(1);
+    expect(await readTargetRecord(rt.table('targets'), 'web')).toMatchObject({ boundBy: 'FallbackActive' });
   });
 });
