@@ -40,11 +40,17 @@ async function* batches(source: TraceSource): AsyncGenerator<readonly TraceRow[]
 export function checkReconcileBudget(schedule: ReplaySchedule, from: number, to: number): void {
   const count = schedule.count(from, to);
   if (count <= MAX_REPLAY_RECONCILES) return;
-  const days = ((to - from) / 86_400_000).toLocaleString('en-US', { maximumFractionDigits: 1 });
   throw new ReplayInputError(
-    `the timer (${schedule.description}) would make ${count.toLocaleString('en-US')} reconciles over the trace's ${days} days; ` +
+    `the timer (${schedule.description}) would make ${count.toLocaleString('en-US')} reconciles over the trace's ${spanText(to - from)}; ` +
       `a replay makes at most ${MAX_REPLAY_RECONCILES.toLocaleString('en-US')} per target: give a longer period or replay a part of the trace`,
   );
+}
+
+const SPAN_UNITS: [ms: number, name: string][] = [[86_400_000, 'days'], [3_600_000, 'hours'], [60_000, 'minutes'], [1_000, 'seconds']];
+
+function spanText(ms: number): string {
+  const [size, name] = SPAN_UNITS.find(([unit]) => ms >= unit) ?? [1, 'ms'];
+  return `${(ms / size).toLocaleString('en-US', { maximumFractionDigits: 1 })} ${name}`;
 }
 
 export async function replayTrace(config: DroverConfig, source: TraceSource, options: ReplayOptions, run: ReplayRun = {}): Promise<TargetReplayResult[]> {

@@ -28,7 +28,7 @@ export function parseReplaySchedule(text: string): ReplaySchedule {
     return {
       description: `every ${text}`,
       next: (after) => (Math.floor(after / period) + 1) * period,
-      count: (from, to) => Math.max(0, Math.floor(to / period) - Math.floor((from - 1) / period)),
+      count: (from, to) => Math.max(0, Math.floor(to / period) - Math.ceil(from / period) + 1),
     };
   }
   checkSchedule(text);
