@@ -50,7 +50,8 @@ const SPAN_UNITS: [ms: number, name: string][] = [[86_400_000, 'days'], [3_600_0
 
 function spanText(ms: number): string {
   const [size, name] = SPAN_UNITS.find(([unit]) => ms >= unit) ?? [1, 'ms'];
-  return `${(ms / size).toLocaleString('en-US', { maximumFractionDigits: 1 })} ${name}`;
+  const figure = (ms / size).toLocaleString('en-US', { maximumFractionDigits: 1 });
+  return `${figure} ${figure === '1' && name !== 'ms' ? name.slice(0, -1) : name}`;
 }
 
 export async function replayTrace(config: DroverConfig, source: TraceSource, options: ReplayOptions, run: ReplayRun = {}): Promise<TargetReplayResult[]> {

@@ -68,9 +68,9 @@ describe('replay reads a load past the ceiling as the ceiling', () => {
 });
 
 describe('the refusal names the span in its own unit', () => {
-  it('an hour at 100us: 36,000,001 reconciles over the trace\'s 1 hours', async () => {
+  it('an hour at 100us: 36,000,001 reconciles over the trace\'s 1 hour', async () => {
     const r = await drover('--config', config, 'replay', '--trace', traceFile('hour.csv', 'time,load\n0,10\n3600,10\n'), '--schedule', '100us');
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/every 100us\) would make 36,000,001 reconciles over the trace's 1 hours; a replay makes at most 10,000,000 per target/);
+    expect(r.stderr).toMatch(/every 100us\) would make 36,000,001 reconciles over the trace's 1 hour; a replay makes at most 10,000,000 per target/);
   });
 });
