@@ -156,6 +156,14 @@ describe('a queue target without an activator, through the plan', () => {
     expect(steps.filter(([, o]) => o.written).map(([, o]) => o.written)).toEqual([[6, 3], [3, 1], [1, 0]]);
   });
 
+  it('at zero, one source past the fallback threshold while the other answers 0 does not wake it; both past it wake it to the fallback', async () => {
+    const sources = [source('a', 1), source('b', 1)];
+    const d = planDriver(settingsOf({ load: { sources }, minScale: 0, fallback: { failureThreshold: 1, replicas: 2 } }), { current: 0, conditions: inactiveFor(10 * MINUTE) });
+    const seen = [];
+    for (const [i, a] of ([0, 0, 'failed', 'failed'] as const).entries()) seen.push(await d.step({ at: T0 + i * SECOND, load: undefined, sources: { a, b: 'failed' } }));
+    expect(seen.map((o) => [o.scale, o.boundBy])).toEqual([[0, undefined], [0, undefined], [undefined, 'NoEvidence'], [2, 'FallbackActive']]);
+  });
+
   it('does not wake for a value at its activation threshold, only above it', async () => {
     const d = planDriver(settingsOf({ load: { ...queue, activationThreshold: 2 } }), { current: 0, conditions: inactiveFor(10 * MINUTE) });
     expect([(await d.step({ at: T0, load: 2 })).scale, (await d.step({ at: T0 + SECOND, load: 3 })).scale]).toEqual([0, 3]);
