@@ -146,7 +146,8 @@ export async function traceEnds(file: string): Promise<{ first: number; last: nu
     const head = (await read(0, headBytes)).split('\n');
     // Its last line may be cut short, unless the read reached the end of the file.
     if (size > headBytes) head.pop();
-    const first = head.map((line) => parser.line(line)).find((row) => row !== undefined);
+    let first: TraceRow | undefined;
+    for (const line of head) if ((first = parser.line(line))) break;
     const tailStart = Math.max(0, size - MAX_TRACE_LINE_BYTES - 2);
     const tail = (await read(tailStart, size - tailStart)).split('\n').filter((line) => line.trim() !== '');
     const lastLine = tail.length > (tailStart > 0 ? 1 : 0) ? tail.at(-1) : undefined;

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { replayTrace, ReplayInputError } from '../../src/replay/replay.js';
 import { parseReplaySchedule } from '../../src/replay/schedule.js';
+import { traceEnds } from '../../src/replay/trace.js';
 import { parseConfigText } from '../../src/config/load.js';
 import { drover } from '../support/cli.js';
 import { tempDir, writeConfig } from '../support/config.js';
@@ -72,5 +73,20 @@ describe('the refusal names the span in its own unit', () => {
     const r = await drover('--config', config, 'replay', '--trace', traceFile('hour.csv', 'time,load\n0,10\n3600,10\n'), '--schedule', '100us');
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/every 100us\) would make 36,000,001 reconciles over the trace's 1 hour; a replay makes at most 10,000,000 per target/);
+  });
+});
+
+describe('the trace\'s two ends, read ahead without the middle', () => {
+  const middle = Array.from({ length: 20_000 }, (_, i) => `${i + 1},5`).join('\n');
+  it.each<[string, string, string, { first: number; last: number } | undefined]>([
+    ['one row', 'one.csv', 'time,load\n7,5\n', { first: 7_000, last: 7_000 }],
+    ['no newline after the last row', 'open.csv', 'time,load\n0,5\n90,5', { first: 0, last: 90_000 }],
+    ['blank lines at the end', 'blank.csv', 'time,load\n0,5\n90,5\n\n\n', { first: 0, last: 90_000 }],
+    ['JSON lines in a file named neither', 'trace.txt', '{"time":3,"load":1}\n{"time":9,"load":1}\n', { first: 3_000, last: 9_000 }],
+    ['a file of 200 KiB and more', 'long.csv', `time,load\n0,5\n${middle}\n86400,5\n`, { first: 0, last: 86_400_000 }],
+    ['a last line that does not parse: left to the full read', 'bad.csv', 'time,load\n0,5\nsoon,5\n', undefined],
+    ['a header and no row', 'empty.csv', 'time,load\n', undefined],
+  ])('%s', async (_name, file, text, want) => {
+    expect(await traceEnds(traceFile(file, text))).toEqual(want);
   });
 });
