@@ -1,5 +1,6 @@
 /**
- * Runs Drover's benchmarks and prints their figures: `npm run bench [-- NAME…] [-- --json] [-- --quick]`.
+ * Runs Drover's benchmarks and prints their figures: `npm run bench [-- NAME…] [-- --json] [-- --quick]`
+ * (the quality benchmark also takes `--traces DIR` and `--report FILE`).
  * `--quick` runs the fleet benchmarks at smaller sizes and over shorter windows (a check, not figures).
  * `--out FILE` also writes the figures as JSON with the run's circumstances (BenchRun), which
  * `node dist/bench/doc-tables.js FILE…` writes into docs/benchmarks.md and the README.
@@ -21,10 +22,21 @@ export interface Figure {
   goal?: number;
 }
 
+/** What a benchmark is run with: the command line's options, and where its own text goes. */
+export interface BenchContext {
+  quick: boolean;
+  /** `--traces DIR`: the traces folder (the quality benchmark). */
+  traces?: string;
+  /** `--report FILE`: an HTML page of what it measured (the quality benchmark). */
+  report?: string;
+  /** Prints a benchmark's own text (its tables): to stdout, or to stderr under `--json`. */
+  print(text: string): void;
+}
+
 export interface Benchmark {
   name: string;
   description: string;
-  run(): Promise<Figure[]>;
+  run(context: BenchContext): Promise<Figure[]>;
 }
 
 const BENCHMARKS: readonly string[] = [
@@ -40,6 +52,7 @@ const BENCHMARKS: readonly string[] = [
   './two-hosts.js',
   './replay-week.js',
   './poll-latency.js',
+  './quality.js',
 ];
 
 export async function loadBenchmarks(modules: readonly string[] = BENCHMARKS): Promise<Benchmark[]> {
@@ -91,7 +104,7 @@ function watchLoad(): { sofar(): { start: number; max: number; end: number }; st
 
 async function main(): Promise<void> {
   const { values, positionals } = parseArgs({
-    options: { json: { type: 'boolean', default: false }, quick: { type: 'boolean', default: false }, out: { type: 'string' } },
+    options: { json: { type: 'boolean', default: false }, quick: { type: 'boolean', default: false }, out: { type: 'string' }, traces: { type: 'string' }, report: { type: 'string' } },
     allowPositionals: true,
   });
   if (values.quick) process.env.DROVER_BENCH_QUICK = '1';
@@ -110,8 +123,14 @@ async function main(): Promise<void> {
     const run: BenchRun = { run: { startedAt, finishedAt: new Date().toISOString(), node: process.version, cores: cpus().length, quick: values.quick, loadAverage }, results };
     writeFileSync(values.out, `${JSON.stringify(run, null, 2)}\n`);
   };
+  const context: BenchContext = {
+    quick: values.quick,
+    ...(values.traces !== undefined ? { traces: values.traces } : {}),
+    ...(values.report !== undefined ? { report: values.report } : {}),
+    print: (text) => (values.json ? process.stderr.write(`${text}\n`) : console.log(text)),
+  };
   for (const benchmark of chosen) {
-    const figures = await benchmark.run();
+    const figures = await benchmark.run(context);
     results[benchmark.name] = figures;
     if (!values.json) console.log(`${formatFigures(benchmark, figures)}\n`);
     save(load.sofar());

@@ -40,24 +40,32 @@ export function downsample(timeline: Timeline, column: 'load' | 'desired' | 'rea
   return out;
 }
 
-function gridFor(start: number, end: number): number[] {
+/** At most DRAW_POINTS instants from `start` to `end` (ms). */
+export function reportGrid(start: number, end: number): number[] {
   const points = Math.min(DRAW_POINTS, Math.max(2, Math.floor((end - start) / 1000) + 1));
   const step = (end - start) / (points - 1);
   return Array.from({ length: points }, (_, k) => Math.round(start + k * step));
 }
 
+/** One chart of a report page: series on a common time grid, with the table of each configuration's summary. */
+export interface ReportChart {
+  title: string;
+  /** Seconds since the epoch. */
+  x: number[];
+  /** `load` on the right axis; the others on the left, coloured by `color` or by their configuration's style. */
+  series: { label: string; values: (number | null)[]; load?: true; config?: number; color?: string }[];
+  summaries: { config: string; summary: Record<string, unknown> }[];
+  /** The left axis's label (default "replicas"). */
+  unitsLabel?: string;
+}
+
 export async function renderHtmlReport(runs: ReplayRunResult[]): Promise<string> {
-  const require = createRequire(import.meta.url);
-  const [script, css] = await Promise.all([
-    readFile(require.resolve('uplot/dist/uPlot.iife.min.js'), 'utf8'),
-    readFile(require.resolve('uplot/dist/uPlot.min.css'), 'utf8'),
-  ]);
-  const charts = runs[0]!.targets.map((target) => {
+  const charts = runs[0]!.targets.map((target): ReportChart => {
     const start = Math.min(...runs.map((r) => r.targets.find((t) => t.name === target.name)?.summary.startedAt ?? Infinity));
     const end = Math.max(...runs.map((r) => r.targets.find((t) => t.name === target.name)?.summary.endedAt ?? -Infinity));
-    const grid = gridFor(start, end);
-    const series: { label: string; values: (number | null)[]; load?: true; config?: number }[] = [{ label: 'load', values: downsample(target.timeline, 'load', grid), load: true }];
-    const summaries: { config: string; summary: ReturnType<typeof summaryJson> }[] = [];
+    const grid = reportGrid(start, end);
+    const series: ReportChart['series'] = [{ label: 'load', values: downsample(target.timeline, 'load', grid), load: true }];
+    const summaries: ReportChart['summaries'] = [];
     for (const [config, run] of runs.entries()) {
       const t = run.targets.find((x) => x.name === target.name);
       if (!t) continue;
@@ -65,15 +73,25 @@ export async function renderHtmlReport(runs: ReplayRunResult[]): Promise<string>
       series.push({ label: `ready (${run.config})`, values: downsample(t.timeline, 'ready', grid, 'min'), config });
       summaries.push({ config: run.config, summary: summaryJson(t.summary) });
     }
-    return { name: target.name, x: grid.map((ms) => ms / 1000), series, summaries };
+    return { title: `target ${target.name}`, x: grid.map((ms) => ms / 1000), series, summaries };
   });
+  return renderReportPage('drover replay', charts);
+}
+
+/** The self-contained page (uPlot inlined) drawing `charts`: the replay's report, and the quality bench's. */
+export async function renderReportPage(heading: string, charts: readonly ReportChart[]): Promise<string> {
+  const require = createRequire(import.meta.url);
+  const [script, css] = await Promise.all([
+    readFile(require.resolve('uplot/dist/uPlot.iife.min.js'), 'utf8'),
+    readFile(require.resolve('uplot/dist/uPlot.min.css'), 'utf8'),
+  ]);
   // `</` cannot end the script element from inside a JSON string.
   const data = JSON.stringify(charts).replace(/<\//g, '<\\/');
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<title>drover replay</title>
+<title>${escapeHtml(heading)}</title>
 <style>${css}
 body { font: 14px system-ui, sans-serif; margin: 1.5rem; color: #222; }
 table { border-collapse: collapse; margin: .5rem 0 1rem; }
@@ -82,7 +100,7 @@ td:first-child, th:first-child { text-align: left; }
 </style>
 </head>
 <body>
-<h1>drover replay</h1>
+<h1>${escapeHtml(heading)}</h1>
 <div id="charts"></div>
 <script>${script.replace(/<\/script/gi, '<\\/script')}</script>
 <script>
@@ -97,6 +115,7 @@ const styles = [
 ];
 const styleOf = (s) => {
   if (s.load) return { stroke: '#888', width: 1 };
+  if (s.color) return { stroke: s.color, width: 1.5 };
   const style = styles[s.config % styles.length];
   return { stroke: s.label.startsWith('desired') ? style.desired : style.ready, width: style.width, ...(style.dash ? { dash: style.dash } : {}) };
 };
@@ -104,7 +123,7 @@ window.replayPlots = [];
 for (const chart of charts) {
   const section = document.createElement('section');
   const h = document.createElement('h2');
-  h.textContent = 'target ' + chart.name;
+  h.textContent = chart.title;
   section.append(h);
   const table = document.createElement('table');
   table.className = 'summary';
@@ -128,7 +147,7 @@ for (const chart of charts) {
     height: 360,
     tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
     scales: { x: { time: true }, load: {}, replicas: {} },
-    axes: [x, { scale: 'replicas', label: 'replicas' }, { scale: 'load', label: 'load', side: 1, grid: { show: false } }],
+    axes: [x, { scale: 'replicas', label: chart.unitsLabel || 'replicas' }, { scale: 'load', label: 'load', side: 1, grid: { show: false } }],
     series: [{ label: 'time (UTC)', value: (u, v) => (v == null ? '--' : new Date(v * 1000).toISOString().slice(11, 19)) }].concat(chart.series.map((s) => ({ label: s.label, scale: s.load ? 'load' : 'replicas', ...styleOf(s), paths: uPlot.paths.stepped({ align: 1 }) }))),
   }, [chart.x].concat(chart.series.map((s) => s.values)), plot);
   window.replayPlots.push(u);
@@ -137,4 +156,8 @@ for (const chart of charts) {
 </body>
 </html>
 `;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }

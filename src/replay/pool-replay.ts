@@ -47,6 +47,8 @@ export interface PoolReplaySummary {
   /** VMs a scale-in deleted by instance id, and the calls it took. */
   vmsScaledIn: number;
   deleteCalls: number;
+  /** Start and deallocate calls (each a batch of VMs) the warm buffer made. */
+  powerCalls: number;
   capacityWrites: number;
   /** Passes that planned (warm passes left out), and those the reconcile rate turned away. */
   passes: number;
@@ -110,7 +112,7 @@ export class PoolWorkload implements ReplayWorkload {
   /** The last plan changed nothing, and nothing was written since: the next pass is warm. */
   private warm = false;
   private readonly limits: { reconcile: Bucket; creation: Bucket; deletion: Bucket };
-  private readonly summary: PoolReplaySummary = { vmMinutes: 0, parkedMinutes: 0, peakVms: 0, vmsCreated: 0, vmsParked: 0, vmsStarted: 0, vmsScaledIn: 0, deleteCalls: 0, capacityWrites: 0, passes: 0, rateLimitedPasses: 0 };
+  private readonly summary: PoolReplaySummary = { vmMinutes: 0, parkedMinutes: 0, peakVms: 0, vmsCreated: 0, vmsParked: 0, vmsStarted: 0, vmsScaledIn: 0, deleteCalls: 0, powerCalls: 0, capacityWrites: 0, passes: 0, rateLimitedPasses: 0 };
   private readonly timeline: PoolTimelineRow[] = [];
   private vmMs = 0;
   private parkedMs = 0;
@@ -214,7 +216,10 @@ export class PoolWorkload implements ReplayWorkload {
           return Promise.resolve({ done: true });
         },
         deleteInstances: (deletions) => Promise.resolve(void world.delete(deletions)).then(() => ({ done: true })),
-        setPower: (power, vms) => Promise.resolve(void world.setPower(power, vms, power === 'start' ? runsFrom : now)).then(() => ({ done: true })),
+        setPower: (power, vms) => {
+          this.summary.powerCalls++;
+          return Promise.resolve(void world.setPower(power, vms, power === 'start' ? runsFrom : now)).then(() => ({ done: true }));
+        },
       },
       cache: {
         relist: () => Promise.resolve(world.list(now)),

@@ -1,0 +1,51 @@
+/**
+ * `npm run bench -- quality [--traces DIR] [--report FILE] [--quick]`: Drover's decisions
+ * (`drover replay`'s code path) scored on real traces against the incumbents' emulations and
+ * reference lines, by the scoring contract of issue 33 (bench/quality/). Prints a table per trace
+ * and kind with each goal PASS or FAIL; `--report` writes the charts page and its PNG.
+ */
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type { Benchmark, BenchContext, Figure } from './index.js';
+import { repositoryRoot } from './cold-start.js';
+import { scoreTraceKind, type TraceKindResult } from './quality/score-trace.js';
+import { formatTable, qualityFigures } from './quality/table.js';
+import { loadQualityTraces } from './quality/traces.js';
+import { writeQualityReport } from './quality/report.js';
+
+/**
+ * `../shared/traces` beside the repository; in a git worktree elsewhere (its `.git` a file naming
+ * `<main>/.git/worktrees/<name>`), beside the main worktree when there is none beside this one.
+ */
+export function defaultTracesDir(root: string = repositoryRoot()): string {
+  const beside = path.resolve(root, '..', 'shared', 'traces');
+  const dotGit = path.join(root, '.git');
+  if (existsSync(beside) || !existsSync(dotGit) || statSync(dotGit).isDirectory()) return beside;
+  const gitdir = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, 'utf8'))?.[1]?.trim();
+  const main = gitdir && /[\\/]\.git[\\/]worktrees[\\/]/.test(gitdir) ? path.resolve(gitdir, '..', '..', '..') : undefined;
+  const besideMain = main && path.resolve(main, '..', 'shared', 'traces');
+  return besideMain && existsSync(besideMain) ? besideMain : beside;
+}
+
+export async function runQuality(context: Pick<BenchContext, 'quick' | 'traces'>): Promise<TraceKindResult[]> {
+  const traces = await loadQualityTraces(context.traces ?? defaultTracesDir(), context.quick);
+  const results: TraceKindResult[] = [];
+  for (const trace of traces) for (const kind of ['vms', 'pods'] as const) results.push(await scoreTraceKind(trace, kind));
+  return results;
+}
+
+const benchmark: Benchmark = {
+  name: 'quality',
+  description: 'decisions scored on real traces (θU %, cost ÷ demand, actions) against Azure Monitor autoscale, HPA on KEDA and reference lines',
+  async run(context) {
+    const results = await runQuality(context);
+    for (const r of results) context.print(`${formatTable(r)}\n`);
+    if (context.report) {
+      const png = await writeQualityReport(results, context.report, path.join(repositoryRoot(), 'docs', 'images', 'quality-bench.png'));
+      context.print(`report written to ${context.report}${png ? ` and ${png}` : ' (no PNG: no Chromium)'}\n`);
+    }
+    return results.flatMap((r): Figure[] => qualityFigures(r));
+  },
+};
+
+export default benchmark;
