@@ -29,6 +29,7 @@ export const UNIT_FILES = [
   'test/docs/readme-config.test.ts',
   'test/pool/machine-id.test.ts',
   'test/replay/time-axis.test.ts',
+  'test/bench/quality-tables.test.ts',
   'test/cli/messages.test.ts',
   'test/errors/transient.test.ts',
   'test/host/lanes.test.ts',

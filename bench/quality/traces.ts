@@ -92,14 +92,18 @@ export function perMinuteSums(text: string): number[] {
   return minutes;
 }
 
-/** Requests per minute from the first arrival of an Azure LLM trace (TIMESTAMP column). */
+/** Requests per minute from the first arrival of an Azure LLM trace (TIMESTAMP column, to the microsecond). */
 export function llmMinutes(csv: string): number[] {
   const lines = csv.split('\n').slice(1).filter((l) => l.trim() !== '');
-  const times = lines.map((l) => Date.parse(`${l.slice(0, l.indexOf(',')).trim().slice(0, 23).replace(' ', 'T')}Z`));
-  const first = times[0]!;
+  const micros = lines.map((l) => {
+    const stamp = l.slice(0, l.indexOf(',')).trim();
+    const [whole, fraction = ''] = stamp.split('.');
+    return Date.parse(`${whole!.replace(' ', 'T')}Z`) * 1000 + Number(fraction.slice(0, 6).padEnd(6, '0'));
+  });
+  const first = micros[0]!;
   const minutes: number[] = [];
-  for (const t of times) {
-    const m = Math.floor((t - first) / MINUTE_MS);
+  for (const t of micros) {
+    const m = Math.floor((t - first) / (MINUTE_MS * 1000));
     while (minutes.length <= m) minutes.push(0);
     minutes[m]!++;
   }

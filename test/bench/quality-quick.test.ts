@@ -1,0 +1,91 @@
+/**
+ * `npm run bench -- quality --quick` in-process: one scored day of each trace, read from
+ * ../shared/traces (the NASA `.tbz2` streamed through tar), both kinds of fleet, Drover through
+ * `drover replay`'s code path, and the incumbents and reference lines beside it. Asserts the
+ * table's shape and values that must hold whatever the policy: every metric in range, the
+ * reference lines' known answers, the goals where the issue sets them, and the report page.
+ *
+ * Without the traces folder the test reports itself skipped, with the reason; under CI=true it fails.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { defaultTracesDir, runQuality } from '../../bench/quality.js';
+import { writeQualityReport } from '../../bench/quality/report.js';
+import type { TraceKindResult } from '../../bench/quality/score-trace.js';
+import { formatTable } from '../../bench/quality/table.js';
+import { loadQualityTraces } from '../../bench/quality/traces.js';
+import { tempDir } from '../support/config.js';
+
+const TRACES = process.env.DROVER_TRACES ?? defaultTracesDir();
+
+describe('the quality bench, --quick', () => {
+  it('refuses a missing traces folder, naming it and --traces', async () => {
+    const missing = path.join(tempDir(), 'no-traces');
+    await expect(loadQualityTraces(missing, true)).rejects.toThrow(new RegExp(`no traces folder at ${missing}.*--traces DIR`));
+  });
+
+  it('scores a day of each trace for VMs and pods: every policy, sane values, the goals', { timeout: 240_000 }, async (ctx) => {
+    if (!existsSync(TRACES)) {
+      const reason = `no traces at ${TRACES} (set DROVER_TRACES)`;
+      if (process.env.CI === 'true') throw new Error(`${reason}: the quality bench test cannot be skipped under CI`);
+      ctx.skip(true, reason);
+    }
+    const results = await runQuality({ quick: true, traces: TRACES });
+    expect(results.map((r) => `${r.trace.name} ${r.kind}`)).toEqual(['nasa-week', 'nasa-week-2', 'llm-code', 'llm-conv', 'ipsc'].flatMap((t) => [`${t} vms`, `${t} pods`]));
+    for (const r of results) checkResult(r);
+    const nasa = results[0]!;
+    // One scored day (2 July) after one day of warm-up, in NASA's units.
+    expect(nasa.trace.scoredTo - nasa.trace.scoredFrom).toBe(1_440);
+    expect(nasa.demand).toHaveLength(2_880);
+    expect(nasa.goals.map((g) => g.label)).toEqual([
+      "θU % ≤ the better Azure Monitor rules'",
+      "cost ÷ demand ≤ the cheaper Azure Monitor rules'",
+      "actions ≤ the busier Azure Monitor rules'",
+      'moonshot: θU % ≤ 1',
+      "moonshot: cost ÷ demand ≤ 1.1 × foresight's",
+    ]);
+    expect(results[1]!.goals).toHaveLength(4);
+    expect(results.find((r) => r.trace.name === 'llm-code')!.goals).toHaveLength(2);
+    expect(results.find((r) => r.trace.name === 'ipsc')!.goals).toEqual([]);
+
+    const table = formatTable(nasa).split('\n');
+    expect(table[1]).toBe('| policy | θU % | θO % | τU % | τO % | cost ÷ demand | episodes | p50 / p95 / max min | actions |');
+    expect(table.slice(3, 9).map((l) => l.split(' | ')[0])).toEqual(['| Drover defaults (Pool target)', '| Azure Monitor, tutorial rules (+3 above 70 %, −1 below 30 %)', '| Azure Monitor, portal rules (+1 above 70 %, −1 below 20 %)', expect.stringMatching(/^\| static peak fleet \(\d+\)$/), expect.stringMatching(/^\| static p95 fleet \(\d+\)$/), '| foresight (knows the next 180 s)']);
+    expect(table.slice(9).every((l) => /^ {2}(PASS|FAIL) {2}Drover /.test(l))).toBe(true);
+
+    const dir = tempDir();
+    const page = path.join(dir, 'quality.html');
+    const png = await writeQualityReport(results.slice(0, 2), page, path.join(dir, 'quality.png'));
+    const html = readFileSync(page, 'utf8');
+    expect(html).toContain('NASA-HTTP 2 July 1995, vms');
+    expect(html).toContain('supply: HPA on a KEDA metric (no behavior)');
+    expect(readdirSync(dir).sort()).toEqual(png ? ['quality.html', 'quality.png'] : ['quality.html']);
+  });
+});
+
+function checkResult(r: TraceKindResult): void {
+  const names = r.results.map((p) => p.policy);
+  expect(names[0]).toMatch(/^Drover defaults/);
+  expect(names.filter((n) => n.startsWith(r.kind === 'vms' ? 'Azure Monitor' : 'HPA'))).toHaveLength(r.kind === 'vms' ? 2 : 1);
+  for (const p of r.results) {
+    const s = p.scores;
+    for (const v of [s.thetaU, s.tauU, s.tauO]) expect(v).toBeGreaterThanOrEqual(0);
+    for (const v of [s.thetaU, s.tauU, s.tauO, s.tauU + s.tauO]) expect(v).toBeLessThanOrEqual(100 + 1e-9);
+    expect(s.costPerDemand).toBeGreaterThan(0);
+    expect(s.episodes.p50).toBeLessThanOrEqual(s.episodes.p95);
+    expect(s.episodes.p95).toBeLessThanOrEqual(s.episodes.max);
+    if (s.tauU === 0) expect(s.episodes.count).toBe(0);
+    else expect(s.episodes.count).toBeGreaterThan(0);
+  }
+  const by = (prefix: string) => r.results.find((p) => p.policy.startsWith(prefix))!.scores;
+  // The reference lines' known answers: the peak fleet and foresight never fall short, and
+  // foresight, which holds no more than the coming demand, costs the least of all fleets that never do.
+  expect(by('static peak').thetaU).toBe(0);
+  expect(by('foresight').thetaU).toBe(0);
+  expect(by('foresight').costPerDemand).toBeGreaterThanOrEqual(1);
+  expect(by('foresight').costPerDemand).toBeLessThanOrEqual(by('static peak').costPerDemand);
+  // Drover and the incumbents act on a day of changing load.
+  for (const p of r.results.filter((x) => x.role !== 'reference')) expect(p.actions).toBeGreaterThan(0);
+  for (const g of r.goals) expect(g.met).toBe(g.value <= g.goal + 1e-9);
+}
