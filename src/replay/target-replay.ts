@@ -77,6 +77,8 @@ export class TargetReplay {
   /** Until when the reconcile that woke the target is still watching it (its lease held). */
   private busyUntil = -Infinity;
   private readonly targetPerReplica: number;
+  /** The target's settings, from its configuration alone: worked out once, not at every reconcile. */
+  private readonly settings: ReturnType<typeof targetSettings>;
   private readonly push: boolean;
   private readonly watch: { watchMs: number; pollMs: number };
   /** The targets row, kept in memory. */
@@ -104,6 +106,7 @@ export class TargetReplay {
       : new Workload(initial, options.readyDelayMs);
     const sources = loadSources(target.load);
     this.targetPerReplica = sources[0]?.source.targetPerReplica ?? 1;
+    this.settings = targetSettings(target, this.targetPerReplica);
     this.push = sources.every((s) => s.source.source === 'push');
     if (isSeveral(target.load)) this.sourceSamples = new Map(sources.map((s) => [s.name, new SampleWindow()]));
     this.watch = readinessWatch(targetPortKind(target.scaleTargetRef), target.activationWatch);
@@ -216,7 +219,7 @@ export class TargetReplay {
         samples: this.samples,
         holdLatest: this.push,
         view: { kind: 'read', observed },
-        settings: targetSettings(target, this.targetPerReplica),
+        settings: this.settings,
         loadNote: note,
         ...(sources ? { sources } : {}),
         trigger: 'replay',

@@ -144,7 +144,8 @@ describe('the reference lines and the traces’ arithmetic', () => {
     expect(linearPercentile([10, 0, 20], 0.99)).toBeCloseTo(19.8, 10);
   });
   it('per-minute sums of per-second counts, a last partial minute kept', () => {
-    expect(perMinuteSums(`${Array(60).fill('1').join(' ')} 2 3\n`)).toEqual([60, 5]);
+    expect(perMinuteSums(Buffer.from(`${Array(60).fill('1').join(' ')} 12\n3`))).toEqual([60, 15]);
+    expect(() => perMinuteSums(Buffer.from('1 -2'))).toThrow(/byte 2 is not a digit/);
   });
   it('LLM arrivals counted per minute from the first', () => {
     const csv = 'TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:17:03.9799600,1,1\n2023-11-16 18:18:03.9799599,1,1\n2023-11-16 18:18:03.9799600,1,1\n2023-11-16 18:20:04.0000000,1,1\n';
