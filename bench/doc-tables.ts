@@ -5,13 +5,19 @@
  * - docs/benchmarks.md, between `<!-- bench:figures -->` and `<!-- /bench:figures -->`: every
  *   figure, with its goal and ratio where it has one, and the runs' circumstances;
  * - README.md and docs/benchmarks.md, between `<!-- bench:goals -->` and `<!-- /bench:goals -->`:
- *   the figures that have a goal.
+ *   the figures that have a goal (issue 24's: the quality bench's apart);
+ * - docs/benchmarks.md, between `<!-- bench:quality -->` and `<!-- /bench:quality -->`: the
+ *   quality bench's table per trace and kind, each goal PASS or FAIL.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { repositoryRoot } from './cold-start.js';
 import { formatValue, type BenchRun, type Figure } from './index.js';
+import { qualityTables } from './quality/table.js';
+
+/** The quality bench's figures go into their own section (`<!-- bench:quality -->`), not issue 24's goals. */
+const QUALITY = 'quality';
 
 interface Merged {
   results: Record<string, Figure[]>;
@@ -52,9 +58,11 @@ export function figuresTable(m: Merged): string {
   return [...lines, '', ...runs.map((r) => `Measured ${r}: ${Object.keys(m.runOf).filter((n) => circumstances(m.runOf[n]!) === r).join(', ')}.`)].join('\n');
 }
 
+/** Issue 24's goals: every benchmark's but the quality bench's, which has a section of its own. */
 export function goalsTable(m: Merged): string {
   const lines = ['| figure | measured | goal | ratio |', '| --- | --- | --- | --- |'];
-  for (const figures of Object.values(m.results)) {
+  for (const [name, figures] of Object.entries(m.results)) {
+    if (name === QUALITY) continue;
     for (const f of figures) if (f.goal !== undefined) lines.push(`| ${cell(f.label)} | ${formatValue(f.value)} ${cell(f.unit)} | ${goalCells(f).join(' | ')} |`);
   }
   return lines.join('\n');
@@ -76,7 +84,10 @@ function main(files: string[]): void {
   const root = repositoryRoot();
   const docs = path.join(root, 'docs/benchmarks.md');
   const readme = path.join(root, 'README.md');
-  writeFileSync(docs, replaceBetween(replaceBetween(readFileSync(docs, 'utf8'), 'figures', figuresTable(merged)), 'goals', goalsTable(merged)));
+  let text = replaceBetween(replaceBetween(readFileSync(docs, 'utf8'), 'figures', figuresTable(merged)), 'goals', goalsTable(merged));
+  const quality = merged.results[QUALITY];
+  if (quality) text = replaceBetween(text, 'quality', `${qualityTables(quality)}\n\nMeasured ${circumstances(merged.runOf[QUALITY]!)}.`);
+  writeFileSync(docs, text);
   writeFileSync(readme, replaceBetween(readFileSync(readme, 'utf8'), 'goals', goalsTable(merged)));
 }
 

@@ -20,17 +20,42 @@ export function formatTable(r: TraceKindResult): string {
   return lines.join('\n');
 }
 
-/** θU, cost ÷ demand and actions of every policy, the goals on Drover's. */
+/** Separates a quality figure's label into trace and kind, policy (or "goal"), and measure. */
+const SEP = ' · ';
+
+/** θU, τU, cost ÷ demand and actions of every policy, and the goals on Drover's: labels `trace kind · policy · measure`. */
 export function qualityFigures(r: TraceKindResult): Figure[] {
   const prefix = `${r.trace.name} ${r.kind}`;
   const figures: Figure[] = [];
   for (const p of r.results) {
-    const name = p.policy.replace(/ \(.*\)$/, '');
-    figures.push({ label: `${prefix} ${name}: θU`, value: round(p.scores.thetaU), unit: '%' }, { label: `${prefix} ${name}: cost ÷ demand`, value: round(p.scores.costPerDemand), unit: '' });
-    if (p.actions !== undefined && p.role !== 'reference') figures.push({ label: `${prefix} ${name}: actions`, value: p.actions, unit: 'actions' });
+    const at = `${prefix}${SEP}${p.policy}${SEP}`;
+    figures.push({ label: `${at}θU`, value: round(p.scores.thetaU), unit: '%' }, { label: `${at}τU`, value: round(p.scores.tauU), unit: '%' }, { label: `${at}cost ÷ demand`, value: round(p.scores.costPerDemand), unit: '' });
+    if (p.actions !== undefined) figures.push({ label: `${at}actions`, value: p.actions, unit: 'actions' });
   }
-  for (const g of r.goals) figures.push({ label: `${prefix} Drover ${g.label}`, value: round(g.value), unit: '', goal: round(g.goal) });
+  for (const g of r.goals) figures.push({ label: `${prefix}${SEP}goal${SEP}Drover ${g.label}`, value: round(g.value), unit: '', goal: round(g.goal) });
   return figures;
 }
 
 const round = (v: number) => Math.round(v * 1000) / 1000;
+
+/** The quality figures of a run as docs/benchmarks.md shows them: a table per trace and kind, its goals below it. */
+export function qualityTables(figures: readonly Figure[]): string {
+  const groups = new Map<string, Map<string, Map<string, Figure>>>();
+  for (const f of figures) {
+    const [group, policy, measure] = f.label.split(SEP);
+    if (group === undefined || policy === undefined || measure === undefined) continue;
+    const policies = groups.get(group) ?? groups.set(group, new Map()).get(group)!;
+    const measures = policies.get(policy) ?? policies.set(policy, new Map()).get(policy)!;
+    measures.set(measure, f);
+  }
+  const out: string[] = [];
+  for (const [group, policies] of groups) {
+    out.push(`**${group}**`, '', '| policy | θU % | τU % | cost ÷ demand | actions |', '| --- | --- | --- | --- | --- |');
+    const cell = (f: Figure | undefined) => (f === undefined ? '—' : formatValue(f.value));
+    for (const [policy, m] of policies) if (policy !== 'goal') out.push(`| ${policy} | ${cell(m.get('θU'))} | ${cell(m.get('τU'))} | ${cell(m.get('cost ÷ demand'))} | ${cell(m.get('actions'))} |`);
+    const goals = [...(policies.get('goal')?.values() ?? [])];
+    if (goals.length > 0) out.push('', ...goals.map((g) => `- ${g.value <= g.goal! + 1e-9 ? 'PASS' : 'FAIL'}: ${g.label.split(SEP)[2]}: ${formatValue(g.value)} against ${formatValue(g.goal!)}`));
+    out.push('');
+  }
+  return out.join('\n').trimEnd();
+}
