@@ -8,7 +8,11 @@ import { cpuPercent, evaluateAutoscale, PORTAL_RULES, runAzureMonitor, TUTORIAL_
 import { hpaSync, runHpa, type HpaState } from '../../bench/quality/hpa.js';
 import { demandOf, score, type FleetStep } from '../../bench/quality/metrics.js';
 import { foresight, staticSize } from '../../bench/quality/reference.js';
+import { goalsFor, type TraceKindResult } from '../../bench/quality/score-trace.js';
+import { qualityFigures, qualityTables } from '../../bench/quality/table.js';
 import { linearPercentile, llmMinutes, perMinuteSums, jobsInProgressMinutes } from '../../bench/quality/traces.js';
+import { goalsTable, mergeRuns } from '../../bench/doc-tables.js';
+import type { BenchRun } from '../../bench/index.js';
 
 const S = 1_000;
 const MIN = 60_000;
@@ -155,5 +159,50 @@ describe('the reference lines and the traces’ arithmetic', () => {
     const swf = '; header\n1 30 -1 60 4\n2 60 -1 0 8\n3 90 -1 120 2\n';
     // Job 1: 30–90 s; job 2 runs 0 s; job 3: 90–210 s. Minutes 0–3: 0.5, 1 (30 + 30 s), 1, 0.5.
     expect(jobsInProgressMinutes(swf, 0, 4)).toEqual([0.5, 1, 1, 0.5]);
+  });
+});
+
+describe('the figures written into docs/benchmarks.md', () => {
+  const scores = (thetaU: number, cost: number) => ({ thetaU, thetaO: 0, tauU: 2 * thetaU, tauO: 0, costPerDemand: cost, episodes: { count: 0, p50: 0, p95: 0, max: 0 } });
+  const result: TraceKindResult = {
+    trace: { name: 'nasa-week', title: 'NASA', load: [], scoredFrom: 0, scoredTo: 0, startMs: 0, targetPerReplica: 7.2, goals: 'nasa' },
+    kind: 'pods',
+    demand: [],
+    results: [
+      { policy: 'Drover defaults (Deployment)', role: 'drover', scores: scores(5.4321, 1), actions: 900, steps: [] },
+      { policy: 'HPA on a KEDA metric (no behavior)', role: 'incumbent', scores: scores(1.5, 1.28), actions: 160, steps: [] },
+      { policy: 'foresight (knows the next 30 s)', role: 'reference', scores: scores(0, 1.06), actions: undefined, steps: [] },
+    ],
+    goals: [],
+  };
+  result.goals = goalsFor(result.trace, 'pods', result.results);
+
+  it('the goals on a NASA week for pods: θU and cost against HPA, and the moonshot against foresight', () => {
+    expect(result.goals.map((g) => [g.label, g.value, g.goal, g.met])).toEqual([
+      ["θU % ≤ HPA's", 5.4321, 1.5, false],
+      ["cost ÷ demand ≤ HPA's", 1, 1.28, true],
+      ['moonshot: θU % ≤ 1', 5.4321, 1, false],
+      ["moonshot: cost ÷ demand ≤ 1.1 × foresight's", 1, 1.1 * 1.06, true],
+    ]);
+  });
+
+  it('a table per trace and kind, its goals PASS or FAIL below it; issue 24’s goals leave them out', () => {
+    const figures = qualityFigures(result);
+    expect(qualityTables(figures).split('\n')).toEqual([
+      '**nasa-week pods**',
+      '',
+      '| policy | θU % | τU % | cost ÷ demand | actions |',
+      '| --- | --- | --- | --- | --- |',
+      '| Drover defaults (Deployment) | 5.43 | 10.9 | 1 | 900 |',
+      '| HPA on a KEDA metric (no behavior) | 1.50 | 3 | 1.28 | 160 |',
+      '| foresight (knows the next 30 s) | 0 | 0 | 1.06 | — |',
+      '',
+      "- FAIL: Drover θU % ≤ HPA's: 5.43 against 1.50",
+      "- PASS: Drover cost ÷ demand ≤ HPA's: 1 against 1.28",
+      '- FAIL: Drover moonshot: θU % ≤ 1: 5.43 against 1',
+      "- PASS: Drover moonshot: cost ÷ demand ≤ 1.1 × foresight's: 1 against 1.17",
+    ]);
+    const run: BenchRun = { run: { startedAt: '2026-12-07T00:00:00.000Z', finishedAt: '2026-12-07T00:00:00.000Z', node: 'v20', cores: 2, quick: false, loadAverage: { start: 1, max: 1, end: 1 } }, results: { quality: figures } };
+    expect(goalsTable(mergeRuns([run]))).toBe('| figure | measured | goal | ratio |\n| --- | --- | --- | --- |');
   });
 });
