@@ -3,7 +3,8 @@
  * no figure is copied by hand: `node dist/bench/doc-tables.js FILE…` (later files override
  * earlier ones benchmark by benchmark, so a run of one benchmark updates only its rows).
  * - docs/benchmarks.md, between `<!-- bench:figures -->` and `<!-- /bench:figures -->`: every
- *   figure, with its goal and ratio where it has one, and the runs' circumstances;
+ *   figure (the quality bench's apart), with its goal and ratio where it has one, and the runs'
+ *   circumstances;
  * - README.md and docs/benchmarks.md, between `<!-- bench:goals -->` and `<!-- /bench:goals -->`:
  *   the figures that have a goal (issue 24's: the quality bench's apart);
  * - docs/benchmarks.md, between `<!-- bench:quality -->` and `<!-- /bench:quality -->`: the
@@ -49,13 +50,16 @@ function circumstances(run: BenchRun['run']): string {
   return `${run.startedAt.slice(0, 16).replace('T', ' ')} UTC, ${run.cores} cores, Node ${run.node}, load average ${l.start.toFixed(1)} → ${l.end.toFixed(1)} (max ${l.max.toFixed(1)})${run.quick ? ', --quick' : ''}`;
 }
 
+/** Every figure, the quality bench's apart (its own section shows them). */
 export function figuresTable(m: Merged): string {
   const lines = ['| benchmark | figure | value | goal | ratio |', '| --- | --- | --- | --- | --- |'];
   for (const [name, figures] of Object.entries(m.results)) {
+    if (name === QUALITY) continue;
     for (const f of figures) lines.push(`| ${name} | ${cell(f.label)} | ${formatValue(f.value)} ${cell(f.unit)} | ${goalCells(f).join(' | ')} |`);
   }
-  const runs = [...new Set(Object.values(m.runOf).map(circumstances))];
-  return [...lines, '', ...runs.map((r) => `Measured ${r}: ${Object.keys(m.runOf).filter((n) => circumstances(m.runOf[n]!) === r).join(', ')}.`)].join('\n');
+  const names = Object.keys(m.runOf).filter((n) => n !== QUALITY);
+  const runs = [...new Set(names.map((n) => circumstances(m.runOf[n]!)))];
+  return [...lines, '', ...runs.map((r) => `Measured ${r}: ${names.filter((n) => circumstances(m.runOf[n]!) === r).join(', ')}.`)].join('\n');
 }
 
 /** Issue 24's goals: every benchmark's but the quality bench's, which has a section of its own. */
