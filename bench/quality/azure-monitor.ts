@@ -64,7 +64,7 @@ export function runAzureMonitor(load: readonly number[], startMs: number, target
   const fleet = new Fleet(initial, startMs);
   const buckets: number[] = [];
   let cooldownUntil = -Infinity;
-  let actions = 0;
+  const actionTimes: number[] = [];
   for (let m = 0; m < load.length; m++) {
     let sum = 0;
     for (let s = 0; s < 60; s++) sum += cpuPercent(load[m]!, fleet.readyAt(startMs + m * MINUTE_MS + s * 1000), targetPerReplica);
@@ -79,8 +79,8 @@ export function runAzureMonitor(load: readonly number[], startMs: number, target
     if (decision.kind === 'out') fleet.add(decision.to - fleet.size, now, readyDelayMs);
     else fleet.remove(fleet.size - decision.to, now);
     cooldownUntil = now + COOLDOWN_MS;
-    actions++;
+    actionTimes.push(now);
   }
   fleet.settle(startMs + load.length * MINUTE_MS);
-  return { steps: fleet.steps, actions };
+  return { steps: fleet.steps, actionTimes };
 }

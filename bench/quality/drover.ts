@@ -53,8 +53,7 @@ export async function runDrover(kind: FleetKind, load: readonly number[], startM
   if (kind === 'vms') {
     const pool = result.pool!;
     const steps: FleetStep[] = pool.timeline.map((r) => ({ at: r.at, supply: r.ready, billed: r.ready + r.creating }));
-    const s = pool.summary;
-    return { steps, actions: s.capacityWrites + s.deleteCalls + s.powerCalls };
+    return { steps, actionTimes: pool.calls };
   }
   const steps: FleetStep[] = [];
   for (const r of result.timeline.rows()) {
@@ -62,5 +61,5 @@ export async function runDrover(kind: FleetKind, load: readonly number[], startM
     if (steps.at(-1)?.at === r.at) steps[steps.length - 1] = step;
     else steps.push(step);
   }
-  return { steps, actions: result.summary.scaleWrites };
+  return { steps, actionTimes: result.writes };
 }

@@ -40,7 +40,8 @@ export function hpaSync(state: HpaState, metric: number, targetPerReplica: numbe
 
 export interface EmulatedRun {
   steps: FleetStep[];
-  actions: number;
+  /** When each action was taken (a rule firing, a count-changing write), warm-up included. */
+  actionTimes: number[];
 }
 
 /** The HPA over a per-minute load from `startMs`, pods ready `readyDelayMs` after a raise. */
@@ -49,15 +50,15 @@ export function runHpa(load: readonly number[], startMs: number, targetPerReplic
   const end = startMs + load.length * MINUTE_MS;
   let state: HpaState = { replicas: initial, recommendations: undefined };
   let metric = load[0]!;
-  let actions = 0;
+  const actionTimes: number[] = [];
   for (let t = startMs; t < end; t += HPA_SYNC_MS) {
     if ((t - startMs) % KEDA_POLL_MS === 0) metric = load[Math.floor((t - startMs) / MINUTE_MS)]!;
     const next = hpaSync(state, metric, targetPerReplica, t, bounds);
     if (next.replicas > state.replicas) fleet.add(next.replicas - state.replicas, t, readyDelayMs);
     else if (next.replicas < state.replicas) fleet.remove(state.replicas - next.replicas, t);
-    if (next.replicas !== state.replicas) actions++;
+    if (next.replicas !== state.replicas) actionTimes.push(t);
     state = next;
   }
   fleet.settle(end);
-  return { steps: fleet.steps, actions };
+  return { steps: fleet.steps, actionTimes };
 }

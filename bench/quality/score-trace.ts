@@ -18,7 +18,7 @@ export interface PolicyResult {
   policy: string;
   role: PolicyRole;
   scores: Scores;
-  /** Undefined for a reference line that makes none (foresight). */
+  /** Actions in the scored window; undefined for a reference line that takes none (foresight). */
   actions: number | undefined;
   steps: FleetStep[];
 }
@@ -61,9 +61,9 @@ function runs(trace: QualityTrace, kind: FleetKind, demand: number[]): Run[] {
   return [
     { policy: `Drover defaults (${kind === 'vms' ? 'Pool target' : 'Deployment'})`, role: 'drover', run: runDrover(kind, load, startMs, tpr, initial) },
     ...incumbents,
-    { policy: `static peak fleet (${peak})`, role: 'reference', run: { steps: staticFleet(peak, startMs), actions: 0 } },
-    { policy: `static p95 fleet (${p95})`, role: 'reference', run: { steps: staticFleet(p95, startMs), actions: 0 } },
-    { policy: `foresight (knows the next ${delay / 1000} s)`, role: 'reference', run: { steps: foresight(demand, startMs, delay), actions: 0 }, noActions: true },
+    { policy: `static peak fleet (${peak})`, role: 'reference', run: { steps: staticFleet(peak, startMs), actionTimes: [] } },
+    { policy: `static p95 fleet (${p95})`, role: 'reference', run: { steps: staticFleet(p95, startMs), actionTimes: [] } },
+    { policy: `foresight (knows the next ${delay / 1000} s)`, role: 'reference', run: { steps: foresight(demand, startMs, delay), actionTimes: [] }, noActions: true },
   ];
 }
 
@@ -71,10 +71,11 @@ export async function scoreTraceKind(trace: QualityTrace, kind: FleetKind): Prom
   const demand = demandOf(trace.load, trace.targetPerReplica);
   const scored = demand.slice(trace.scoredFrom, trace.scoredTo);
   const fromMs = trace.startMs + trace.scoredFrom * MINUTE_MS;
+  const toMs = trace.startMs + trace.scoredTo * MINUTE_MS;
   const results: PolicyResult[] = [];
   for (const r of runs(trace, kind, demand)) {
     const run = await r.run;
-    results.push({ policy: r.policy, role: r.role, scores: score(scored, fromMs, run.steps), actions: r.noActions ? undefined : run.actions, steps: run.steps });
+    results.push({ policy: r.policy, role: r.role, scores: score(scored, fromMs, run.steps), actions: r.noActions ? undefined : run.actionTimes.filter((t) => t >= fromMs && t < toMs).length, steps: run.steps });
   }
   return { trace, kind, demand, results, goals: goalsFor(trace, kind, results) };
 }

@@ -72,6 +72,8 @@ export interface PoolReplayResult {
   name: string;
   summary: PoolReplaySummary;
   timeline: PoolTimelineRow[];
+  /** When each count-changing call was made: a capacity raise, a delete call, a start or deallocate call. */
+  calls: number[];
 }
 
 /** The pool a Pool target sizes (config load refuses a Pool target naming no pool). */
@@ -114,6 +116,7 @@ export class PoolWorkload implements ReplayWorkload {
   private readonly limits: { reconcile: Bucket; creation: Bucket; deletion: Bucket };
   private readonly summary: PoolReplaySummary = { vmMinutes: 0, parkedMinutes: 0, peakVms: 0, vmsCreated: 0, vmsParked: 0, vmsStarted: 0, vmsScaledIn: 0, deleteCalls: 0, powerCalls: 0, capacityWrites: 0, passes: 0, rateLimitedPasses: 0 };
   private readonly timeline: PoolTimelineRow[] = [];
+  private readonly calls: number[] = [];
   private vmMs = 0;
   private parkedMs = 0;
   private integratedTo: number;
@@ -182,7 +185,7 @@ export class PoolWorkload implements ReplayWorkload {
 
   result(end: number): PoolReplayResult {
     this.moveTo(end);
-    return { name: this.pool.name, summary: { ...this.summary, vmMinutes: this.vmMs / 60_000, parkedMinutes: this.parkedMs / 60_000 }, timeline: this.timeline };
+    return { name: this.pool.name, summary: { ...this.summary, vmMinutes: this.vmMs / 60_000, parkedMinutes: this.parkedMs / 60_000 }, timeline: this.timeline, calls: this.calls };
   }
 
   private async pass(now: number, due: Due): Promise<void> {
@@ -201,7 +204,7 @@ export class PoolWorkload implements ReplayWorkload {
     const plan = planPool(this.world.snapshot(), poolSettings(this.pool, this.options.sizedBy), now);
     const outcome = await executePlan(plan, this.deps(now));
     this.warm = changesNothing(plan);
-    this.count(outcome);
+    this.count(outcome, now);
     this.record(now);
   }
 
@@ -218,6 +221,7 @@ export class PoolWorkload implements ReplayWorkload {
         deleteInstances: (deletions) => Promise.resolve(void world.delete(deletions)).then(() => ({ done: true })),
         setPower: (power, vms) => {
           this.summary.powerCalls++;
+          this.calls.push(now);
           return Promise.resolve(void world.setPower(power, vms, power === 'start' ? runsFrom : now)).then(() => ({ done: true }));
         },
       },
@@ -241,9 +245,11 @@ export class PoolWorkload implements ReplayWorkload {
     };
   }
 
-  private count(outcome: PoolOutcome): void {
+  private count(outcome: PoolOutcome, now: number): void {
     const s = this.summary;
+    for (let i = 0; i < outcome.scaleInCalls; i++) this.calls.push(now);
     if (outcome.raise.kind === 'raised') {
+      this.calls.push(now);
       s.capacityWrites++;
       s.vmsCreated += outcome.raise.to - outcome.raise.from;
     }

@@ -61,6 +61,8 @@ export interface TargetReplayResult {
   targetPerReplica: number;
   summary: ReplaySummary;
   timeline: Timeline;
+  /** When each scale write was made (the quality bench counts those in its scored window). */
+  writes: number[];
   /** A Pool target's pool, as its own plan carried the wanted count out. */
   pool?: PoolReplayResult;
 }
@@ -71,6 +73,7 @@ export class TargetReplay {
   private readonly sourceSamples: Map<string, SampleWindow> | undefined;
   private readonly workload: ReplayWorkload;
   private readonly timeline = new Timeline();
+  private readonly writes: number[] = [];
   private readonly requeues: number[] = [];
   /** Pushed values that found the target busy, with when they are delivered again. */
   private readonly retries: { at: number; load: number }[] = [];
@@ -134,7 +137,7 @@ export class TargetReplay {
     s.replicaMinutes = this.replicaMs / 60_000;
     s.underProvisionedSeconds = this.underMs / 1_000;
     const pool = this.workload instanceof PoolWorkload ? { pool: this.workload.result(end) } : {};
-    return { name: this.target.name, targetPerReplica: this.targetPerReplica, summary: s, timeline: this.timeline, ...pool };
+    return { name: this.target.name, targetPerReplica: this.targetPerReplica, summary: s, timeline: this.timeline, writes: this.writes, ...pool };
   }
 
   /**
@@ -233,6 +236,7 @@ export class TargetReplay {
     this.boundBy = step.boundBy;
     if (step.write.kind === 'written') {
       this.summary.scaleWrites++;
+      this.writes.push(now);
       if (step.write.from === 0) this.summary.wakesFromZero++;
       this.summary.peakReplicas = Math.max(this.summary.peakReplicas, step.write.to);
     }

@@ -61,6 +61,10 @@ describe('replay of a Pool target', () => {
     // ⌈5 / chunkSize⌉ deleteInstances calls.
     expect(s.deleteCalls).toBe(3);
     expect(s.peakVms).toBe(8);
+    // Each count-changing call with its instant: the raises at 6, 7 and 8 minutes, then the deletions.
+    expect(pool.calls.slice(0, 3)).toEqual([6 * MIN, 7 * MIN, 8 * MIN]);
+    expect(pool.calls).toHaveLength(s.capacityWrites + s.deleteCalls);
+    expect(jobs!.writes).toHaveLength(jobs!.summary.scaleWrites);
     // The target's own timeline shows the wanted count as its scale, and the running VMs as ready.
     const target = [...jobs!.timeline.rows()];
     expect(target.find((r) => r.ready === 8)!.at).toBe(11 * MIN);
