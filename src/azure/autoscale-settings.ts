@@ -52,7 +52,7 @@ export async function listAutoscaleSettingsVia(send: SendRequest, resourceGroup:
   const origin = new URL(options.endpoint).origin;
   const url = `${origin}/subscriptions/${encodeURIComponent(options.subscriptionId)}/resourceGroups/${encodeURIComponent(resourceGroup)}/providers/Microsoft.Insights/autoscalesettings?api-version=${AUTOSCALE_API_VERSION}`;
   const settings: AutoscaleSettingRecord[] = [];
-  const pages = { operation, resource: `resource group ${resourceGroup}`, maxPages: MAX_AUTOSCALE_PAGES, maxPageChars: MAX_AUTOSCALE_PAGE_CHARS, abortSignal: deadline.signal, now: options.now };
+  const pages = { operation, endpoint: options.endpoint, resource: `resource group ${resourceGroup}`, maxPages: MAX_AUTOSCALE_PAGES, maxPageChars: MAX_AUTOSCALE_PAGE_CHARS, abortSignal: deadline.signal, now: options.now };
   try {
     await readArmPages(send, url, pages, (items) => {
       settings.push(...items.map((raw) => settingOf(raw as RawSetting)));

@@ -19,6 +19,8 @@ export interface ErrorContext {
   afterFirstPage?: boolean;
   /** ARM's error body as received, when the SDK's error lost it. */
   errorBody?: string;
+  /** Which request of a listing failed, `page 2 (/subscriptions/…/virtualMachines)`, said before the message. */
+  where?: string;
   /** The If-Match ETag sent, for a 412. */
   etag?: string;
 }
@@ -41,14 +43,14 @@ export function translateArmError(error: unknown, context: ErrorContext, now: nu
   const { statusCode, code, message } = httpFieldsOf(error, context.errorBody);
   switch (statusCode) {
     case 404:
-      if (context.afterFirstPage) return new ArmRequestError(operation, statusCode, code, `a later page of ${resource} answered 404${code ? ` (${code})` : ''}: ${message}`, options);
+      if (context.afterFirstPage) return new ArmRequestError(operation, statusCode, code, `${context.where ?? 'a later page'} of ${resource} answered 404${code ? ` (${code})` : ''}: ${message}`, options);
       return new ArmNotFoundError(operation, resource, { ...options, code, armMessage: message });
     case 412:
       return new ArmPreconditionFailedError(operation, resource, context.etag ?? '(none)', options);
     case 409:
       return new ArmConflictError(operation, resource, code, options);
     default:
-      return new ArmRequestError(operation, statusCode, code, message, options);
+      return new ArmRequestError(operation, statusCode, code, context.where ? `${context.where}: ${message}` : message, options);
   }
 }
 

@@ -35,6 +35,7 @@ export async function listVmsVia(send: SendRequest, resourceGroup: string, name:
   let rateLimit: VmListing['rateLimit'] = null;
   const pages = {
     operation,
+    endpoint: options.endpoint,
     resource: `scale set ${resourceGroup}/${name}`,
     // An endpoint could answer empty pages with a nextLink for ever: no more pages than VMs allowed.
     maxPages: options.maxVms + 1,
