@@ -10,6 +10,7 @@
  * file's modification time in milliseconds stands in: of two local hosts, the one whose file was
  * written last wins. An inline configuration (tests) has sequence 0 unless it is given one.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 
@@ -50,3 +51,37 @@ function readStamp(file: string): number | undefined {
   }
   return seq;
 }
+
+/**
+ * Which configuration a host runs: its sequence, and the SHA-256 (hex) of the validated
+ * configuration in canonical JSON. Two different configurations can have the same sequence (two
+ * local hosts whose files were written in the same millisecond): the hash breaks the tie the same
+ * way on every host, and two files that say the same thing in different words hash alike.
+ */
+export interface ConfigId {
+  seq: number;
+  hash: string;
+}
+
+/** The SHA-256 of `config` in canonical JSON (object keys sorted at every depth). */
+export function configHash(config: unknown): string {
+  return createHash('sha256').update(canonicalJson(config)).digest('hex');
+}
+
+/** JSON with every object's keys in sorted order, so equal data gives equal text. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => {
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
+    const sorted: Record<string, unknown> = {};
+    for (const key of Object.keys(v).sort()) sorted[key] = (v as Record<string, unknown>)[key];
+    return sorted;
+  });
+}
+
+/** Whether configuration `a` wins over `b`: a higher sequence, or the same one and a higher hash. */
+export function outranks(a: ConfigId, b: ConfigId): boolean {
+  return a.seq > b.seq || (a.seq === b.seq && a.hash > b.hash);
+}
+
+/** The first 8 hex digits of a configuration's hash, as status and the log name it. */
+export const shortHash = (hash: string) => hash.slice(0, 8) || '(none)';

@@ -1,5 +1,6 @@
 import type { InvocationContext } from '@azure/functions';
 import { errorMessage, invocationLog, type Log } from '../log.js';
+import { shortHash } from '../config/sequence.js';
 import { messageId } from './trigger.js';
 import { decodeMessage, reconcileMessageSchema, type ReconcileMessage } from '../queue/messages.js';
 import { mergeRequest, messageToken, onDelivery, postpone, putBack, type Delivery, type Pending } from '../queue/pending-plan.js';
@@ -96,7 +97,7 @@ async function forNewerConfiguration(rt: Runtime, ref: ObjectRef, msg: Reconcile
     log.warn(`dropping message ${id} for ${objectKey(ref)}: not in this host's configuration (seq ${mine}), and no newer configuration runs`);
   } else {
     await rt.queues.putBack(msg, PUT_BACK_MS);
-    log.debug?.(`${objectKey(ref)}: not in this host's configuration (seq ${mine}); message ${id} put back for ${PUT_BACK_MS / 1000} s, for the newer one (seq ${newer})`);
+    log.debug?.(`${objectKey(ref)}: not in this host's configuration (seq ${mine}); message ${id} put back for ${PUT_BACK_MS / 1000} s, for the newer one (seq ${newer.seq}, configuration ${shortHash(newer.hash)})`);
   }
   return { ref, status: 'unknown' };
 }

@@ -16,14 +16,17 @@
 import type { EntityTable, Row } from '../state/entity-table.js';
 import { newGeneration } from '../state/generation.js';
 import type { Decision } from '../reconcile/types.js';
+import type { ConfigId } from '../config/sequence.js';
+import { stampOf, stampProps } from '../reconcile/config-stamp.js';
 
 export const GENERATION_KEY = '~generation';
 
 export type GenerationProps = {
   generation: number;
   warm?: string;
-  /** The configuration sequence of the host that last reconciled the pool (src/reconcile/config-stamp.ts). */
+  /** The configuration sequence and hash of the host that last reconciled the pool (src/reconcile/config-stamp.ts). */
   configSeq?: number;
+  configHash?: string;
 };
 
 /** What the last plan that changed nothing saw. */
@@ -84,28 +87,28 @@ export async function bumpGeneration(table: EntityTable, pool: string): Promise<
   await table.upsert(pool, GENERATION_KEY, { generation: newGeneration(), warm: '' }, 'Merge');
 }
 
-/** Stamps the pool with a host's configuration sequence (a merge: the generation and warm record stay). */
-export async function stampGeneration(table: EntityTable, pool: string, configSeq: number): Promise<void> {
-  await table.upsert(pool, GENERATION_KEY, { configSeq }, 'Merge');
+/** Stamps the pool with a host's configuration (a merge: the generation and warm record stay). */
+export async function stampGeneration(table: EntityTable, pool: string, configuration: ConfigId): Promise<void> {
+  await table.upsert(pool, GENERATION_KEY, stampProps(configuration), 'Merge');
 }
 
 /**
  * Records what a plan that changed nothing saw, under the ETag the pass read the row with
  * (inserting it when there was none): false when a writer came in between, which is fine. The
- * row carries `configSeq` (the pass's host's stamp), else the stamp it carried.
+ * row carries `configuration` (the pass's host's stamp), else the stamp it carried.
  */
 export async function recordWarm(
   table: EntityTable,
   pool: string,
   row: Row<GenerationProps> | undefined,
   seen: Omit<WarmRecord, 'inventory'>,
-  configSeq?: number,
+  configuration?: ConfigId,
 ): Promise<boolean> {
   // No row yet (nothing written since generations came in): the record starts one.
   const generation = row?.props.generation ?? newGeneration();
   const props: GenerationProps = { generation, warm: JSON.stringify({ ...seen, inventory: generation } satisfies WarmRecord) };
-  const stamp = configSeq ?? row?.props.configSeq;
-  if (stamp !== undefined) props.configSeq = stamp;
+  const stamp = configuration ?? stampOf(row?.props);
+  if (stamp !== undefined) Object.assign(props, stampProps(stamp));
   const written = row ? await table.replaceIf(row, props) : await table.create(pool, GENERATION_KEY, props);
   return written !== undefined;
 }

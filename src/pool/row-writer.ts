@@ -16,6 +16,8 @@ import { GENERATION_KEY } from './generation.js';
 import { isBookkeepingKey, readInventory, type InventorySnapshot } from './inventory.js';
 import { applyMachineWrites, HEAD_KEY, packMachines, type MachineWrite, type StoredMachines } from './inventory-pack.js';
 import { packRowKey } from '../cache/pack.js';
+import type { ConfigId } from '../config/sequence.js';
+import { stampOf, stampProps } from '../reconcile/config-stamp.js';
 
 export type RowWrite =
   /** Must not exist yet. */
@@ -71,12 +73,12 @@ const PACK_ATTEMPTS = 12;
  * configuration sequence every generation write carries (a pool pass's own host's); without it,
  * the stamp the generation row carries is carried on (reconcile/config-stamp.ts).
  */
-export function tableRowWriter(table: EntityTable, partition: string, from?: InventorySnapshot, stamp?: number): RowWriter {
+export function tableRowWriter(table: EntityTable, partition: string, from?: InventorySnapshot, stamp?: ConfigId): RowWriter {
   let stored = from?.stored;
-  let configSeq = stamp ?? from?.generationRow?.props.configSeq;
+  let configuration = stamp ?? stampOf(from?.generationRow?.props);
   const load = async () => {
     const read = await readInventory(table, partition);
-    configSeq = stamp ?? read.generationRow?.props.configSeq;
+    configuration = stamp ?? stampOf(read.generationRow?.props);
     return read.stored!;
   };
   return {
@@ -93,7 +95,7 @@ export function tableRowWriter(table: EntityTable, partition: string, from?: Inv
           applied.refused.forEach((why, n) => (results[machineAt[n]!] = why ? refused(writes[machineAt[n]!]!) : { ok: true }));
           const machinesChanged = applied.refused.some((why) => why === undefined);
           if (!machinesChanged && bookkeepingAt.length === 0) return results as RowResult[];
-          const plan = batchOf(current, machinesChanged ? applied.machines : undefined, bookkeepingAt.map((i) => writes[i]!), configSeq);
+          const plan = batchOf(current, machinesChanged ? applied.machines : undefined, bookkeepingAt.map((i) => writes[i]!), configuration);
           try {
             const answers = await submitBatch(table.client, partition, plan.ops);
             for (const i of bookkeepingAt) results[i] = { ok: true };
@@ -129,7 +131,7 @@ export function tableRowWriter(table: EntityTable, partition: string, from?: Inv
  * under its first row's ETag, the new generation, the bookkeeping rows, and as many deletes of
  * old-format rows as fit (the rest, `leftovers`, go after).
  */
-function batchOf(stored: StoredMachines, machines: StoredMachines['machines'] | undefined, bookkeeping: readonly RowWrite[], configSeq: number | undefined) {
+function batchOf(stored: StoredMachines, machines: StoredMachines['machines'] | undefined, bookkeeping: readonly RowWrite[], configuration: ConfigId | undefined) {
   const ops: BatchOp[] = [];
   let packs: Props[] = [];
   if (machines) {
@@ -139,7 +141,7 @@ function batchOf(stored: StoredMachines, machines: StoredMachines['machines'] | 
     packs.slice(1).forEach((props, i) => ops.push({ kind: 'upsert', rowKey: packRowKey(i + 1), props }));
     for (const r of stored.packRows) if (r.rowKey >= packRowKey(packs.length)) ops.push({ kind: 'delete', rowKey: r.rowKey, etag: r.etag });
   }
-  ops.push({ kind: 'upsert', rowKey: GENERATION_KEY, props: { generation: newGeneration(), ...(configSeq === undefined ? {} : { configSeq }) } });
+  ops.push({ kind: 'upsert', rowKey: GENERATION_KEY, props: { generation: newGeneration(), ...(configuration === undefined ? {} : stampProps(configuration)) } });
   const bookkeepingFrom = ops.length;
   ops.push(...bookkeeping.map(bookkeepingOp));
   const old = machines ? stored.oldRows : [];

@@ -19,6 +19,8 @@ import type { EntityTable } from '../state/entity-table.js';
 import { RateLimitedError } from '../errors/rate-limited.js';
 import { readInventory, type InventorySnapshot } from './inventory.js';
 import { readGeneration, stillWarm, warmRecordOf, type WarmRecord } from './generation.js';
+import type { ConfigId } from '../config/sequence.js';
+import { sameConfig, stampOf } from '../reconcile/config-stamp.js';
 
 export interface PoolSnapshot {
   scaleSet: ScaleSetInfo;
@@ -45,7 +47,7 @@ export type PassRead =
   /** Nothing changed since the last plan that changed nothing: its decision stands. */
   | { kind: 'unchanged'; record: WarmRecord }
   /** The pool carries a newer configuration's stamp (`stamp` said so): nothing more read or written. */
-  | { kind: 'newer'; seq: number }
+  | { kind: 'newer'; stamp: ConfigId }
   /** Something may have changed, but `gate` said not now (the pool's reconcile rate). */
   | { kind: 'gated' }
   | {
@@ -83,7 +85,7 @@ export interface PassReadOptions {
    * configuration's stamp leaves the pool alone; a generation row with another stamp is stamped
    * `mine` first thing once the pass writes (the pass's own generation writes carry `mine` too).
    */
-  stamp?: { mine: number; newer(stored: unknown): Promise<number | undefined>; write(): Promise<void> };
+  stamp?: { mine: ConfigId; newer(stored: ConfigId | undefined): Promise<ConfigId | undefined>; write(): Promise<void> };
   /** Called once something may have changed, before the pass's first write: it takes the pass's lease. */
   beforeWrite?: () => Promise<void>;
   /** Asked before the partitions are read (not when the pass is warm); false: read nothing more. */
@@ -100,9 +102,9 @@ export interface PassReadOptions {
 export async function readPass(sources: SnapshotSources, pool: PoolRef, options: PassReadOptions): Promise<PassRead> {
   const { cache, machines } = sources;
   const [meta, generation] = await Promise.all([cache.readMeta(), readGeneration(machines, pool.name)]);
-  const stamped = generation?.props.configSeq;
+  const stamped = stampOf(generation?.props);
   const newer = await options.stamp?.newer(stamped);
-  if (newer !== undefined) return { kind: 'newer', seq: newer };
+  if (newer !== undefined) return { kind: 'newer', stamp: newer };
   const { scaleSet, stored } = await scaleSetFor(sources, pool, meta?.props, options);
   const record = warmRecordOf(generation);
   const warm = {
@@ -113,7 +115,7 @@ export async function readPass(sources: SnapshotSources, pool: PoolRef, options:
     cacheFresh: meta !== undefined && cache.isFresh(meta.props),
     now: options.now,
   };
-  const restamp = options.stamp !== undefined && stamped !== options.stamp.mine;
+  const restamp = options.stamp !== undefined && !sameConfig(stamped, options.stamp.mine);
   if (!restamp && stillWarm(record, warm)) return { kind: 'unchanged', record };
   await options.beforeWrite?.();
   // Stamped before anything else is written, so an older configuration's host sees it first. A

@@ -12,6 +12,7 @@ import { RateLimitedError } from '../errors/rate-limited.js';
 import { readPass, readSnapshot, type PoolSnapshot } from '../pool/snapshot.js';
 import { recordWarm, stampGeneration } from '../pool/generation.js';
 import { leftAlone, leftToNewer } from './config-stamp.js';
+import type { ConfigId } from '../config/sequence.js';
 import { changesNothing, planPool, type Deletion, type PoolSettings } from '../pool/plan.js';
 import { executePlan, type PoolPassDeps } from '../pool/execute.js';
 import { describeOutcome, describePlan } from '../pool/describe.js';
@@ -96,7 +97,7 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
     return (await notePass(ctx, pool, snapshot, plan)).held ?? describePlan(plan);
   }
 
-  const mine = rt.configuration.seq;
+  const mine = { seq: rt.configuration.seq, hash: rt.configuration.hash };
   const read = async (freshScaleSet: boolean, gated: boolean) =>
     readPass({ api, cache, machines, reads: rt.scaleSetReads }, pool, {
       now: rt.clock.now(),
@@ -113,7 +114,7 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
     // Raising capacity is a write under the scale set's ETag: read it from ARM, then plan again.
     passRead = await read(true, false);
   }
-  if (passRead.kind === 'newer') return leftAlone(passRead.seq, rt.configuration.seq);
+  if (passRead.kind === 'newer') return leftAlone(passRead.stamp, mine);
   if (passRead.kind === 'gated') return limited!;
   if (passRead.kind === 'unchanged') {
     // The same decision as the plan that was recorded: the decision log keeps one line for it.
@@ -179,11 +180,11 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
 }
 
 /** Records what a plan that changed nothing saw, so the next pass can skip reading it again. */
-async function rememberWarm(machines: ReturnType<Runtime['table']>, pool: string, snapshot: PoolSnapshot, cacheGeneration: number, decision: Decision, now: number, configSeq: number) {
+async function rememberWarm(machines: ReturnType<Runtime['table']>, pool: string, snapshot: PoolSnapshot, cacheGeneration: number, decision: Decision, now: number, configuration: ConfigId) {
   const { backoff, generationRow } = snapshot.inventory;
   // A backoff that ends lets the same views plan differently: the record stands until then.
   const validUntil = backoff !== undefined && backoff.until > now ? backoff.until : undefined;
-  await recordWarm(machines, pool, generationRow, { cache: cacheGeneration, capacity: snapshot.scaleSet.capacity, etag: snapshot.scaleSet.etag, validUntil, decision }, configSeq);
+  await recordWarm(machines, pool, generationRow, { cache: cacheGeneration, capacity: snapshot.scaleSet.capacity, etag: snapshot.scaleSet.etag, validUntil, decision }, configuration);
 }
 
 /** Deletions grouped by identical error info, so each group is one batched cache write. */

@@ -22,6 +22,7 @@ import { FencedTargetRow } from '../scaler/shell/target-store.js';
 import type { EntityTable } from '../state/entity-table.js';
 import type { ReconcileContext } from './types.js';
 import type { NewerLive } from './config-stamp.js';
+import type { ConfigId } from '../config/sequence.js';
 
 export interface TargetPassDeps {
   row: Pick<FencedTargetRow, 'read' | 'write'>;
@@ -39,9 +40,9 @@ export interface TargetPassDeps {
   /** Records the activation latency metric of a wake. */
   recordWake(latencyMs: number): Promise<void>;
   lease: ReconcileContext['lease'];
-  /** This host's configuration sequence: the row's stamp is checked against it and written with it. */
-  configSeq: number;
-  /** A newer configuration's sequence while one runs (its stamp on the row counts only then). */
+  /** This host's configuration (sequence and hash): the row's stamp is checked against it and written with it. */
+  configuration: ConfigId;
+  /** An outranking configuration while one runs (its stamp on the row counts only then). */
   newerLive: NewerLive;
   clock: Clock;
   log: Log;
@@ -52,7 +53,7 @@ export async function targetPassDeps(ctx: ReconcileContext, target: TargetConfig
   const { rt, log, signal } = ctx;
   const port = await targetPortFor(rt, target);
   return {
-    row: new FencedTargetRow(rt.table('targets'), target.name, rt.configuration.seq),
+    row: new FencedTargetRow(rt.table('targets'), target.name, { seq: rt.configuration.seq, hash: rt.configuration.hash }),
     samples: sampleRow(rt.table('samples'), target.name),
     sampleSeries: sampleSeriesRow(rt.table('samples'), target.name),
     port,
@@ -65,7 +66,7 @@ export async function targetPassDeps(ctx: ReconcileContext, target: TargetConfig
         log.warn(`target ${target.name}: could not record the activation latency metric: ${errorMessage(error)}`),
       ),
     lease: ctx.lease,
-    configSeq: rt.configuration.seq,
+    configuration: { seq: rt.configuration.seq, hash: rt.configuration.hash },
     newerLive: () => rt.configuration.newest.newerLive(),
     clock: rt.clock,
     log,

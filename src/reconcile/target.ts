@@ -40,14 +40,14 @@ import { SampleWindow } from '../load/sample-window.js';
 import { readinessWatch } from '../scaler/shell/readiness-watch.js';
 import type { TargetPassDeps } from './target-deps.js';
 import type { Decision, ReconcileRequest } from './types.js';
-import { leftAlone, leftToNewer } from './config-stamp.js';
+import { leftAlone, leftToNewer, stampOf } from './config-stamp.js';
 
 export async function reconcileTarget(deps: TargetPassDeps, target: TargetConfig, request: ReconcileRequest): Promise<Decision> {
   const { port, row, lease, clock, signal } = deps;
   const persist = !request.dryRun;
   const record = await row.read();
-  const newer = await leftToNewer(record?.configSeq, deps.configSeq, deps.newerLive);
-  if (newer !== undefined) return leftAlone(newer, deps.configSeq);
+  const newer = await leftToNewer(stampOf(record), deps.configuration, deps.newerLive);
+  if (newer !== undefined) return leftAlone(newer, deps.configuration);
 
   let view: TargetView;
   try {

@@ -17,7 +17,7 @@ import { Leases } from '../state/leases.js';
 import { serviceResponses, type ServiceClock } from '../state/service-clock.js';
 import { PendingStore } from '../queue/pending-store.js';
 import { NewestConfig } from '../queue/newest-config.js';
-import { readConfigSequence } from '../config/sequence.js';
+import { configHash, readConfigSequence } from '../config/sequence.js';
 import { SharedLimiter } from '../state/limiter.js';
 import { DecisionLog } from '../state/decisions.js';
 import { HistoryStore } from '../state/history-store.js';
@@ -34,10 +34,10 @@ export interface Runtime {
   readonly config: DroverConfig;
   readonly configFile: string;
   /**
-   * This host's configuration sequence (src/config/sequence.ts), stamped on the objects' state
-   * rows, and the newest one any host runs (src/queue/newest-config.ts).
+   * This host's configuration: its sequence and hash (src/config/sequence.ts), stamped on the
+   * objects' state rows, and the newest one any host runs (src/queue/newest-config.ts).
    */
-  readonly configuration: { readonly seq: number; readonly newest: NewestConfig };
+  readonly configuration: { readonly seq: number; readonly hash: string; readonly newest: NewestConfig };
   readonly clock: Clock;
   readonly storage: Storage;
   readonly leases: Leases;
@@ -146,10 +146,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   });
   const holder = `${env.WEBSITE_INSTANCE_ID?.slice(0, 12) ?? os.hostname()}:${process.pid}`;
   const seq = options.configSeq ?? (options.config ? 0 : readConfigSequence(configFile).seq);
+  const hash = configHash(config);
   return {
     config,
     configFile,
-    configuration: { seq, newest: new NewestConfig(table('leases'), clock, serviceClock, seq, holder) },
+    configuration: { seq, hash, newest: new NewestConfig(table('leases'), clock, serviceClock, { seq, hash }, holder) },
     clock,
     storage,
     env,

@@ -69,7 +69,7 @@ export async function poolStatus(rt: Runtime, pool: PoolConfig, options: PagedLi
     counts: countMachines(cache.instances, rows),
     ...(wanted === undefined ? {} : { wanted }),
     ...poolNotesStatus(notesRow, meta !== undefined),
-    ...(await leftAloneField(rt, generationRow?.props.configSeq)),
+    ...(await leftAloneField(rt, generationRow?.props)),
   };
 }
 

@@ -56,7 +56,7 @@ export async function targetStatus(rt: Runtime, target: TargetConfig): Promise<T
     panicSince: iso(r?.panicStartedAt),
     lastError: r?.lastError ?? null,
     ...(r?.boundBy ? { boundBy: r.boundBy } : {}),
-    ...(await leftAloneField(rt, r?.configSeq)),
+    ...(await leftAloneField(rt, r)),
     // The configuration's pause wins over the row's, as the plan reads them (src/scaler/plan/pause.ts).
     ...(target.paused
       ? { paused: { mode: 'all' as const, replicas: null, since: null, by: 'configuration' as const } }

@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { onReconcileMessage, PUT_BACK_MS } from '../../src/handlers/reconcile-queue.js';
+import { onReconcileTimer } from '../../src/handlers/reconcile-timer.js';
 import { newInvocationContext, logHandlerFor } from '../../src/host/invocation.js';
 import { silentLog, type Log } from '../../src/log.js';
 import { encodeMessage } from '../../src/queue/messages.js';
@@ -156,5 +157,50 @@ describe('a rolling deploy: two configurations on one storage account', () => {
     expect(await queued(older)).toBe(0);
     const row = await older.table('leases').get(CONFIG_PARTITION, NEWEST_ROW);
     expect(row?.props.seq).toBe(newer.configuration.seq);
+  }, 60_000);
+
+  it('two different configurations with the same sequence: after both first passes, every write comes from the one with the higher hash', async () => {
+    // Written in the same millisecond: equal sequences, maxScale 10 against 3, and no scale-down
+    // window (so that a loser's write would show at once).
+    const quick = { behavior: { scaleDown: { stabilizationWindow: '0s' } } };
+    world = await startTargetWorld(() => [{ ...target('web', 10), ...quick }]);
+    const a = await createRuntime({ configFile: world.rt.configFile, env: {}, configSeq: NEWER });
+    const b = await hostOn(a, [{ ...target('web', 3), ...quick }], NEWER);
+    expect(a.configuration.hash).not.toBe(b.configuration.hash);
+    const [winner, loser] = a.configuration.hash > b.configuration.hash ? [a, b] : [b, a];
+    world.kube.add(WEB, { replicas: 1 });
+
+    // Each host's first pass, the loser's first (the order that leaves it a write to undo).
+    await loser.configuration.newest.announce();
+    await reconcileOn(loser, 'web', 80);
+    await winner.configuration.newest.announce();
+    await reconcileOn(winner, 'web', 80);
+    expect(world.kube.inspect(WEB)?.specReplicas).toBe(Math.min(8, winner.config.targets[0]!.maxScale));
+
+    // From here the two take turns on pushes whose sizes differ: the loser writes nothing at all.
+    const sizes = [];
+    for (const load of [50, 90, 20, 70, 40]) {
+      await reconcileOn(winner, 'web', load);
+      const before = { row: await readTargetRecord(winner.table('targets'), 'web'), replicas: world.kube.inspect(WEB)?.specReplicas, patches: world.kube.count('patchScale') };
+      sizes.push(before.replicas);
+      const left = await reconcileOn(loser, 'web', load);
+      expect(left).toMatchObject({ status: 'done', decision: { decision: 'left to another configuration' } });
+      expect({ row: await readTargetRecord(winner.table('targets'), 'web'), replicas: world.kube.inspect(WEB)?.specReplicas, patches: world.kube.count('patchScale') }).toEqual(before);
+    }
+    // The winner's own sizes, which never pass its maxScale.
+    for (const size of sizes) expect(size).toBeLessThanOrEqual(winner.config.targets[0]!.maxScale);
+    expect((await readTargetRecord(winner.table('targets'), 'web'))?.configHash).toBe(winner.configuration.hash);
+    const named = `left to configuration ${winner.configuration.hash.slice(0, 8)} (same sequence ${NEWER})`;
+    expect((await targetStatus(loser, loser.config.targets[0]!)).leftAlone).toBe(named);
+    expect((await targetStatus(winner, winner.config.targets[0]!)).leftAlone).toBeUndefined();
+
+    // The loser's timer pass writes nothing and says so in one warning (the object's own line is a debug one).
+    const warnings: string[] = [];
+    const pass = { log: { ...silentLog, warn: (...a: unknown[]) => void warnings.push(a.map(String).join(' ')) } };
+    const timer = { schedule: { adjustForDST: false }, isPastDue: false, scheduleStatus: { last: '', lastUpdated: '', next: new Date(Date.now() + 60_000).toISOString() } };
+    const patches = world.kube.count('patchScale');
+    await onReconcileTimer(loser, timer, newInvocationContext('reconcileTimer', {}, logHandlerFor('reconcileTimer', pass.log)));
+    expect(warnings.filter((l) => l.includes(named))).toHaveLength(1);
+    expect(world.kube.count('patchScale')).toBe(patches);
   }, 60_000);
 });

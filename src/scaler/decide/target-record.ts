@@ -55,8 +55,9 @@ export type TargetRecord = {
    * merge of the activator sighting leaves it alone.
    */
   revision?: number;
-  /** The configuration sequence of the host that last wrote it (src/reconcile/config-stamp.ts). */
+  /** The configuration sequence and hash of the host that last wrote it (src/reconcile/config-stamp.ts). */
   configSeq?: number;
+  configHash?: string;
 };
 
 /** A field set to undefined in a patch is removed from the row. */

@@ -12,6 +12,8 @@ import { redact } from '../../redact.js';
 import { sameProps, type EntityTable, type Row } from '../../state/entity-table.js';
 import { applyRecordPatch, type TargetRecord, type TargetRecordPatch } from '../decide/target-record.js';
 import { capText } from '../../text/cap.js';
+import type { ConfigId } from '../../config/sequence.js';
+import { stampProps } from '../../reconcile/config-stamp.js';
 
 const ROW = 'status';
 
@@ -101,8 +103,8 @@ export class FencedTargetRow {
   constructor(
     private readonly table: EntityTable,
     readonly target: string,
-    /** Stamped on every write: the writing host's configuration sequence (reconcile/config-stamp.ts). */
-    private readonly configSeq?: number,
+    /** Stamped on every write: the writing host's configuration (reconcile/config-stamp.ts). */
+    private readonly configuration?: ConfigId,
   ) {}
 
   async read(): Promise<TargetRecord | undefined> {
@@ -113,7 +115,8 @@ export class FencedTargetRow {
 
   /** Writes `patch` over the row; `beforeWrite` runs first when there is something to write (the pass's lease). */
   async write(patch: (current: TargetRecord | undefined) => TargetRecordPatch, beforeWrite?: () => Promise<void>): Promise<void> {
-    const stamped = this.configSeq === undefined ? patch : (current: TargetRecord | undefined) => ({ ...patch(current), configSeq: this.configSeq });
+    const { configuration } = this;
+    const stamped = configuration === undefined ? patch : (current: TargetRecord | undefined) => ({ ...patch(current), ...stampProps(configuration) });
     const held = this.row;
     const next = redacted(applyRecordPatch(held?.props, stamped(held?.props)));
     if (held && sameProps(held.props, next)) return;
