@@ -19,14 +19,14 @@ export function stallWatchedQueue(client: QueueClient, watch: StallWatch, resour
         // On the client itself, so its own calls to its methods (createIfNotExists → create) count once.
         const result: unknown = (value as (...a: unknown[]) => unknown).apply(target, args);
         if (!(result instanceof Promise)) return result;
-        const startedAt = watch.now();
+        const ended = watch.begin(resource);
         return result.then(
           (answer: unknown) => {
-            watch.record(resource, startedAt, { answered: true });
+            ended({ answered: true });
             return answer;
           },
           (err: unknown) => {
-            watch.record(resource, startedAt, { answered: (err as { response?: unknown }).response !== undefined, error: errorMessage(err) });
+            ended({ answered: (err as { response?: unknown }).response !== undefined, error: errorMessage(err) });
             throw err;
           },
         );

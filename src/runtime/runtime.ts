@@ -98,7 +98,7 @@ export interface RuntimeOptions {
   env?: NodeJS.ProcessEnv;
   adapters?: RuntimeAdapters;
   tables?: TableFactory;
-  /** Storage client options: the stall warning's thresholds, for tests that cannot wait 25 s. */
+  /** Storage client options: the stall warning's thresholds, for tests that cannot wait 10 s. */
   storage?: StorageOptions;
   /** The configuration sequence; by default the build's stamp beside the file, or the file's time (0 for an inline config). */
   configSeq?: number;

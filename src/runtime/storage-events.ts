@@ -9,5 +9,5 @@ import type { Runtime } from './runtime.js';
 
 export function logStorageEvents(rt: Pick<Runtime, 'storage'>, log: Log): void {
   rt.storage.onRecreated(() => log.warn(`storage had lost the ${rt.storage.prefix} tables or queues: created them again`));
-  rt.storage.onStalled((line) => log.warn(line));
+  rt.storage.onStalled((line, event) => (event === 'answers again' ? log.info(line) : log.warn(line)));
 }

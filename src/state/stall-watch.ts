@@ -1,52 +1,171 @@
 /**
- * One warning for stalled storage. Each try ends at its timeout and each call after a few tries,
- * so a storage account that stops answering shows up as a run of slow or failed calls on one table
- * rather than as one long call; at the default log level nothing said so. A run starts at the first
- * call that failed unanswered or took at least `slowCallMs`, ends at the next prompt answer, and
- * once it has lasted `thresholdMs` it leaves one warning line (never one per try or per call).
+ * Storage that stalls is said while it lasts. Each try ends at its timeout and each call after a
+ * few tries, so a storage account that stops answering shows up as calls left unanswered on one
+ * table or queue: calls still waiting, and calls that ended unanswered (or slow). A run starts at
+ * the first such call and ends at the next prompt answer. Once it has lasted `thresholdMs` it
+ * leaves one warning naming the table or queue, even while every call still hangs (a timer looks
+ * at the calls in flight, not only at calls that ended); while it lasts, one reminder every
+ * `remindEveryMs`; when storage answers promptly again, one line with the stall's length. Never
+ * one line per try or per call.
+ *
+ * The watch is plain state on an injected clock and timer; the storage adapter (storage.ts, and
+ * src/queue/watched-client.ts) tells it when each call begins and ends.
  */
 import { redact } from '../redact.js';
 
 /** How long storage may stall before the default log says so (docs/architecture.md). */
-export const STORAGE_STALL_WARN_MS = 25_000;
+export const STORAGE_STALL_WARN_MS = 10_000;
+/** How often a stall that goes on is said again. */
+export const STORAGE_STALL_REMIND_MS = 60_000;
+
+export type StallEvent = 'stalled' | 'still stalled' | 'answers again';
+
+export interface StallTimers {
+  set(callback: () => void, ms: number): unknown;
+  clear(handle: unknown): void;
+}
 
 export interface StallWatchOptions {
   thresholdMs?: number;
+  remindEveryMs?: number;
   /** A call at least this long counts as stalled even if it was answered in the end. */
   slowCallMs: number;
   now?: () => number;
+  /** When the watch looks again at calls still waiting; by default an unref'd setTimeout. */
+  timers?: StallTimers;
 }
 
+export type CallOutcome = { answered: boolean; error?: string };
+
 export interface StallWatch {
-  /** Records one finished call on `resource` (a table or queue name) that began at `startedAt`. */
-  record(resource: string, startedAt: number, outcome: { answered: boolean; error?: string }): void;
-  onStalled(listener: (line: string) => void): void;
+  /** A call on `resource` (`table droverleases`, `queue drover-reconcile`) begins; call the answer when it ends. */
+  begin(resource: string): (outcome: CallOutcome) => void;
+  /** `line` is redacted; `event` says whether it is a warning (stalled, still stalled) or the end of one. */
+  onStalled(listener: (line: string, event: StallEvent) => void): void;
   readonly now: () => number;
 }
 
+interface Resource {
+  /** The starts of the calls in flight, by call. */
+  inFlight: Map<number, number>;
+  /** The open run of stalled calls that ended: since when, how many, and the last one's error. */
+  run?: { since: number; calls: number; lastError?: string };
+  /** When the current stall was last said; undefined while it has not been. */
+  saidAt?: number;
+  saidSince?: number;
+}
+
+const realTimers: StallTimers = {
+  set: (callback, ms) => setTimeout(callback, ms).unref(),
+  clear: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
 export function stallWatch(options: StallWatchOptions): StallWatch {
   const thresholdMs = options.thresholdMs ?? STORAGE_STALL_WARN_MS;
+  const remindEveryMs = options.remindEveryMs ?? STORAGE_STALL_REMIND_MS;
   const now = options.now ?? Date.now;
-  const runs = new Map<string, { since: number; calls: number; warned: boolean }>();
-  const listeners: ((line: string) => void)[] = [];
+  const timers = options.timers ?? realTimers;
+  const resources = new Map<string, Resource>();
+  const listeners: ((line: string, event: StallEvent) => void)[] = [];
+  let nextCall = 0;
+  let timer: { handle: unknown; at: number } | undefined;
+
+  const say = (line: string, event: StallEvent) => {
+    const redacted = redact(line);
+    for (const l of listeners) l(redacted, event);
+  };
+
+  /**
+   * Since when `r` has been stalled at `at`, or undefined when it is not: its open run, or a call
+   * waiting at least as long as a slow call takes (an answer may still come before that).
+   */
+  const stalledSince = (r: Resource, at: number): number | undefined => {
+    const oldest = Math.min(...r.inFlight.values());
+    const waiting = at - oldest >= options.slowCallMs ? oldest : Infinity;
+    const since = Math.min(r.run?.since ?? Infinity, waiting);
+    return Number.isFinite(since) ? since : undefined;
+  };
+
+  /** Says what is due for `resource` at `at`: the first warning, or a reminder. */
+  const look = (name: string, r: Resource, at: number) => {
+    const since = stalledSince(r, at);
+    if (since === undefined || at - since < thresholdMs) return;
+    if (r.saidAt !== undefined && at - r.saidAt < remindEveryMs) return;
+    const event: StallEvent = r.saidAt === undefined ? 'stalled' : 'still stalled';
+    r.saidAt = at;
+    r.saidSince = since;
+    say(`storage: calls to ${name} ${event === 'stalled' ? 'stalled for' : 'still stalled after'} ${seconds(at - since)}: ${detail(r)}`, event);
+  };
+
+  /** When the next warning or reminder may be due for a resource with calls in flight (none are looked for without). */
+  const dueAt = (r: Resource): number | undefined => {
+    if (r.inFlight.size === 0) return undefined;
+    if (r.saidAt !== undefined) return r.saidAt + remindEveryMs;
+    const oldest = Math.min(...r.inFlight.values());
+    return Math.min(r.run?.since ?? Infinity, oldest + Math.max(0, options.slowCallMs - thresholdMs)) + thresholdMs;
+  };
+
+  /** Sets the timer for the earliest due look, never sooner than `notBefore` (a look that found nothing to say does not spin). */
+  const schedule = (notBefore = -Infinity) => {
+    const due = Math.max(notBefore, Math.min(...[...resources.values()].map((r) => dueAt(r) ?? Infinity)));
+    if (timer && timer.at <= due) return;
+    if (timer) timers.clear(timer.handle);
+    timer = undefined;
+    if (!Number.isFinite(due)) return;
+    timer = { at: due, handle: timers.set(tick, Math.max(0, due - now())) };
+  };
+
+  function tick() {
+    timer = undefined;
+    const at = now();
+    for (const [name, r] of resources) if (r.inFlight.size > 0) look(name, r, at);
+    schedule(at + 1_000);
+  }
+
+  const end = (name: string, r: Resource, call: number, startedAt: number, outcome: CallOutcome) => {
+    r.inFlight.delete(call);
+    const at = now();
+    const stalled = !outcome.answered || at - startedAt >= options.slowCallMs;
+    if (stalled) {
+      r.run ??= { since: startedAt, calls: 0 };
+      r.run.calls++;
+      r.run.lastError = outcome.error;
+      look(name, r, at);
+      return;
+    }
+    if (r.saidSince !== undefined) say(`storage: ${name} answers again after a stall of ${seconds(at - r.saidSince)}`, 'answers again');
+    r.run = undefined;
+    r.saidAt = undefined;
+    r.saidSince = undefined;
+  };
+
   return {
     now,
-    onStalled: (listener) => listeners.push(listener),
-    record(resource, startedAt, outcome) {
-      const at = now();
-      const stalled = !outcome.answered || at - startedAt >= options.slowCallMs;
-      if (!stalled) {
-        runs.delete(resource);
-        return;
-      }
-      const run = runs.get(resource) ?? { since: startedAt, calls: 0, warned: false };
-      run.calls++;
-      runs.set(resource, run);
-      if (run.warned || at - run.since < thresholdMs) return;
-      run.warned = true;
-      const last = outcome.error === undefined ? 'the last one was answered' : `the last one failed: ${outcome.error}`;
-      const line = redact(`storage: calls to ${resource} stalled for ${((at - run.since) / 1000).toFixed(1)} s over ${run.calls} calls; ${last}`);
-      for (const l of listeners) l(line);
+    onStalled: (listener) => void listeners.push(listener),
+    begin(name) {
+      const r = resources.get(name) ?? { inFlight: new Map<number, number>() };
+      resources.set(name, r);
+      const call = nextCall++;
+      const startedAt = now();
+      r.inFlight.set(call, startedAt);
+      schedule();
+      let ended = false;
+      return (outcome) => {
+        if (ended) return;
+        ended = true;
+        end(name, r, call, startedAt, outcome);
+        schedule();
+      };
     },
   };
+}
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+function detail(r: Resource): string {
+  const parts: string[] = [];
+  if (r.inFlight.size > 0) parts.push(`${r.inFlight.size} call${r.inFlight.size === 1 ? '' : 's'} waiting for an answer`);
+  if (r.run) parts.push(`${r.run.calls} call${r.run.calls === 1 ? '' : 's'} ended unanswered or slow`);
+  const last = r.run === undefined ? '' : r.run.lastError === undefined ? '; the last one was answered, slowly' : `; the last one failed: ${r.run.lastError}`;
+  return `${parts.join(', ')}${last}`;
 }

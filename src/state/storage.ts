@@ -10,7 +10,7 @@ import type { PipelineRequest, SendRequest } from '@azure/core-rest-pipeline';
 import type { StorageConfig } from '../config/schema.js';
 import { storageError } from './errors.js';
 import { retryAfterCapPolicy } from './retry-after-cap.js';
-import { stallWatch, type StallWatch, type StallWatchOptions } from './stall-watch.js';
+import { stallWatch, type StallEvent, type StallWatch, type StallWatchOptions } from './stall-watch.js';
 import { stallWatchedQueue } from '../queue/watched-client.js';
 import { errorMessage } from '../log.js';
 
@@ -101,8 +101,8 @@ export interface Storage {
   recreate(): Promise<void>;
   /** Called after each recreation, for the host's log. */
   onRecreated(listener: () => void): void;
-  /** Called with one warning line when a table's or queue's calls have stalled for long (src/state/stall-watch.ts). */
-  onStalled(listener: (line: string) => void): void;
+  /** Called with a line when a table's or queue's calls have stalled for long, while it lasts, and when it ends (src/state/stall-watch.ts). */
+  onStalled(listener: (line: string, event: StallEvent) => void): void;
 }
 
 export interface StorageOptions {
@@ -260,13 +260,13 @@ function stallWatchPolicy(watch: StallWatch, resource: string) {
   return {
     name: 'droverStallWatch',
     async sendRequest(request: PipelineRequest, next: SendRequest) {
-      const startedAt = watch.now();
+      const ended = watch.begin(resource);
       try {
         const response = await next(request);
-        watch.record(resource, startedAt, { answered: true });
+        ended({ answered: true });
         return response;
       } catch (err) {
-        watch.record(resource, startedAt, { answered: (err as { response?: unknown }).response !== undefined, error: errorMessage(err) });
+        ended({ answered: (err as { response?: unknown }).response !== undefined, error: errorMessage(err) });
         throw err;
       }
     },
