@@ -81,6 +81,7 @@ export const UNIT_FILES = [
   'test/scaler/target-bookkeeping.test.ts',
   'test/scaler/target-decision.test.ts',
   'test/state/keys.test.ts',
+  'test/state/skew-watch.test.ts',
   'test/state/stall-watch.test.ts',
   'test/scaler/future-times.test.ts',
   'test/state/row-conversion.test.ts',

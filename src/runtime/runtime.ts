@@ -15,6 +15,7 @@ import { createStorage, resolveStorageLocation, type Storage, type StorageOption
 import { EntityTable } from '../state/entity-table.js';
 import { Leases } from '../state/leases.js';
 import { serviceResponses, type ServiceClock } from '../state/service-clock.js';
+import { skewWatchedService } from '../state/skew-watch.js';
 import { PendingStore } from '../queue/pending-store.js';
 import { NewestConfig } from '../queue/newest-config.js';
 import { configHash, readConfigSequence } from '../config/sequence.js';
@@ -69,6 +70,8 @@ export interface Runtime {
   readonly autoscale: AutoscaleWatch;
   /** The scale sets this process last read from ARM: pool passes within a read's period reuse it. */
   readonly scaleSetReads: ScaleSetReads;
+  /** Called once with a warning line when this host's clock is more than 30 s off storage's (src/state/skew-watch.ts). */
+  onClockSkew(listener: (line: string) => void): void;
 }
 
 /**
@@ -129,7 +132,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     if (!t) tables.set(name, (t = makeTable(name, storage.table(name))));
     return t;
   };
-  const serviceClock = options.serviceClock ?? serviceResponses;
+  const skewListeners: ((line: string) => void)[] = [];
+  const serviceClock = skewWatchedService(options.serviceClock ?? serviceResponses, clock, (line) => skewListeners.forEach((l) => l(line)));
   const queues = createQueueSender({
     reconcileQueue: storage.queue('reconcile'),
     probeQueue: storage.queue('probe'),
@@ -167,6 +171,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     scaleSetApi: once(async () => options.adapters?.scaleSetApi ?? compute()),
     // An injected compute adapter reads the autoscale settings too (one pipeline, not a second one).
     scaleSetReads: new ScaleSetReads(),
+    onClockSkew: (listener) => void skewListeners.push(listener),
     autoscale: new AutoscaleWatch(once(async () => options.adapters?.autoscaleSettings ?? readsAutoscale(options.adapters?.scaleSetApi) ?? compute()), clock),
     scaleTargets: once(async () => {
       if (options.adapters?.scaleTargets) return options.adapters.scaleTargets;

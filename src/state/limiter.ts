@@ -13,12 +13,17 @@ const PARTITION = 'limiter';
 
 export type BucketProps = { tokens: number; updatedAt: number };
 
-/** Pure bucket arithmetic: the bucket after refilling up to `now`. Starts full. */
+/**
+ * Pure bucket arithmetic: the bucket after refilling up to `now`. Starts full. A bucket stamped
+ * after `now` was written by a host whose clock is ahead (docs/architecture.md, "Time across
+ * hosts"): it counts as written now, so it refills from here on instead of staying empty until
+ * the reader's clock reaches that stamp (an hour's skew would starve every correct host for an hour).
+ */
 export function refill(bucket: BucketProps | undefined, rate: Rate, now: number): BucketProps {
   if (!bucket) return { tokens: rate.burst, updatedAt: now };
   const elapsed = Math.max(0, now - bucket.updatedAt);
   const tokens = Math.min(rate.burst, bucket.tokens + elapsed / rate.intervalMs);
-  return { tokens, updatedAt: Math.max(now, bucket.updatedAt) };
+  return { tokens, updatedAt: now };
 }
 
 /** How long until one token is available in `bucket` (0 when one is there now). */

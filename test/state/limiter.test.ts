@@ -27,6 +27,13 @@ describe('bucket arithmetic', () => {
     expect(refill(bucket, rate, now).tokens).toBeCloseTo(tokens);
   });
 
+  it('refills a bucket stamped an hour ahead (by a host whose clock is) from the reader\'s now on, not an hour later', () => {
+    const HOUR = 3_600_000;
+    const seen = refill({ tokens: 0, updatedAt: HOUR }, rate, 0);
+    expect(seen).toEqual({ tokens: 0, updatedAt: 0 });
+    expect(refill(seen, rate, 5_000).tokens).toBeCloseTo(1);
+  });
+
   it('waits for the missing fraction of a token', () => {
     expect(waitFor({ tokens: 0.5, updatedAt: 0 }, rate)).toBe(2_500);
     expect(waitFor({ tokens: 1, updatedAt: 0 }, rate)).toBe(0);
