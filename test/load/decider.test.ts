@@ -4,7 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { decideDesiredScale, type DeciderSettings, type DesiredInput, type DesiredScale } from '../../src/load/decider.js';
 import type { Sample } from '../../src/load/samples.js';
 import { markActive } from '../../src/scaler/decide/conditions.js';
-import { planScale } from '../../src/scaler/decide/plan-scale.js';
+import { conditionFields } from '../../src/scaler/decide/target-record.js';
+import { planTarget } from '../../src/scaler/plan/plan-target.js';
+import { push, settingsOf } from '../scaler/plan-driver.js';
 
 const NOW = Date.UTC(2026, 10, 30, 10, 0, 0);
 const WINDOW = 60_000;
@@ -80,9 +82,7 @@ describe('panic mode', () => {
   });
 });
 
-describe('bounds on the desired scale (applied by planScale)', () => {
-  const active = { conditions: markActive({}, NOW - 1_000), activatorSeenSince: null, now: NOW };
-  const scaleSettings = { enableScaleToZero: true, stableWindowMs: WINDOW, gracePeriodMs: 30_000 };
+describe('bounds on the desired scale (applied by the production plan, planTarget)', () => {
   it.each<{ name: string; desired: number | 'unknown'; minScale: number; maxScale: number; scale: number | 'held' }>([
     { name: 'above max: max', desired: 12, minScale: 0, maxScale: 5, scale: 5 },
     { name: 'max 0 is unbounded', desired: 12, minScale: 0, maxScale: 0, scale: 12 },
@@ -92,8 +92,20 @@ describe('bounds on the desired scale (applied by planScale)', () => {
     { name: 'no sample, above max: held, never lowered without metrics', desired: 'unknown', minScale: 0, maxScale: 2, scale: 'held' },
     { name: 'no sample, below min: raised to min', desired: 'unknown', minScale: 6, maxScale: 0, scale: 6 },
   ])('$name', ({ desired, minScale, maxScale, scale }) => {
-    const want = desired === 'unknown' ? ({ kind: 'unknown' } as const) : ({ kind: 'known', scale: desired } as const);
-    const step = planScale({ desired: want, bounds: { minScale, maxScale }, settings: scaleSettings, currentScale: 3, ...active });
-    expect(step.kind === 'plan' && (step.plan.kind === 'hold' ? 'held' : step.plan.scale)).toBe(scale);
+    const settings = settingsOf(push(1));
+    // An active target at 3, its window's average the desired scale (one a replica), or no sample at all.
+    const plan = planTarget(
+      {
+        kind: 'kubernetes',
+        record: { ...conditionFields(markActive({}, NOW - 1_000)), requestedScale: 3 },
+        view: { kind: 'read', observed: { specReplicas: 3, ready: 3 } },
+        samples: { average: () => (desired === 'unknown' ? undefined : desired) },
+        holdLatest: false,
+        dryRun: false,
+      },
+      { ...settings, bounds: { minScale, maxScale } },
+      NOW,
+    );
+    expect(plan.kind === 'plan' && (plan.decided.plan.kind === 'hold' ? 'held' : plan.decided.plan.scale)).toBe(scale);
   });
 });

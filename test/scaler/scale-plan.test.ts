@@ -1,8 +1,9 @@
-// The pure scale decision: one row per branch with its reason, the two-step probe protocol and
-// decidePatch.
+// The pure scale decision the pipeline takes (planScaleWithin: the desired scale already within
+// the bounds, its bounds stage having put it there): one row per branch with its reason, the
+// two-step probe protocol and decidePatch.
 import { describe, expect, it } from 'vitest';
 import { markActive, markInactive, initializeConditions } from '../../src/scaler/decide/conditions.js';
-import { decidePatch, planScale, type ScaleInput } from '../../src/scaler/decide/plan-scale.js';
+import { decidePatch, planScaleWithin, type ScaleInput } from '../../src/scaler/decide/plan-scale.js';
 
 const NOW = Date.UTC(2026, 10, 30, 10, 0, 0);
 const GRACE = 30_000;
@@ -22,7 +23,10 @@ const base: ScaleInput = {
   now: NOW,
 };
 
-describe('planScale', () => {
+/** The step as the pipeline asks for it: the bounded desired scale, or undefined without a sample. */
+const planStep = ({ desired, bounds, ...rest }: ScaleInput) => planScaleWithin(bounds, desired.kind === 'known' ? desired.scale : undefined, rest);
+
+describe('planScaleWithin', () => {
   it.each<{ name: string; input: Partial<ScaleInput>; want: object }>([
     {
       name: 'no sample, not activating: metrics not yet collected, held',
@@ -111,7 +115,7 @@ describe('planScale', () => {
       want: { kind: 'report', scale: 0, offerAsyncProbe: true, requeueAfterMs: [], reason: 'activator-not-in-path' },
     },
   ])('$name', ({ input, want }) => {
-    const step = planScale({ ...base, ...input });
+    const step = planStep({ ...base, ...input });
     expect(step.kind).toBe('plan');
     if (step.kind === 'plan') expect(step.plan).toMatchObject(want);
   });
@@ -124,20 +128,20 @@ describe('planScale', () => {
     },
     { name: 'no conditions at all (not activating)', conditions: {} },
   ])('$name takes the inactive branch and probes', ({ conditions }) => {
-    expect(planScale({ ...base, conditions })).toEqual({ kind: 'probe' });
-    const step = planScale({ ...base, conditions, probe: { ok: true }, activatorSeenSince: NOW });
+    expect(planStep({ ...base, conditions })).toEqual({ kind: 'probe' });
+    const step = planStep({ ...base, conditions, probe: { ok: true }, activatorSeenSince: NOW });
     expect(step).toMatchObject({ kind: 'plan', plan: { kind: 'report', scale: 0, requeueAfterMs: [GRACE], reason: 'grace-period-pending' } });
   });
 
   it('asks for the synchronous probe before deciding an inactive target, and only then', () => {
-    expect(planScale(base)).toEqual({ kind: 'probe' });
-    expect(planScale({ ...base, conditions: markActive({}, NOW) }).kind).toBe('plan');
+    expect(planStep(base)).toEqual({ kind: 'probe' });
+    expect(planStep({ ...base, conditions: markActive({}, NOW) }).kind).toBe('plan');
   });
 
   it('does not modify its input', () => {
     const input = structuredClone({ ...base, probe: { ok: true } });
     const copy = structuredClone(input);
-    planScale(input);
+    planStep(input);
     expect(input).toEqual(copy);
   });
 });

@@ -8,7 +8,7 @@
  *                     scale from the samples, windows and rates, bounds, scale to zero (which
  *                     asks for a synchronous probe)
  *
- * Like planScale it answers `{ kind: 'probe' }` when the synchronous activator probe is needed;
+ * Like planScaleWithin it answers `{ kind: 'probe' }` when the synchronous activator probe is needed;
  * the caller probes and calls again with `probe` set.
  */
 import type { DesiredInput, DesiredScale } from '../../load/decider.js';

@@ -1,7 +1,8 @@
 /**
  * One scale step for a target, as pure decisions around the I/O the shell performs:
  *
- *   planScale(input)                   → { kind: 'probe' } (probe, then call again with `probe`)
+ *   planScaleWithin(bounds, desired, input)
+ *                                      → { kind: 'probe' } (probe, then call again with `probe`)
  *                                      | { kind: 'plan', plan: apply | report | hold }
  *   decidePatch(plan.scale, current)   → patch or not (only for `apply`)
  *
@@ -10,7 +11,7 @@
  * still raise it; otherwise the plan holds, and an activation that times out without a sample
  * holds too instead of going to zero. A metrics outage must never scale anything down.
  */
-import { applyBounds, effectiveMinScale, type ScaleBounds } from './bounds.js';
+import { effectiveMinScale, type ScaleBounds } from './bounds.js';
 import { canFailActivation, isActivating, isInactive, type TargetConditions } from './conditions.js';
 import {
   apply,
@@ -44,14 +45,9 @@ export interface ScaleInput {
   now: number;
 }
 
-export function planScale(input: ScaleInput): ScaleStep {
-  const { desired: wanted, bounds, ...rest } = input;
-  return planScaleWithin(bounds, wanted.kind === 'known' ? applyBounds(bounds, wanted.scale) : undefined, rest);
-}
-
 /**
- * planScale with the desired scale already within `bounds` (the pipeline's bounds stage puts
- * it there); undefined when no sample is in the window.
+ * The scale step, the desired scale already within `bounds` (the pipeline's bounds stage puts
+ * it there, src/scaler/plan/pipeline.ts); undefined when no sample is in the window.
  */
 export function planScaleWithin(bounds: ScaleBounds, desired: number | undefined, input: Omit<ScaleInput, 'desired' | 'bounds'>): ScaleStep {
   if (desired === undefined) return planWithoutSample({ ...input, bounds });

@@ -8,7 +8,7 @@
  *  - scale to zero disabled: keep one replica;
  *  - activating (Active Unknown): wait for the activation, but give up after the activation
  *    timeout and let it go to zero, so a target that can never start does not run forever
- *    (only with a load sample: see planScale for the desired scale that is not known);
+ *    (only with a load sample: see planScaleWithin for the desired scale that is not known);
  *  - ready (Ready True): hold one replica for the rest of the stable window, then answer 0
  *    *without applying it*, which marks the target inactive and puts the activator in front;
  *  - otherwise (inactive): probe the activator synchronously; once it answers, apply 0 when
