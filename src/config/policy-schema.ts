@@ -48,9 +48,6 @@ const pushSource = z.object({ source: z.literal('push'), targetPerReplica });
 
 const SOURCE_ERROR = { error: 'expected source "http", "queue" or "push"' };
 
-/** One load source, as a target's `load` has always been. */
-export const loadSource = z.discriminatedUnion('source', [httpSource.strict(), queueSource.strict(), pushSource.strict()], SOURCE_ERROR);
-
 /** A duration bounded by `[minMs, maxMs]`, with the default `fallback`. */
 const durationWithin = (fallback: string, minMs: number, maxMs: number, expected: string) =>
   parsedString('expected a duration such as "90s", "5m" or "1h30m"', (text) => {
@@ -102,33 +99,6 @@ const severalSources = z
       }
     }
   });
-
-/** One source (`load: { source, … }`) reads as a list of one, named `load`. */
-const oneSource = z
-  .unknown()
-  .transform((value, ctx) => {
-    const { activationThreshold: threshold, ...rest } = (value ?? {}) as Record<string, unknown>;
-    const parsed = z.object({ source: loadSource, activationThreshold }).safeParse({ source: rest, activationThreshold: threshold });
-    if (!parsed.success) {
-      for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path.slice(issue.path[0] === 'source' ? 1 : 0) });
-      return z.NEVER;
-    }
-    const { source } = parsed.data;
-    return { sources: [{ ...source, name: 'load', activationThreshold: parsed.data.activationThreshold }], combine: 'max' as const, pollInterval: 'pollInterval' in source ? source.pollInterval : undefined };
-  });
-
-/** `load`: one source as today, or `{ sources, combine, pollInterval }`; both come out as the latter. */
-export const loadSpec = z.unknown().pipe(
-  z.custom<unknown>().transform((value, ctx) => {
-    const schema = value && typeof value === 'object' && 'sources' in value ? severalSources : oneSource;
-    const parsed = schema.safeParse(value);
-    if (!parsed.success) {
-      for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, code: 'custom', message: issue.message, path: issue.path });
-      return z.NEVER;
-    }
-    return parsed.data as z.output<typeof severalSources>;
-  }),
-);
 
 const fallback = z
   .object({
@@ -238,10 +208,9 @@ export const policyFields = {
   schedules: z.array(schedule, { error: 'expected a list of schedules' }).max(MAX_SCHEDULES, { error: `expected at most ${MAX_SCHEDULES} schedules` }).default([]),
 };
 
-export const policySchema = z.object({ load: loadSpec.optional(), ...policyFields }).strict();
-
-export type PolicyConfig = z.output<typeof policySchema>;
 export type LoadSpecConfig = z.output<typeof severalSources>;
+/** A target's policy keys as the scaler's settings take them (src/scaler/policy/settings.ts): its load as a list of sources. */
+export type PolicyConfig = { load?: LoadSpecConfig } & { [K in keyof typeof policyFields]: z.output<(typeof policyFields)[K]> };
 export type NamedSourceConfig = LoadSpecConfig['sources'][number];
 export type TargetLoadConfig = z.output<typeof targetLoad>;
 /** One load source as a target's `load` gives it (`load: { source, … }`). */

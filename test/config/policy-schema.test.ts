@@ -1,33 +1,40 @@
 /**
- * The policy keys' schema: defaults that change nothing, HPA's default rules, and errors that
- * name the field. Rows are sentences.
+ * A target's policy keys as the configuration loader reads them (parseConfig, the schema
+ * `loadConfig` validates every file with): defaults that change nothing, HPA's default rules,
+ * and errors that name the field. Rows are sentences.
  */
 import { describe, expect, it } from 'vitest';
-import { policySchema } from '../../src/config/policy-schema.js';
-import { formatPath } from '../../src/config/load.js';
+import { isConfigError, parseConfig } from '../../src/config/load.js';
 
-function parsed(value: unknown) {
-  const result = policySchema.safeParse(value);
-  if (!result.success) throw new Error(result.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`).join('\n'));
-  return result.data;
+const WHERE = 'targets[0].';
+
+/** A configuration with one target carrying `policy` (at least one replica: no activator needed). */
+const withTarget = (policy: object) => ({ kubernetes: { kubeconfig: '/k/config' }, targets: [{ name: 'web', minScale: 1, scaleTargetRef: { kind: 'Deployment', name: 'web' }, ...policy }] });
+
+function parsed(policy: object) {
+  return parseConfig(withTarget(policy)).targets[0]!;
 }
 
-function problems(value: unknown): string[] {
-  const result = policySchema.safeParse(value);
-  return result.success ? [] : result.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`);
+/** The problems the loader reports, their paths from the target on. */
+function problems(policy: object): string[] {
+  try {
+    parseConfig(withTarget(policy));
+    return [];
+  } catch (error) {
+    if (!isConfigError(error)) throw error;
+    return error.problems.map((p) => `${p.path.startsWith(WHERE) ? p.path.slice(WHERE.length) : p.path}: ${p.message}`);
+  }
 }
 
-describe('policy schema', () => {
+describe("a target's policy keys, as the configuration loader reads them", () => {
   it('a target without policy keys gets defaults that change nothing', () => {
-    expect(parsed({})).toEqual({ cooldown: 300_000, scaleDownDelay: 0, initialScale: 1, activationScale: 1, schedules: [] });
+    expect(parsed({})).toMatchObject({ cooldown: 300_000, scaleDownDelay: 0, initialScale: 1, activationScale: 1, schedules: [] });
+    expect(parsed({}).behavior).toBeUndefined();
+    expect(parsed({}).fallback).toBeUndefined();
   });
 
-  it('one source stays one source, read as a list of one named "load" combined by max', () => {
-    expect(parsed({ load: { source: 'http', url: 'http://m.example/q', targetPerReplica: 3 } }).load).toEqual({
-      sources: [{ name: 'load', source: 'http', url: 'http://m.example/q', timeout: 2_000, targetPerReplica: 3, activationThreshold: 0 }],
-      combine: 'max',
-      pollInterval: undefined,
-    });
+  it('one source stays one source, its timeout and activation threshold filled in (the poll interval is left to the settings)', () => {
+    expect(parsed({ load: { source: 'http', url: 'http://m.example/q', targetPerReplica: 3 } }).load).toEqual({ source: 'http', url: 'http://m.example/q', timeout: 2_000, targetPerReplica: 3, activationThreshold: 0 });
   });
 
   it('a one-source error names the field under load', () => {
@@ -43,13 +50,13 @@ describe('policy schema', () => {
         ],
         combine: { formula: 'jobs ?? web * 2', targetPerReplica: 5 },
       },
-    }).load!;
+    }).load as { sources: { name: string; activationThreshold?: number }[]; combine: unknown; pollInterval?: number };
     expect(load.sources.map((s) => [s.name, s.activationThreshold])).toEqual([['jobs', 2], ['web', 0]]);
     expect(load.combine).toEqual({ formula: 'jobs ?? web * 2', targetPerReplica: 5 });
     expect(load.pollInterval).toBeUndefined();
   });
 
-  const refused: [string, unknown, string][] = [
+  const refused: [string, object, string][] = [
     ['a formula naming no source is refused at its path', { load: { sources: [{ name: 'a', source: 'push', targetPerReplica: 1 }], combine: { formula: 'a ?? b', targetPerReplica: 1 } } }, 'load.combine.formula: the formula reads "b", which no source is named (sources: a)'],
     ['a formula that calls code is refused', { load: { sources: [{ name: 'a', source: 'push', targetPerReplica: 1 }], combine: { formula: 'a.constructor', targetPerReplica: 1 } } }, 'load.combine.formula: unsupported expression (MemberExpression)'],
     ['two sources of one name are refused', { load: { sources: [{ name: 'a', source: 'push', targetPerReplica: 1 }, { name: 'a', source: 'push', targetPerReplica: 2 }] } }, 'load.sources[1].name: duplicate source name "a"'],
