@@ -61,103 +61,113 @@ const realTimers: StallTimers = {
 };
 
 export function stallWatch(options: StallWatchOptions): StallWatch {
-  const thresholdMs = options.thresholdMs ?? STORAGE_STALL_WARN_MS;
-  const remindEveryMs = options.remindEveryMs ?? STORAGE_STALL_REMIND_MS;
-  const now = options.now ?? Date.now;
-  const timers = options.timers ?? realTimers;
-  const resources = new Map<string, Resource>();
-  const listeners: ((line: string, event: StallEvent) => void)[] = [];
-  let nextCall = 0;
-  let timer: { handle: unknown; at: number } | undefined;
+  return new Watch(options);
+}
 
-  const say = (line: string, event: StallEvent) => {
+class Watch implements StallWatch {
+  readonly now: () => number;
+  private readonly thresholdMs: number;
+  private readonly remindEveryMs: number;
+  private readonly timers: StallTimers;
+  private readonly resources = new Map<string, Resource>();
+  private readonly listeners: ((line: string, event: StallEvent) => void)[] = [];
+  private nextCall = 0;
+  private timer: { handle: unknown; at: number } | undefined;
+
+  constructor(private readonly options: StallWatchOptions) {
+    this.thresholdMs = options.thresholdMs ?? STORAGE_STALL_WARN_MS;
+    this.remindEveryMs = options.remindEveryMs ?? STORAGE_STALL_REMIND_MS;
+    this.now = options.now ?? Date.now;
+    this.timers = options.timers ?? realTimers;
+  }
+
+  onStalled(listener: (line: string, event: StallEvent) => void): void {
+    this.listeners.push(listener);
+  }
+
+  begin(name: string): (outcome: CallOutcome) => void {
+    const r = this.resources.get(name) ?? { inFlight: new Map<number, number>() };
+    this.resources.set(name, r);
+    const call = this.nextCall++;
+    const startedAt = this.now();
+    r.inFlight.set(call, startedAt);
+    this.schedule();
+    let ended = false;
+    return (outcome) => {
+      if (ended) return;
+      ended = true;
+      this.end(name, r, call, startedAt, outcome);
+      this.schedule();
+    };
+  }
+
+  private say(line: string, event: StallEvent): void {
     const redacted = redact(line);
-    for (const l of listeners) l(redacted, event);
-  };
+    for (const l of this.listeners) l(redacted, event);
+  }
 
   /**
    * Since when `r` has been stalled at `at`, or undefined when it is not: its open run, or a call
    * waiting at least as long as a slow call takes (an answer may still come before that).
    */
-  const stalledSince = (r: Resource, at: number): number | undefined => {
+  private stalledSince(r: Resource, at: number): number | undefined {
     const oldest = Math.min(...r.inFlight.values());
-    const waiting = at - oldest >= options.slowCallMs ? oldest : Infinity;
+    const waiting = at - oldest >= this.options.slowCallMs ? oldest : Infinity;
     const since = Math.min(r.run?.since ?? Infinity, waiting);
     return Number.isFinite(since) ? since : undefined;
-  };
+  }
 
-  /** Says what is due for `resource` at `at`: the first warning, or a reminder. */
-  const look = (name: string, r: Resource, at: number) => {
-    const since = stalledSince(r, at);
-    if (since === undefined || at - since < thresholdMs) return;
-    if (r.saidAt !== undefined && at - r.saidAt < remindEveryMs) return;
+  /** Says what is due for `name` at `at`: the first warning, or a reminder. */
+  private look(name: string, r: Resource, at: number): void {
+    const since = this.stalledSince(r, at);
+    if (since === undefined || at - since < this.thresholdMs) return;
+    if (r.saidAt !== undefined && at - r.saidAt < this.remindEveryMs) return;
     const event: StallEvent = r.saidAt === undefined ? 'stalled' : 'still stalled';
     r.saidAt = at;
     r.saidSince = since;
-    say(`storage: calls to ${name} ${event === 'stalled' ? 'stalled for' : 'still stalled after'} ${seconds(at - since)}: ${detail(r)}`, event);
-  };
-
-  /** When the next warning or reminder may be due for a resource with calls in flight (none are looked for without). */
-  const dueAt = (r: Resource): number | undefined => {
-    if (r.inFlight.size === 0) return undefined;
-    if (r.saidAt !== undefined) return r.saidAt + remindEveryMs;
-    const oldest = Math.min(...r.inFlight.values());
-    return Math.min(r.run?.since ?? Infinity, oldest + Math.max(0, options.slowCallMs - thresholdMs)) + thresholdMs;
-  };
-
-  /** Sets the timer for the earliest due look, never sooner than `notBefore` (a look that found nothing to say does not spin). */
-  const schedule = (notBefore = -Infinity) => {
-    const due = Math.max(notBefore, Math.min(...[...resources.values()].map((r) => dueAt(r) ?? Infinity)));
-    if (timer && timer.at <= due) return;
-    if (timer) timers.clear(timer.handle);
-    timer = undefined;
-    if (!Number.isFinite(due)) return;
-    timer = { at: due, handle: timers.set(tick, Math.max(0, due - now())) };
-  };
-
-  function tick() {
-    timer = undefined;
-    const at = now();
-    for (const [name, r] of resources) if (r.inFlight.size > 0) look(name, r, at);
-    schedule(at + 1_000);
+    this.say(`storage: calls to ${name} ${event === 'stalled' ? 'stalled for' : 'still stalled after'} ${seconds(at - since)}: ${detail(r)}`, event);
   }
 
-  const end = (name: string, r: Resource, call: number, startedAt: number, outcome: CallOutcome) => {
+  /** When the next warning or reminder may be due for a resource with calls in flight (none are looked for without). */
+  private dueAt(r: Resource): number | undefined {
+    if (r.inFlight.size === 0) return undefined;
+    if (r.saidAt !== undefined) return r.saidAt + this.remindEveryMs;
+    const oldest = Math.min(...r.inFlight.values());
+    return Math.min(r.run?.since ?? Infinity, oldest + Math.max(0, this.options.slowCallMs - this.thresholdMs)) + this.thresholdMs;
+  }
+
+  /** Sets the timer for the earliest due look, never sooner than `notBefore` (a look that found nothing to say does not spin). */
+  private schedule(notBefore = -Infinity): void {
+    const due = Math.max(notBefore, Math.min(...[...this.resources.values()].map((r) => this.dueAt(r) ?? Infinity)));
+    if (this.timer && this.timer.at <= due) return;
+    if (this.timer) this.timers.clear(this.timer.handle);
+    this.timer = undefined;
+    if (!Number.isFinite(due)) return;
+    this.timer = { at: due, handle: this.timers.set(() => this.tick(), Math.max(0, due - this.now())) };
+  }
+
+  private tick(): void {
+    this.timer = undefined;
+    const at = this.now();
+    for (const [name, r] of this.resources) if (r.inFlight.size > 0) this.look(name, r, at);
+    this.schedule(at + 1_000);
+  }
+
+  private end(name: string, r: Resource, call: number, startedAt: number, outcome: CallOutcome): void {
     r.inFlight.delete(call);
-    const at = now();
-    const stalled = !outcome.answered || at - startedAt >= options.slowCallMs;
-    if (stalled) {
+    const at = this.now();
+    if (!outcome.answered || at - startedAt >= this.options.slowCallMs) {
       r.run ??= { since: startedAt, calls: 0 };
       r.run.calls++;
       r.run.lastError = outcome.error;
-      look(name, r, at);
+      this.look(name, r, at);
       return;
     }
-    if (r.saidSince !== undefined) say(`storage: ${name} answers again after a stall of ${seconds(at - r.saidSince)}`, 'answers again');
+    if (r.saidSince !== undefined) this.say(`storage: ${name} answers again after a stall of ${seconds(at - r.saidSince)}`, 'answers again');
     r.run = undefined;
     r.saidAt = undefined;
     r.saidSince = undefined;
-  };
-
-  return {
-    now,
-    onStalled: (listener) => void listeners.push(listener),
-    begin(name) {
-      const r = resources.get(name) ?? { inFlight: new Map<number, number>() };
-      resources.set(name, r);
-      const call = nextCall++;
-      const startedAt = now();
-      r.inFlight.set(call, startedAt);
-      schedule();
-      let ended = false;
-      return (outcome) => {
-        if (ended) return;
-        ended = true;
-        end(name, r, call, startedAt, outcome);
-        schedule();
-      };
-    },
-  };
+  }
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
