@@ -122,7 +122,7 @@ export const commands = {
     }
     const what = request.kind === 'resume' ? 'resumed' : `paused (${request.replicas !== undefined ? `pinned at ${request.replicas}` : request.mode === 'all' ? 'no scale written' : `no ${request.mode}`})`;
     await rt.decisions.record({ at: rt.clock.now(), object: `target/${target}`, decision: what, reason: `by an operator (drover ${request.kind}); every instance obeys at its next reconcile` });
-    io.stdout(`target ${target}: ${what}\n`);
+    io.stdout(`target ${target}: ${what}${result.waitedFor ? ` (after the running reconcile by ${result.waitedFor} finished its writes)` : ''}\n`);
     if (request.kind === 'resume' && result.configPaused) io.stderr(`warning: target ${target} stays paused: the configuration says paused: true\n`);
     return 0;
   },

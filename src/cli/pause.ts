@@ -2,11 +2,14 @@
  * `drover pause TARGET [--replicas N] [--scale-in | --scale-out]` and `drover resume TARGET`:
  * the pause is kept in the target's row, written under the target's lease (taken once the
  * reconcile holding it lets go, so an in-flight reconcile is not failed by a changed row), and
- * every instance obeys it at its next reconcile. The row's own fields are merged: the revision
- * that fences reconciles is left alone.
+ * every instance obeys it at its next reconcile. The write bumps the row's revision, which fences
+ * reconciles: a reconcile that read the row before the pause (and had not taken the lease yet)
+ * confirms that revision under the lease before it writes a scale, so it writes none; one that
+ * held the lease has finished its writes when the command returns. Either way no scale planned
+ * without the pause is written after the command returns.
  */
 import type { PauseMode } from '../scaler/plan/pause.js';
-import { mergeTargetRecord } from '../scaler/shell/target-store.js';
+import { pauseTargetRecord } from '../scaler/shell/target-store.js';
 import { LEASE_TTL_MS, withLease } from '../state/leases.js';
 import type { Runtime } from '../runtime/runtime.js';
 
@@ -16,7 +19,8 @@ const RETRY_MS = 250;
 
 export type PauseRequest = { kind: 'pause'; mode: PauseMode; replicas?: number } | { kind: 'resume' };
 
-export type PauseResult = { kind: 'done'; configPaused: boolean } | { kind: 'busy'; heldBy: string; until: number };
+/** `waitedFor`: the holder of a running reconcile the command waited for (its writes came before the pause). */
+export type PauseResult = { kind: 'done'; configPaused: boolean; waitedFor?: string } | { kind: 'busy'; heldBy: string; until: number };
 
 /**
  * Why a pause request cannot be recorded while the configuration says `paused: true`, or
@@ -36,16 +40,20 @@ export async function setPause(rt: Runtime, target: string, request: PauseReques
   const configPaused = rt.config.targets.find((t) => t.name === target)?.paused === true;
   const holder = `${rt.holder}:drover-${request.kind}`;
   const giveUpAt = rt.clock.now() + LEASE_WAIT_MS;
+  let waitedFor: string | undefined;
   for (;;) {
     const leased = await withLease(rt.leases, rt.clock, `target/${target}`, holder, LEASE_TTL_MS, () =>
-      mergeTargetRecord(rt.table('targets'), target, () =>
+      pauseTargetRecord(
+        rt.table('targets'),
+        target,
         request.kind === 'pause'
           ? { pausedMode: request.mode, pausedReplicas: request.replicas, pausedAt: rt.clock.now() }
           : { pausedMode: undefined, pausedReplicas: undefined, pausedAt: undefined },
       ),
     );
-    if (leased.ran) return { kind: 'done', configPaused };
+    if (leased.ran) return { kind: 'done', configPaused, ...(waitedFor ? { waitedFor } : {}) };
     if (rt.clock.now() >= giveUpAt) return { kind: 'busy', heldBy: leased.heldBy, until: leased.until };
+    waitedFor = leased.heldBy;
     await rt.clock.sleep(RETRY_MS);
   }
 }

@@ -25,7 +25,7 @@ import type { NewerLive } from './config-stamp.js';
 import type { ConfigId } from '../config/sequence.js';
 
 export interface TargetPassDeps {
-  row: Pick<FencedTargetRow, 'read' | 'write'>;
+  row: Pick<FencedTargetRow, 'read' | 'write' | 'confirm'>;
   samples: { read(): Promise<Sample[]>; write(samples: readonly Sample[], now: number): Promise<void> };
   /** The same row for a target with several sources: each source's samples by name. */
   sampleSeries: { read(names: readonly string[]): Promise<SampleSeries>; write(series: SampleSeries, now: number): Promise<void> };

@@ -81,7 +81,7 @@ export async function reconcileTarget(deps: TargetPassDeps, target: TargetConfig
     {
       target: port,
       probeActivator: deps.probe,
-      checkLease: () => lease.check(),
+      checkLease: () => fenceScaleWrite(deps),
       beforeWrite: (patch) => row.write(() => patch),
       watchReadiness: () => watchReadiness(deps, target),
       signal,
@@ -99,6 +99,17 @@ export async function reconcileTarget(deps: TargetPassDeps, target: TargetConfig
     if (!(await deps.offerProbe())) deps.log.info(`target ${target.name}: async probe already in flight`);
   }
   return withObservation(step.decision, view, step, load);
+}
+
+/**
+ * Before a scale write: the lease, then the row as read. The pass may have read the row long
+ * before (a source slow to answer) and taken no lease until now, so a `drover pause` can have
+ * come in between; it bumped the revision, and the write is refused here (the reconcile fails,
+ * to run again and obey it). From here on the pass holds the lease, which the pause waits for.
+ */
+async function fenceScaleWrite(deps: TargetPassDeps): Promise<void> {
+  await deps.lease.check();
+  await deps.row.confirm();
 }
 
 /**

@@ -17,7 +17,7 @@ export interface TargetExecutorPorts {
   target: Pick<TargetPort, 'kind' | 'write'>;
   /** One synchronous activator probe; reports failure as `{ ok: false }` rather than throwing. */
   probeActivator(): Promise<ProbeResult>;
-  /** The lease check that must precede every write. */
+  /** The lease check that must precede every write (a reconcile also confirms there that its row is unchanged). */
   checkLease(): Promise<void>;
   /** Saves what must survive the write (the start of a wake); after the lease check, before the write. */
   beforeWrite?(patch: TargetRecordPatch): Promise<void>;

@@ -6,7 +6,9 @@
  * A reconcile's writes are fenced as well: they carry the revision the reconcile read and
  * bump it, and are refused (`TargetRecordChangedError`) when another reconcile wrote the row
  * in between, so a holder whose lease ran out never overwrites a newer decision. The probe's
- * merge does not bump the revision: it never makes a reconcile's write fail.
+ * merge does not bump the revision: it never makes a reconcile's write fail. `drover pause` does
+ * bump it: a reconcile that read the row before the pause confirms the revision under its lease
+ * just before it writes a scale (`FencedTargetRow.confirm`), and so writes none.
  */
 import { redact } from '../../redact.js';
 import { sameProps, type EntityTable, type Row } from '../../state/entity-table.js';
@@ -26,7 +28,7 @@ export class TargetRecordChangedError extends Error {
     readonly expected: number,
     readonly found: number,
   ) {
-    super(`target ${target}: its row was written by another reconcile (revision ${found}, read ${expected}); nothing written`);
+    super(`target ${target}: its row was written by another reconcile or drover pause (revision ${found}, read ${expected}); nothing written`);
   }
 }
 
@@ -47,6 +49,15 @@ export async function mergeTargetRecord(
     const changes = patch(row?.props);
     return changes === undefined ? undefined : redacted(applyRecordPatch(row?.props, changes));
   });
+}
+
+/**
+ * `drover pause` and `drover resume`: merges `patch` under the row's ETag and bumps the revision,
+ * so that a reconcile that read the row before it writes no scale planned on the old row (it
+ * confirms the revision under its lease first; the command holds the same lease while it writes).
+ */
+export async function pauseTargetRecord(table: EntityTable, target: string, patch: TargetRecordPatch): Promise<void> {
+  await table.update<TargetRecord>(target, ROW, (row) => ({ ...redacted(applyRecordPatch(row?.props, patch)), revision: (row?.props.revision ?? 0) + 1 }));
 }
 
 /**
@@ -111,6 +122,19 @@ export class FencedTargetRow {
     this.row = await this.table.get<TargetRecord>(this.target, ROW);
     this.revision = this.row?.props.revision ?? 0;
     return this.row?.props;
+  }
+
+  /**
+   * Reads the row again and throws TargetRecordChangedError when its revision is not the one this
+   * reconcile holds (`drover pause`, or another reconcile, wrote it since). Called under the
+   * pass's lease right before a scale write: whoever writes the row after this waits for the lease.
+   */
+  async confirm(): Promise<void> {
+    const fresh = await this.table.get<TargetRecord>(this.target, ROW);
+    const found = fresh?.props.revision ?? 0;
+    if (found !== this.revision) throw new TargetRecordChangedError(this.target, this.revision, found);
+    // The same revision: only the probe's merge came in between; later writes go over its ETag.
+    this.row = fresh;
   }
 
   /** Writes `patch` over the row; `beforeWrite` runs first when there is something to write (the pass's lease). */
