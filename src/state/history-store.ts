@@ -48,16 +48,17 @@ export class HistoryStore {
 
   /**
    * The object's rows of the window ending at `now` (the last hour by default), oldest first,
-   * led by the newest change row before the window: the state the window starts from.
+   * led by the newest change row before the window: the state the window starts from. Every
+   * query carries `signal` (the status page's deadline for this object).
    */
-  async read(object: string, now: number, windowMs = HISTORY_PAGE_WINDOW_MS): Promise<HistoryRow[]> {
+  async read(object: string, now: number, windowMs = HISTORY_PAGE_WINDOW_MS, signal?: AbortSignal): Promise<HistoryRow[]> {
     const from = now - windowMs;
     // The query starts at the window's first minute, whose rows before `from` may hold the start.
-    const read = await this.query(object, minutePrefix(from));
+    const read = await this.query(object, minutePrefix(from), undefined, signal);
     const rows = read.filter((r) => r.at >= from);
     let before = read.filter((r) => r.fields !== undefined && r.at < from).at(-1);
-    before ??= await this.lastState(object, from - LOOKBACK_MS, minutePrefix(from));
-    before ??= await this.lastState(object, now - HISTORY_RETENTION_MS, minutePrefix(from - LOOKBACK_MS));
+    before ??= await this.lastState(object, from - LOOKBACK_MS, minutePrefix(from), signal);
+    before ??= await this.lastState(object, now - HISTORY_RETENTION_MS, minutePrefix(from - LOOKBACK_MS), signal);
     return before ? [before, ...rows] : rows;
   }
 
@@ -77,15 +78,15 @@ export class HistoryStore {
   }
 
   /** The newest row holding a state among the keys from the minute of `from` up to `until`. */
-  private async lastState(object: string, from: number, until: string): Promise<HistoryRow | undefined> {
-    return (await this.query(object, minutePrefix(from), until)).filter((r) => r.fields !== undefined).at(-1);
+  private async lastState(object: string, from: number, until: string, signal?: AbortSignal): Promise<HistoryRow | undefined> {
+    return (await this.query(object, minutePrefix(from), until, signal)).filter((r) => r.fields !== undefined).at(-1);
   }
 
   /** Rows with keys from `from` on (and before `until`), oldest first. */
-  private async query(object: string, from: string, until?: string): Promise<HistoryRow[]> {
+  private async query(object: string, from: string, until?: string, signal?: AbortSignal): Promise<HistoryRow[]> {
     const filter = `PartitionKey eq '${quote(escapeKey(object))}' and RowKey ge '${from}'${until ? ` and RowKey lt '${until}'` : ''}`;
     const rows: HistoryRow[] = [];
-    for await (const e of this.table.client.listEntities<Record<string, unknown>>({ queryOptions: { filter } })) {
+    for await (const e of this.table.client.listEntities<Record<string, unknown>>({ queryOptions: { filter }, ...(signal ? { abortSignal: signal } : {}) })) {
       const row = parseHistoryRow(object, e.rowKey ?? '', e);
       if (row) rows.push(row);
     }

@@ -6,6 +6,7 @@
 import type { TargetConfig } from '../config/schema.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { readTargetRecord } from '../scaler/shell/target-store.js';
+import type { TargetRecord } from '../scaler/decide/target-record.js';
 import { iso } from './time.js';
 import { leftAloneField } from './configuration.js';
 
@@ -37,7 +38,11 @@ export interface TargetStatus {
 }
 
 export async function targetStatus(rt: Runtime, target: TargetConfig): Promise<TargetStatus> {
-  const r = await readTargetRecord(rt.table('targets'), target.name);
+  return targetStatusOf(rt, target, await readTargetRecord(rt.table('targets'), target.name));
+}
+
+/** The status of a target from its row as read (one read of a whole fleet's rows, in status.ts). */
+export async function targetStatusOf(rt: Pick<Runtime, 'configuration'>, target: TargetConfig, r: TargetRecord | undefined): Promise<TargetStatus> {
   return {
     name: target.name,
     // The row keeps no desired scale while no sample is in the window: shown as -1.

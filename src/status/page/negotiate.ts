@@ -25,6 +25,8 @@ export interface QueryProblem {
 }
 
 const WHOLE_NUMBER = /^\d+$/;
+/** The longest `?match=` text (an object name is shorter). */
+const MAX_FILTER_CHARS = 100;
 
 /**
  * The first query parameter whose value cannot mean anything (`?format=xml`, `?refresh=abc`),
@@ -35,6 +37,8 @@ export function queryProblem(query: { get(name: string): string | null }): Query
     ['format', (v) => v === 'json' || v === 'html', '"json" or "html"'],
     ['refresh', (v) => WHOLE_NUMBER.test(v), 'a whole number of seconds (0: never reload)'],
     ['decisions', (v) => WHOLE_NUMBER.test(v), 'a whole number of decisions (at most 500 are shown)'],
+    ['match', (v) => v.length <= MAX_FILTER_CHARS, `a text of at most ${MAX_FILTER_CHARS} characters`],
+    ['object', (v) => v.length <= MAX_FILTER_CHARS * 2, `an object key (pool/NAME or target/NAME) of at most ${MAX_FILTER_CHARS * 2} characters`],
   ];
   for (const [parameter, valid, expected] of checks) {
     const value = query.get(parameter);

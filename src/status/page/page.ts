@@ -1,7 +1,9 @@
 /**
  * The status page: one HTML document from the status view and the last hour of history, with
  * uPlot and the page's script inlined (no CDN, nothing fetched by the browser). Pure: data in,
- * string out; the handler does the reading.
+ * string out; the handler does the reading. Its size does not grow with the fleet: the first
+ * PAGE_SECTIONS objects (selection.ts) get their section and timeline, every other one a row of
+ * a list that links to its own page; a pool's tables and a timeline's points are capped too.
  */
 import type { HistoryRow } from '../../state/history.js';
 import type { Status } from '../status.js';
@@ -10,7 +12,9 @@ import { renderDecisions } from './decisions-section.js';
 import { esc, scriptJson } from './html.js';
 import { renderPool } from './pool-section.js';
 import { renderTarget } from './target-section.js';
-import { poolChart, targetChart } from './timeline.js';
+import { renderFilter, renderListed } from './listed-section.js';
+import { selectObjects, type PageSelection } from './selection.js';
+import { poolChart, targetChart, type ChartSpec } from './timeline.js';
 
 export interface PageOptions {
   now: number;
@@ -18,8 +22,14 @@ export interface PageOptions {
   history: ReadonlyMap<string, readonly HistoryRow[]>;
   /** The query the page reloads with: the function key and the page's own settings. */
   refresh: { query: string; seconds: number };
-  /** The decision log's object filter the page was opened with. */
+  /** The object the page was opened on (`?object=`): drawn first, and the decision log filtered to it. */
   object?: string;
+  /** `?match=`: only the objects whose key contains it. */
+  match?: string;
+  /** The objects drawn and listed; by default chosen from the status and the filter. */
+  selection?: PageSelection;
+  /** Drawn objects whose history could not be read, with why: their timeline says so. */
+  unavailable?: ReadonlyMap<string, string>;
   /** uPlot's script and stylesheet; without them the page says the timelines are unavailable. */
   uplot?: { js: string; css: string };
   /** The CSP nonce the inline script and style elements carry. */
@@ -27,7 +37,7 @@ export interface PageOptions {
 }
 
 /** Query parameters the page keeps when it reloads itself. */
-const KEPT = ['code', 'object', 'refresh'] as const;
+const KEPT = ['code', 'object', 'match', 'refresh'] as const;
 
 /** The query string of the page's reload: the function key it was opened with, its filter and refresh period. */
 export function refreshQuery(query: URLSearchParams): string {
@@ -40,11 +50,19 @@ export function refreshQuery(query: URLSearchParams): string {
 }
 
 export function renderStatusPage(status: Status, o: PageOptions): string {
+  const selection = o.selection ?? selectObjects(status, { ...(o.object ? { object: o.object } : {}), ...(o.match ? { match: o.match } : {}) });
   const rowsOf = (object: string) => o.history.get(object) ?? [];
-  const pools = status.pools.map((p) => ({ p, chart: poolChart(p, rowsOf(`pool/${p.name}`), o.now) }));
-  const targets = status.targets.map((t) => ({ t, chart: targetChart(t, rowsOf(`target/${t.name}`), o.now) }));
+  const drawn = new Map(selection.drawn.map((key, i) => [key, i]));
+  const inOrder = <T>(items: T[], key: (x: T) => string) => items.filter((x) => drawn.has(key(x))).sort((a, b) => drawn.get(key(a))! - drawn.get(key(b))!);
+  const withUnavailable = (chart: ChartSpec, object: string): ChartSpec => {
+    const why = o.unavailable?.get(object);
+    return why === undefined ? chart : { ...chart, unavailable: why };
+  };
+  const pools = inOrder(status.pools, (p) => `pool/${p.name}`).map((p) => ({ p, chart: withUnavailable(poolChart(p, rowsOf(`pool/${p.name}`), o.now), `pool/${p.name}`) }));
+  const targets = inOrder(status.targets, (t) => `target/${t.name}`).map((t) => ({ t, chart: withUnavailable(targetChart(t, rowsOf(`target/${t.name}`), o.now), `target/${t.name}`) }));
   const objects = [...status.pools.map((p) => `pool/${p.name}`), ...status.targets.map((t) => `target/${t.name}`)];
-  const data = { charts: [...pools.map((x) => x.chart), ...targets.map((x) => x.chart)], refresh: o.refresh };
+  const charts = [...pools.map((x) => x.chart), ...targets.map((x) => x.chart)].filter((c) => c.unavailable === undefined);
+  const data = { charts, refresh: o.refresh };
   const nonce = esc(o.nonce);
   const generated = new Date(o.now).toISOString();
   return `<!doctype html>
@@ -59,10 +77,12 @@ ${o.uplot ? `<style nonce="${nonce}">${o.uplot.css.replace(/<\/style/gi, '<\\/st
 <body>
 <header><h1>Drover</h1><p>status at <time datetime="${generated}">${generated.slice(0, 19).replace('T', ' ')}Z</time>${o.refresh.seconds > 0 ? `, refreshed every ${o.refresh.seconds}s` : ''} · <a href="?${esc(jsonQuery(o.refresh.query))}">JSON</a></p></header>
 <main>
-<h2 class="group">pools (${status.pools.length})</h2>
-${pools.map((x) => renderPool(x.p, x.chart, o.now)).join('\n') || '<p>no pools configured</p>'}
-<h2 class="group">targets (${status.targets.length})</h2>
-${targets.map((x) => renderTarget(x.t, rowsOf(`target/${x.t.name}`), x.chart, o.now)).join('\n') || '<p>no targets configured</p>'}
+${renderFilter(selection, o)}
+<h2 class="group">pools (${status.pools.length}${pools.length < status.pools.length ? `, ${pools.length} drawn` : ''})</h2>
+${pools.map((x) => renderPool(x.p, x.chart, o.now)).join('\n') || (status.pools.length ? '<p>none drawn: see the list</p>' : '<p>no pools configured</p>')}
+<h2 class="group">targets (${status.targets.length}${targets.length < status.targets.length ? `, ${targets.length} drawn` : ''})</h2>
+${targets.map((x) => renderTarget(x.t, rowsOf(`target/${x.t.name}`), x.chart, o.now)).join('\n') || (status.targets.length ? '<p>none drawn: see the list</p>' : '<p>no targets configured</p>')}
+${renderListed(status, selection, o)}
 ${probes(status)}
 ${renderDecisions(status.decisions, objects, o.object, o.now)}
 </main>
@@ -134,5 +154,6 @@ td, th, p, li, summary { overflow-wrap: break-word; }
   td { border: 0; padding: 1px 0; }
   td[data-label]::before { content: attr(data-label) ": "; color: #666; }
 }
+form.filter { margin: 12px 0; display: flex; flex-wrap: wrap; gap: 8px; align-items: baseline; }
 .condition-True { color: #2a7a2a; } .condition-False { color: #a45a00; } .condition-Unknown { color: #666; }
 `;

@@ -49,22 +49,33 @@ function cache(pool: PoolStatus, now: number): string {
   return `<p data-field="cache">instance cache ${age}${next}, ${c.size} VMs, ${c.refreshes} refreshes${extra ? `; ${extra}` : ''}</p>\n`;
 }
 
+/** Rows a pool's VM and inventory tables show at most (VMs with an error first); `drover status --json` has them all. */
+export const MAX_TABLE_ROWS = 50;
+
+/** The line that closes a table cut at MAX_TABLE_ROWS. */
+function more(total: number, columns: number): string {
+  return total > MAX_TABLE_ROWS ? `\n<tr><td colspan="${columns}">… and ${total - MAX_TABLE_ROWS} more (<code>drover status --json</code> lists them all)</td></tr>` : '';
+}
+
 function instances(pool: PoolStatus): string {
   if (pool.instances.length === 0) return '';
-  const rows = pool.instances
+  const withErrorsFirst = [...pool.instances.filter((i) => i.errorInfo), ...pool.instances.filter((i) => !i.errorInfo)];
+  const rows = withErrorsFirst
+    .slice(0, MAX_TABLE_ROWS)
     .map((i) => `<tr><td><code>${esc(i.id)}</code></td><td>${esc(i.state ?? 'unknown')}${i.protected ? ' (protected from scale-in)' : ''}</td><td>${esc(i.powerState ?? '')}</td><td>${i.errorInfo ? esc(`${i.errorInfo.errorClass} ${i.errorInfo.errorCode}: ${i.errorInfo.errorMessage}`) : ''}</td></tr>`)
     .join('\n');
   return `<details><summary>VMs (${pool.instances.length})</summary><table><thead><tr><th>id</th><th>state</th><th>power</th><th>error</th></tr></thead><tbody>
-${rows}
+${rows}${more(pool.instances.length, 4)}
 </tbody></table></details>\n`;
 }
 
 function inventory(pool: PoolStatus): string {
   if (pool.machines.length === 0) return '';
   const rows = pool.machines
+    .slice(0, MAX_TABLE_ROWS)
     .map((m) => `<tr><td><code>${esc(m.providerId)}</code></td><td>${esc(m.providerStatus ?? '')}</td><td>${esc(m.address ?? '')}</td></tr>`)
     .join('\n');
   return `<details><summary>inventory (${pool.machines.length})</summary><table><thead><tr><th>provider id</th><th>status</th><th>address</th></tr></thead><tbody>
-${rows}
+${rows}${more(pool.machines.length, 3)}
 </tbody></table></details>\n`;
 }

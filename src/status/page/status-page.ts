@@ -1,12 +1,29 @@
-/** Reads what the status page needs beyond the status view (the last hour of history) and renders it. */
+/**
+ * Reads what the status page needs beyond the status view (the last hour of history of the
+ * objects it draws) and renders it. The reads are few (PAGE_SECTIONS objects, selection.ts), a
+ * few at a time, each within a deadline of its own: one object whose history does not answer
+ * costs only its own timeline, never the page.
+ */
 import { randomBytes } from 'node:crypto';
+import { callDeadline } from '../../deadline.js';
 import type { Runtime } from '../../runtime/runtime.js';
 import type { HistoryRow } from '../../state/history.js';
+import { HISTORY_PAGE_WINDOW_MS } from '../../state/history.js';
+import { mapBounded } from '../bounded.js';
+import { formatDuration } from '../format.js';
 import type { Status } from '../status.js';
 import { esc } from './html.js';
 import { refreshSeconds } from './negotiate.js';
 import { refreshQuery, renderStatusPage } from './page.js';
+import { selectObjects, type PageFilter } from './selection.js';
 import { uplotAssets } from './uplot-assets.js';
+
+/** History reads in flight at once: a 1,000-object fleet never puts a query per object on the service at once. */
+export const HISTORY_READ_CONCURRENCY = 6;
+/** One object's history read, all its queries: past it, that object's timeline says so and the page is served. */
+export const HISTORY_READ_TIMEOUT_MS = 4_000;
+/** All of a page's history reads: a read not started by then is not made, and none runs past it. */
+export const HISTORY_BUDGET_MS = 6_000;
 
 export interface StatusPage {
   html: string;
@@ -14,22 +31,69 @@ export interface StatusPage {
   nonce: string;
 }
 
-export async function buildStatusPage(rt: Runtime, status: Status, query: URLSearchParams): Promise<StatusPage> {
+/** Reads an object's history window: as the runtime's history store does, with a signal. */
+export type HistoryReader = (object: string, now: number, signal: AbortSignal) => Promise<HistoryRow[]>;
+
+export type HistoryReads = { rows: Map<string, HistoryRow[]>; unavailable: Map<string, string> };
+
+export async function buildStatusPage(rt: Runtime, status: Status, query: URLSearchParams, options: { timeoutMs?: number; readHistory?: HistoryReader } = {}): Promise<StatusPage> {
   const now = rt.clock.now();
-  const objects = [...status.pools.map((p) => `pool/${p.name}`), ...status.targets.map((t) => `target/${t.name}`)];
-  const [rows, uplot] = await Promise.all([Promise.all(objects.map((o) => rt.history.read(o, now))), uplotAssets()]);
-  const history = new Map<string, HistoryRow[]>(objects.map((o, i) => [o, rows[i]!]));
+  const filter = pageFilter(query);
+  const selection = selectObjects(status, filter);
+  const read = options.readHistory ?? ((object, at, signal) => rt.history.read(object, at, HISTORY_PAGE_WINDOW_MS, signal));
+  const [history, uplot] = await Promise.all([readHistories(read, selection.drawn, now, options.timeoutMs ?? HISTORY_READ_TIMEOUT_MS), uplotAssets()]);
   const nonce = randomBytes(16).toString('base64');
-  const object = query.get('object') ?? undefined;
   const html = renderStatusPage(status, {
     now,
-    history,
+    history: history.rows,
+    unavailable: history.unavailable,
+    selection,
     refresh: { query: refreshQuery(query), seconds: refreshSeconds(query.get('refresh')) },
-    ...(object ? { object } : {}),
+    ...filter,
     ...(uplot ? { uplot } : {}),
     nonce,
   });
   return { html, nonce };
+}
+
+/** The page's filter from its query: `object` and `match`, empty ones left out. */
+export function pageFilter(query: URLSearchParams): PageFilter {
+  const object = query.get('object') || undefined;
+  const match = query.get('match')?.trim() || undefined;
+  return { ...(object ? { object } : {}), ...(match ? { match } : {}) };
+}
+
+/**
+ * Each object's history, at most HISTORY_READ_CONCURRENCY at once, each within `timeoutMs` and
+ * all within `budgetMs`; a read that fails or is not made is noted, not thrown.
+ */
+export async function readHistories(read: HistoryReader, objects: readonly string[], now: number, timeoutMs: number, budgetMs = HISTORY_BUDGET_MS): Promise<HistoryReads> {
+  const out: HistoryReads = { rows: new Map(), unavailable: new Map() };
+  const until = performance.now() + budgetMs;
+  await mapBounded(objects, HISTORY_READ_CONCURRENCY, async (object) => {
+    const left = Math.min(timeoutMs, Math.floor(until - performance.now()));
+    if (left <= 0) return void out.unavailable.set(object, `the page's ${formatDuration(budgetMs)} for reading histories ran out before its turn`);
+    const deadline = callDeadline(left);
+    try {
+      out.rows.set(object, await untilAborted(read(object, now, deadline.signal), deadline.signal));
+    } catch {
+      // The details (an endpoint, a storage message) stay off the page, as on the error page.
+      out.unavailable.set(object, deadline.timedOut() ? `its history did not answer within ${formatDuration(left)}` : 'its history could not be read');
+    }
+  });
+  return out;
+}
+
+/** `work`, or a rejection once `signal` aborts: a reader that ignores its signal still ends on time. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  let stop: () => void = () => undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    stop = () => reject(new Error('aborted'));
+    if (signal.aborted) stop();
+    else signal.addEventListener('abort', stop, { once: true });
+  });
+  work.catch(() => undefined);
+  return Promise.race([work, aborted]).finally(() => signal.removeEventListener('abort', stop));
 }
 
 export function pageHeaders(nonce: string): Record<string, string> {

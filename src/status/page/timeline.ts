@@ -46,7 +46,16 @@ export interface ChartSpec {
   events: ChartEvent[];
   /** How many rows came from the history table. */
   historyPoints: number;
+  /** Earlier points left out: a chart holds the newest MAX_CHART_POINTS; absent when none were. */
+  droppedPoints?: number;
+  /** Why the timeline cannot be drawn (its history read failed or ran out of time); absent when it can. */
+  unavailable?: string;
 }
+
+/** Points one chart holds at most (an hour of changes every 5 s): the newest are kept. */
+export const MAX_CHART_POINTS = 720;
+/** Events one chart marks at most, the newest. */
+export const MAX_CHART_EVENTS = 100;
 
 type Style = Omit<SeriesSpec, 'field' | 'latest' | 'label'>;
 
@@ -109,14 +118,20 @@ function chart(object: string, title: string, axes: ChartSpec['axes'], styles: R
     return holdForward(times, points).map(value);
   });
   for (const [i, s] of series.entries()) s.latest = columns[i]!.at(-1) ?? null;
+  // Each column holds its values forward, so the newest points alone still draw from where they start.
+  const dropped = Math.max(0, times.length - MAX_CHART_POINTS);
   return {
     id: chartId(object),
     title,
     axes: loads.length > 0 || axes.load === undefined ? axes : { x: axes.x, count: axes.count },
     series,
-    data: [times.map((t) => t / 1000), ...columns],
-    events: rows.filter((r) => r.at >= from).flatMap((r) => r.events.map((text) => event(r.at, text))),
+    data: [times.slice(dropped).map((t) => t / 1000), ...columns.map((c) => c.slice(dropped))],
+    events: rows
+      .filter((r) => r.at >= from)
+      .flatMap((r) => r.events.map((text) => event(r.at, text)))
+      .slice(-MAX_CHART_EVENTS),
     historyPoints: rows.length,
+    ...(dropped > 0 ? { droppedPoints: dropped } : {}),
   };
 }
 
