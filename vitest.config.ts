@@ -86,6 +86,7 @@ export const UNIT_FILES = [
   'test/scaler/future-times.test.ts',
   'test/state/row-conversion.test.ts',
   'test/status/page.test.ts',
+  'test/status/selection.test.ts',
   'test/state/history-writes.test.ts',
   'test/support/guards.test.ts',
   'test/support/memory-table.test.ts',

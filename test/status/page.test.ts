@@ -3,7 +3,8 @@ import { esc, scriptJson } from '../../src/status/page/html.js';
 import { formatDuration } from '../../src/status/format.js';
 import { refreshSeconds, statusFormat } from '../../src/status/page/negotiate.js';
 import { refreshQuery, renderStatusPage, type PageOptions } from '../../src/status/page/page.js';
-import { poolChart, targetChart } from '../../src/status/page/timeline.js';
+import { MAX_CHART_POINTS, poolChart, targetChart } from '../../src/status/page/timeline.js';
+import { PAGE_SECTIONS } from '../../src/status/page/selection.js';
 import { errorPage } from '../../src/status/page/status-page.js';
 import type { PoolStatus } from '../../src/status/pool-status.js';
 import { NO_POOL_NOTES } from '../../src/status/pool-notes.js';
@@ -83,7 +84,7 @@ describe('choosing HTML or JSON', () => {
   });
 
   it("reloads with the function key, filter and period it was opened with, and nothing else", () => {
-    expect(refreshQuery(new URLSearchParams('code=abc%2B%3D&format=html&object=pool%2Fworkers&decisions=9&refresh=5'))).toBe('code=abc%2B%3D&object=pool%2Fworkers&refresh=5');
+    expect(refreshQuery(new URLSearchParams('code=abc%2B%3D&format=html&object=pool%2Fworkers&match=web&decisions=9&refresh=5'))).toBe('code=abc%2B%3D&object=pool%2Fworkers&match=web&refresh=5');
     expect(refreshQuery(new URLSearchParams(''))).toBe('');
     expect([refreshSeconds(null), refreshSeconds('0'), refreshSeconds('1'), refreshSeconds('30'), refreshSeconds('x')]).toEqual([15, 0, 2, 30, 15]);
   });
@@ -202,6 +203,17 @@ describe('timelines', () => {
     expect(html).toMatch(/<li class="event event-deleted" data-at="\d+"><time>10:29:10Z<\/time> deleted rg\/vmss\/3<\/li><li class="event event-failed"/);
   });
 
+  it('keeps the newest 720 points of a busy hour and says how many earlier ones it left out', () => {
+    const rows = Array.from({ length: 1_000 }, (_, i) => row('target/web', 3_000 - i * 3, { desired: i % 5, scale: i % 5, ready: i % 5 }));
+    const chart = targetChart(target(), rows, NOW);
+    expect(chart.data[0]).toHaveLength(MAX_CHART_POINTS);
+    // 1,000 changes and the state now, less the 720 kept.
+    expect(chart.droppedPoints).toBe(1_001 - MAX_CHART_POINTS);
+    expect(chart.data[0]!.at(-1)).toBe(NOW / 1000);
+    const html = renderStatusPage(status({ pools: [] }), options({ history: new Map([['target/web', rows]]) }));
+    expect(html).toContain(`(the newest 720 points; ${1_001 - MAX_CHART_POINTS} earlier ones left out)`);
+  });
+
   it('formats durations as an operator reads them', () => {
     expect([0, 999, 38_000, 252_000, 3_600_000 + 300_000, 2 * 86_400_000 + 3_600_000].map(formatDuration)).toEqual(['0s', '0s', '38s', '4m12s', '1h05m', '2d01h']);
   });
@@ -210,6 +222,35 @@ describe('timelines', () => {
 function escapeRe(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }
+
+describe('a fleet larger than the page draws', () => {
+  const fleet = status({ pools: [], targets: Array.from({ length: 30 }, (_, n) => target({ name: `web${n}`, ...(n === 17 ? { lastError: 'no answer' } : {}) })) });
+
+  it('draws the first objects, the failing one first, and lists the others linked to their own page with the key kept', () => {
+    const html = renderStatusPage(fleet, options());
+    const drawn = [...html.matchAll(/<section class="object target" id="target-([^"]+)"/g)].map((m) => m[1]);
+    expect(drawn).toEqual(['web17', ...Array.from({ length: PAGE_SECTIONS - 1 }, (_, n) => `web${n}`)]);
+    expect(html).toContain(`other objects (${30 - PAGE_SECTIONS})`);
+    expect(html).toContain('<a href="?code=k&amp;object=target%2Fweb29">target/web29</a>');
+    expect(html).toContain('name="match"');
+    expect(html).toContain('<input type="hidden" name="code" value="k">');
+  });
+
+  it('says in its own section that an object’s history could not be read, and draws the others', () => {
+    const html = renderStatusPage(fleet, options({ unavailable: new Map([['target/web3', 'its history did not answer within 4s']]) }));
+    const section = html.slice(html.indexOf('id="target-web3"'), html.indexOf('</section>', html.indexOf('id="target-web3"')));
+    expect(section).toContain('timeline unavailable: its history did not answer within 4s');
+    expect(section).not.toContain('class="chart"');
+    expect(html).not.toContain('"id":"chart-target_2fweb3"');
+    expect(html).toContain('"id":"chart-target_2fweb4"');
+  });
+
+  it('a page of a small fleet lists nothing and shows no filter', () => {
+    const html = renderStatusPage(status(), options());
+    expect(html).not.toContain('other objects');
+    expect(html).not.toContain('name="match"');
+  });
+});
 
 describe('the error page', () => {
   it('gives the id under which the log has the details, and nothing more', () => {
