@@ -1,8 +1,8 @@
 /**
  * `drover pause TARGET [--replicas N] [--scale-in | --scale-out]` and `drover resume TARGET`:
  * the pause is kept in the target's row, written under the target's lease (taken once the
- * reconcile holding it lets go, so an in-flight reconcile is not failed by a changed row), and
- * every instance obeys it at its next reconcile. The write bumps the row's revision, which fences
+ * reconcile holding it lets go: that one's writes all come before the pause), and every
+ * instance obeys it at its next reconcile. The write bumps the row's revision, which fences
  * reconciles: a reconcile that read the row before the pause (and had not taken the lease yet)
  * confirms that revision under the lease before it writes a scale, so it writes none; one that
  * held the lease has finished its writes when the command returns. Either way no scale planned
