@@ -18,6 +18,7 @@ import { buildStatusPage, HISTORY_READ_CONCURRENCY } from '../../src/status/page
 import { PAGE_SECTIONS } from '../../src/status/page/selection.js';
 import { buildStatus } from '../../src/status/status.js';
 import { azuriteStorage, writeConfig } from '../support/config.js';
+import { startAzurite, type AzuriteHandle } from '../../sim/azurite.js';
 
 const TARGETS = 1_000;
 const MINUTE = 60_000;
@@ -26,6 +27,8 @@ const failing = (n: number) => n % 97 === 0;
 
 let rt: Runtime;
 let server: StatusServer;
+/** An Azurite of this file's own: its 130,000 history rows must not slow every other file's. */
+let azurite: AzuriteHandle | undefined;
 let historyInFlight = { now: 0, peak: 0 };
 
 /**
@@ -70,7 +73,9 @@ describe('the status page at 1,000 targets', () => {
       minScale: 1,
       load: { source: 'http', url: `http://127.0.0.1:9/load/${n}`, targetPerReplica: 10 },
     }));
-    rt = await createRuntime({ configFile: writeConfig({ storage: azuriteStorage(), kubernetes: { kubeconfig: '/nonexistent' }, targets }), env: {} });
+    azurite = await startAzurite();
+    const storage = { ...azuriteStorage(), connection: azurite.connectionString };
+    rt = await createRuntime({ configFile: writeConfig({ storage, kubernetes: { kubeconfig: '/nonexistent' }, targets }), env: {} });
     await rt.storage.ensure();
     const now = rt.clock.now();
     await mapBounded([...targets.keys()], 16, async (n) => {
@@ -101,6 +106,7 @@ describe('the status page at 1,000 targets', () => {
 
   afterAll(async () => {
     await server?.close();
+    await azurite?.stop();
   });
 
   it('answers 200 within 10 s and under 4 MiB with two cores busy, the failing targets drawn first and the others listed', async () => {
