@@ -13,6 +13,7 @@ function target(name: string, targetPerReplica: number) {
   return {
     name,
     scaleTargetRef: { kind: 'Deployment', name },
+    policy: 'knative',
     activator: { probeUrl: 'http://127.0.0.1:1/healthz' },
     scaleToZero: { stableWindow: '60s', gracePeriod: '30s' },
     load: { source: 'push', targetPerReplica },

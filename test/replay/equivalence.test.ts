@@ -82,6 +82,7 @@ beforeAll(async () => {
       targets: VARIANTS.map((v, i) => ({
         name: v.name,
         scaleTargetRef: { kind: 'Deployment', name: v.name },
+        policy: 'knative',
         scaleToZero: { stableWindow: '10s', gracePeriod: '5s' },
         ...(v.withoutActivator ? {} : { activator: { probeUrl: activator.probeUrl } }),
         load: { source: 'push', targetPerReplica: 10 },

@@ -14,6 +14,7 @@ function handConfig(targetPerReplica = 10) {
       {
         name: 'web',
         scaleTargetRef: { kind: 'Deployment', name: 'web' },
+        policy: 'knative',
         activator: { probeUrl: 'http://127.0.0.1:1/healthz' },
         scaleToZero: { stableWindow: '60s', gracePeriod: '30s' },
         load: { source: 'push', targetPerReplica },

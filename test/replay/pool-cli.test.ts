@@ -11,7 +11,7 @@ const dir = tempDir();
 const config = writeConfig(
   {
     pools: [{ name: 'workers', scaleSet: { resourceGroup: 'rg', name: 'vmss' }, maxCount: 10, chunkSize: 4, creationRate: '0s,1', warm: { max: 1 } }],
-    targets: [{ name: 'jobs', scaleTargetRef: { kind: 'Pool', name: 'workers' }, minScale: 1, maxScale: 10, load: { source: 'push', targetPerReplica: 10 } }],
+    targets: [{ name: 'jobs', scaleTargetRef: { kind: 'Pool', name: 'workers' }, policy: 'knative', minScale: 1, maxScale: 10, load: { source: 'push', targetPerReplica: 10 } }],
   },
   dir,
   'pool.yaml',

@@ -13,7 +13,7 @@ const MIN = 60_000;
 function sizedConfig(pool: Record<string, unknown> = {}) {
   return parseConfig({
     pools: [{ name: 'workers', scaleSet: { resourceGroup: 'rg', name: 'vmss' }, maxCount: 10, chunkSize: 2, creationRate: '0s,1', ...pool }],
-    targets: [{ name: 'jobs', scaleTargetRef: { kind: 'Pool', name: 'workers' }, minScale: 1, maxScale: 10, load: { source: 'push', targetPerReplica: 10 } }],
+    targets: [{ name: 'jobs', scaleTargetRef: { kind: 'Pool', name: 'workers' }, policy: 'knative', minScale: 1, maxScale: 10, load: { source: 'push', targetPerReplica: 10 } }],
     // As `drover replay` loads it: it reaches no scale set, so it needs no azure section.
   }, '(inline)', { offline: true });
 }
@@ -117,7 +117,7 @@ describe('replay of a Pool target', () => {
   });
 
   it('a Kubernetes target has no pool part', async () => {
-    const config = parseConfig({ kubernetes: {}, targets: [{ name: 'web', scaleTargetRef: { kind: 'Deployment', name: 'web' }, minScale: 1, load: { source: 'push', targetPerReplica: 10 } }] });
+    const config = parseConfig({ kubernetes: {}, targets: [{ name: 'web', scaleTargetRef: { kind: 'Deployment', name: 'web' }, policy: 'knative', minScale: 1, load: { source: 'push', targetPerReplica: 10 } }] });
     const [web] = await replayTrace(config, trace(), options(MIN));
     expect(web!.pool).toBeUndefined();
   });

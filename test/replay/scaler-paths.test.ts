@@ -19,6 +19,7 @@ function deploymentConfig(target: Record<string, unknown>) {
       {
         name: 'web',
         scaleTargetRef: { kind: 'Deployment', name: 'web' },
+        policy: 'knative',
         activator: { probeUrl: 'http://127.0.0.1:1/healthz' },
         ...target,
       },
@@ -63,6 +64,7 @@ describe('replay through the scaler', () => {
         {
           name: 'jobs',
           scaleTargetRef: { kind: 'Deployment', name: 'jobs' },
+          policy: 'knative',
           cooldown: '30s',
           load: {
             sources: [

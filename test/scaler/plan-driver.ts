@@ -22,7 +22,8 @@ export const T0 = Date.UTC(2026, 10, 30, 10, 0, 0);
 export function settingsOf(target: Record<string, unknown>): TargetSettings {
   const config = parseConfig({
     kubernetes: { kubeconfig: '/nonexistent' },
-    targets: [{ name: 'web', scaleTargetRef: { kind: 'Deployment', name: 'web' }, ...target }],
+    // The ported upstream tables are Knative's, HPA's and KEDA's rules: the seed's policy.
+    targets: [{ name: 'web', scaleTargetRef: { kind: 'Deployment', name: 'web' }, policy: 'knative', ...target }],
   });
   const parsed = config.targets[0]!;
   return targetSettings(parsed, loadSources(parsed.load)[0]?.source.targetPerReplica ?? 1);

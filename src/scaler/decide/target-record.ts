@@ -38,6 +38,10 @@ export type TargetRecord = {
   behaviorHistory?: string;
   /** Knative scaleDownDelay's window of recent decisions, JSON. */
   delayWindow?: string;
+  /** The adaptive policy's start-up delay: the raise being watched and the delays seen (src/scaler/policy/adaptive.ts), JSON. */
+  startupDelay?: string;
+  /** The adaptive policy's per-minute load for its headroom, JSON, at most two hours. */
+  loadMinutes?: string;
   /** The target has reached its initialScale once (Knative's ScaleTargetInitialized). */
   initialScaleReached?: boolean;
   reconciledAt?: number;

@@ -52,7 +52,7 @@ export function targetSettings(target: TargetConfig, targetPerReplica: number): 
       maxScaleDownRate: target.maxScaleDownRate,
       panic: { enabled: target.panic.enabled, windowMs: target.panic.window ?? stableWindowMs / 10, thresholdPercent: target.panic.threshold },
     },
-    policy: policySettings({
+    policy: withAdaptive(target, policySettings({
       ...(target.load ? { load: loadSpecOf(target) } : {}),
       cooldown: target.cooldown,
       fallback: target.fallback,
@@ -61,8 +61,18 @@ export function targetSettings(target: TargetConfig, targetPerReplica: number): 
       initialScale: target.initialScale,
       activationScale: target.activationScale,
       schedules: target.schedules,
-    }),
+    })),
   };
+}
+
+/** The kind's start until the target's own raises were seen: a VM created, a pod made ready. */
+export const DEFAULT_STARTUP_DELAY_MS = { pool: 180_000, kubernetes: 30_000 } as const;
+
+function withAdaptive(target: TargetConfig, policy: PolicySettings): PolicySettings {
+  if (target.policy === 'knative') return policy;
+  const ref = target.scaleTargetRef;
+  const defaultStartupDelayMs = 'kind' in ref && ref.kind === 'Pool' ? DEFAULT_STARTUP_DELAY_MS.pool : DEFAULT_STARTUP_DELAY_MS.kubernetes;
+  return { ...policy, adaptive: { defaultStartupDelayMs, underProvisioningPercent: target.headroom.underProvisioning, forecast: target.forecast.mode } };
 }
 
 /** The target as seen now (or, when it could not be read, as last stored). */

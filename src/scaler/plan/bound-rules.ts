@@ -42,6 +42,10 @@ export const BOUND_RULES = [
   'StepToZero',
   /** Paused by `drover pause` or `paused: true`. */
   'Paused',
+  /** The adaptive policy kept the rise the load may make within the start-up delay. */
+  'Headroom',
+  /** The adaptive policy's fall waits until the lower answer held for three start-up delays. */
+  'ScaleDownEvidence',
 ] as const;
 
 export type BoundRule = (typeof BOUND_RULES)[number];

@@ -9,6 +9,7 @@
  *  2. combine          with each source's health: sources-view.ts, read by the stages after
  *  3. fallback         sources failing past their threshold: the fallback replicas
  *  4. windows          Knative's stable and panic windows and its maxScaleUp/DownRate
+ *  4a. adaptive        `policy: adaptive`: headroom for the start-up delay, scale-down evidence
  *  5. behavior         HPA v2 `behavior`: stabilization windows, then Pods/Percent policies
  *  6. scaleDownDelay   Knative: the highest scale of the delay window
  *  7. activation       activationScale on a wake, initialScale on the first scale
@@ -30,6 +31,7 @@ import { planScaleWithin } from '../decide/plan-scale.js';
 import type { ScalePlan, ScaleReason, SyncProbeResult } from '../decide/scale-to-zero.js';
 import { panicOf, type TargetRecordPatch } from '../decide/target-record.js';
 import type { BoundRule } from './bound-rules.js';
+import { adaptiveStage } from './adaptive-stage.js';
 import { activation, behavior, bounds, fallback, planBounds, scaleDownDelay } from './policy-stages.js';
 import { pausedPlan, pauseOf } from './pause.js';
 import { sleepPlan } from './sleep.js';
@@ -80,6 +82,7 @@ export type StageName =
   | 'combine'
   | 'fallback'
   | 'windows'
+  | 'adaptive'
   | 'behavior'
   | 'scaleDownDelay'
   | 'activation'
@@ -180,6 +183,7 @@ export const PIPELINE: readonly Stage[] = [
   identity('combine'),
   fallback,
   windows,
+  adaptiveStage,
   behavior,
   scaleDownDelay,
   activation,

@@ -25,7 +25,10 @@ export type PolicyRule =
   | 'ScaleDownDelayed'
   // schedules
   | 'ScheduledFloor'
-  | 'ScheduledCeiling';
+  | 'ScheduledCeiling'
+  // the adaptive policy
+  | 'Headroom'
+  | 'ScaleDownEvidence';
 
 /** A stage's answer: the replica count it lets through, and the rule that changed it, if one did. */
 export interface Bound {

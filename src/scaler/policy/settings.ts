@@ -4,6 +4,7 @@
  */
 import type { PolicyConfig } from '../../config/policy-schema.js';
 import { DEFAULT_COOLDOWN_MS } from './activation.js';
+import type { AdaptiveSettings } from './adaptive.js';
 import type { BehaviorSettings, ScalingRules } from './behavior.js';
 import { parseFormula } from './formula.js';
 import type { Schedule } from './schedules.js';
@@ -21,6 +22,8 @@ export interface PolicySettings {
   initialScale: number;
   activationScale: number;
   schedules: readonly Schedule[];
+  /** `policy: adaptive` (the default): its rules run after the windows; absent for `policy: knative`. */
+  adaptive?: AdaptiveSettings;
 }
 
 /** A target without a `load` acts as one push source of target 1, as `load/collect.ts` reads it. */
