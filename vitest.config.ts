@@ -10,6 +10,7 @@ import { defineConfig } from 'vitest/config';
 export const UNIT_FILES = [
   'test/azure/arm-pages.test.ts',
   'test/config/config-identity.test.ts',
+  'test/scaler/adaptive-plan.test.ts',
   'test/scaler/adaptive-table.test.ts',
   'test/azure/credential.test.ts',
   'test/azure/rate-limit-headers.test.ts',
