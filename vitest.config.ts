@@ -11,6 +11,7 @@ export const UNIT_FILES = [
   'test/azure/arm-pages.test.ts',
   'test/config/config-identity.test.ts',
   'test/scaler/adaptive-plan.test.ts',
+  'test/status/policy-status.test.ts',
   'test/scaler/adaptive-table.test.ts',
   'test/azure/credential.test.ts',
   'test/azure/rate-limit-headers.test.ts',

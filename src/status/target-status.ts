@@ -9,6 +9,7 @@ import { readTargetRecord } from '../scaler/shell/target-store.js';
 import type { TargetRecord } from '../scaler/decide/target-record.js';
 import { iso } from './time.js';
 import { leftAloneField } from './configuration.js';
+import { policyStatus, type PolicyStatus } from './policy-status.js';
 
 export interface TargetStatus {
   name: string;
@@ -33,6 +34,8 @@ export interface TargetStatus {
   boundBy?: string;
   /** `drover pause` (kept in the row) or `paused: true` (the configuration); absent when not paused. */
   paused?: { mode: 'all' | 'scale-in' | 'scale-out'; replicas: number | null; since: string | null; by: 'drover pause' | 'configuration' };
+  /** The policy deciding the target: `knative`, or `adaptive` with its start-up delay, headroom and forecast. */
+  policy?: PolicyStatus;
   /** "left to a newer configuration (seq N)": its row carries a newer stamp than this host's configuration; absent otherwise. */
   leftAlone?: string;
 }
@@ -61,6 +64,7 @@ export async function targetStatusOf(rt: Pick<Runtime, 'configuration'>, target:
     panicSince: iso(r?.panicStartedAt),
     lastError: r?.lastError ?? null,
     ...(r?.boundBy ? { boundBy: r.boundBy } : {}),
+    policy: policyStatus(target, r),
     ...(await leftAloneField(rt, r)),
     // The configuration's pause wins over the row's, as the plan reads them (src/scaler/plan/pause.ts).
     ...(target.paused

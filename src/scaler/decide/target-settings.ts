@@ -6,6 +6,7 @@ import type { DeciderSettings } from '../../load/decider.js';
 import type { ScaleBounds } from './bounds.js';
 import type { ScaleToZeroSettings } from './scale-to-zero.js';
 import { policySettings, type PolicySettings } from '../policy/settings.js';
+import type { AdaptiveSettings } from '../policy/adaptive.js';
 import type { LoadSpecConfig, NamedSourceConfig } from '../../config/policy-schema.js';
 import { isQueueDriven, isSeveral, loadSources, pollIntervalOf } from '../../load/sources.js';
 
@@ -68,11 +69,17 @@ export function targetSettings(target: TargetConfig, targetPerReplica: number): 
 /** The kind's start until the target's own raises were seen: a VM created, a pod made ready. */
 export const DEFAULT_STARTUP_DELAY_MS = { pool: 180_000, kubernetes: 30_000 } as const;
 
-function withAdaptive(target: TargetConfig, policy: PolicySettings): PolicySettings {
-  if (target.policy === 'knative') return policy;
+/** The adaptive policy's knobs of a target; undefined for `policy: knative`. */
+export function adaptiveSettingsOf(target: TargetConfig): AdaptiveSettings | undefined {
+  if (target.policy === 'knative') return undefined;
   const ref = target.scaleTargetRef;
   const defaultStartupDelayMs = 'kind' in ref && ref.kind === 'Pool' ? DEFAULT_STARTUP_DELAY_MS.pool : DEFAULT_STARTUP_DELAY_MS.kubernetes;
-  return { ...policy, adaptive: { defaultStartupDelayMs, underProvisioningPercent: target.headroom.underProvisioning, forecast: target.forecast.mode } };
+  return { defaultStartupDelayMs, underProvisioningPercent: target.headroom.underProvisioning, forecast: target.forecast.mode };
+}
+
+function withAdaptive(target: TargetConfig, policy: PolicySettings): PolicySettings {
+  const adaptive = adaptiveSettingsOf(target);
+  return adaptive ? { ...policy, adaptive } : policy;
 }
 
 /** The target as seen now (or, when it could not be read, as last stored). */

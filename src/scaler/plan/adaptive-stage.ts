@@ -90,6 +90,11 @@ export function startupDelayIn(record: TargetRecord | undefined, settings: Adapt
   return startupDelayOf(startupStateOf(record), settings.defaultStartupDelayMs);
 }
 
+/** The headroom the row last computed, in load units; undefined before the first minute. */
+export function headroomIn(record: TargetRecord | undefined): number | undefined {
+  return parsed<StoredMinutes | undefined>(record?.loadMinutes, undefined, isMinutes)?.h?.[2];
+}
+
 export const adaptiveStage: AdaptiveStage = {
   name: 'adaptive',
   run: (state, ctx) => {
