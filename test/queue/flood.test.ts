@@ -30,7 +30,7 @@ afterEach(async () => {
 });
 
 async function twoTargets(): Promise<TargetWorld> {
-  const target = (name: string) => ({ name, minScale: 1, maxScale: 10, scaleTargetRef: { kind: 'Deployment', name }, load: { source: 'push', targetPerReplica: 10 } });
+  const target = (name: string) => ({ name, minScale: 1, maxScale: 10, scaleTargetRef: { kind: 'Deployment', name }, policy: 'knative', load: { source: 'push', targetPerReplica: 10 } });
   const w = await startTargetWorld(() => [target('web'), target('api')], { connection: azurite.connectionString });
   w.kube.add({ kind: 'Deployment', namespace: 'default', name: 'web' }, { replicas: 1 });
   w.kube.add(API, { replicas: 1 });

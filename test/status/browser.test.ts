@@ -76,6 +76,8 @@ it('draws a scripted minute with each change at its own time, marks its events, 
       {
         name: 'web',
         scaleTargetRef: webRef,
+        // The scripted minute is Knative's 1 → 3 → 1 → 0.
+        policy: 'knative',
         minScale: 0,
         maxScale: 10,
         scaleToZero: { enabled: true, stableWindow: '20s', gracePeriod: '10s' },

@@ -41,6 +41,7 @@ beforeAll(async () => {
         {
           name: 'batch',
           scaleTargetRef: { kind: 'Pool', name: 'batch-pool' },
+          policy: 'knative',
           scaleToZero: { stableWindow: '30s', gracePeriod: '10s' },
           activator: { probeUrl: activator.probeUrl },
           load: { source: 'push', targetPerReplica: 1 },

@@ -45,6 +45,7 @@ function workerTarget(name: string, scaleTargetRef: Record<string, unknown>, que
   return {
     name,
     scaleTargetRef,
+    policy: 'knative',
     scaleToZero: { stableWindow: '1500ms' },
     activationWatch: '0s',
     cooldown: `${cooldownMs}ms`,

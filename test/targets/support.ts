@@ -22,6 +22,8 @@ export function webTarget(activator: ActivatorSim, overrides: Record<string, unk
   return {
     name: 'web',
     scaleTargetRef: { kind: 'Deployment', name: 'web' },
+    // These tests time Knative's windows and steps: the seed's policy.
+    policy: 'knative',
     scaleToZero: { stableWindow: '1500ms', gracePeriod: '1s' },
     activator: { probeUrl: activator.probeUrl, probePeriod: '200ms', probeTimeout: '20s' },
     load: { source: 'push', targetPerReplica: 10 },
