@@ -84,7 +84,7 @@ describe('a target whose scaleTargetRef is a pool', () => {
     const scaleSet = world.sim.addScaleSet({ resourceGroup: RG, name: 'by-target', capacity: 2 });
     const rt = await world.runtime({
       pools: [pool('by-target', { maxCount: 6, chunkSize: 6 })],
-      targets: [{ name: 'jobs', scaleTargetRef: { kind: 'Pool', name: 'by-target' }, minScale: 1, maxScale: 10, scaleToZero: { enabled: false }, load: { source: 'push', targetPerReplica: 1 } }],
+      targets: [{ name: 'jobs', scaleTargetRef: { kind: 'Pool', name: 'by-target' }, policy: 'knative', minScale: 1, maxScale: 10, scaleToZero: { enabled: false }, load: { source: 'push', targetPerReplica: 1 } }],
     });
     await pass(rt, 'by-target');
     const target = (load: number) => reconcileObject(rt, { kind: 'target', name: 'jobs' }, { reason: 'test', load }, { log: silentLog });
