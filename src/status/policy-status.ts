@@ -1,7 +1,7 @@
 /**
  * A target's policy as `drover status` shows it (`targets[].policy`): its name, the start-up delay
- * it plans with and where that comes from, its headroom budget and the headroom last computed,
- * and its forecast mode. Pure: the configuration and the row in, plain data out.
+ * it plans with and where that comes from, its headroom budget and the headroom last computed.
+ * Pure: the configuration and the row in, plain data out.
  */
 import type { TargetConfig } from '../config/schema.js';
 import type { TargetRecord } from '../scaler/decide/target-record.js';
@@ -15,7 +15,6 @@ export type PolicyStatus =
       startupDelay: { seconds: number; from: 'default' | 'learned' };
       /** The budget (percent of time under demand) and the headroom last computed, in load units (null before a whole minute). */
       headroom: { underProvisioning: number; load: number | null };
-      forecast: { mode: 'off' | 'observe' | 'floor' };
     };
 
 export function policyStatus(target: TargetConfig, record: TargetRecord | undefined): PolicyStatus {
@@ -27,6 +26,5 @@ export function policyStatus(target: TargetConfig, record: TargetRecord | undefi
     name: 'adaptive',
     startupDelay: { seconds: Math.round(delay.ms / 1000), from: delay.from },
     headroom: { underProvisioning: adaptive.underProvisioningPercent, load: headroom === undefined ? null : Math.round(headroom * 100) / 100 },
-    forecast: { mode: adaptive.forecast },
   };
 }

@@ -34,7 +34,7 @@ export interface TargetStatus {
   boundBy?: string;
   /** `drover pause` (kept in the row) or `paused: true` (the configuration); absent when not paused. */
   paused?: { mode: 'all' | 'scale-in' | 'scale-out'; replicas: number | null; since: string | null; by: 'drover pause' | 'configuration' };
-  /** The policy deciding the target: `knative`, or `adaptive` with its start-up delay, headroom and forecast. */
+  /** The policy deciding the target: `knative`, or `adaptive` with its start-up delay and headroom. */
   policy?: PolicyStatus;
   /** "left to a newer configuration (seq N)": its row carries a newer stamp than this host's configuration; absent otherwise. */
   leftAlone?: string;

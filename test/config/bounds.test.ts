@@ -33,7 +33,6 @@ const outOfBounds: { name: string; doc: unknown; path: string; message: RegExp }
   { name: 'a policy that is neither adaptive nor knative', doc: { kubernetes: k8s, targets: [target({ policy: 'kpa' })] }, path: 'targets[0].policy', message: /expected adaptive or knative/ },
   { name: 'a headroom budget of 0 %', doc: { kubernetes: k8s, targets: [target({ headroom: { underProvisioning: 0 } })] }, path: 'targets[0].headroom.underProvisioning', message: /> 0/ },
   { name: 'a headroom budget of 80 %', doc: { kubernetes: k8s, targets: [target({ headroom: { underProvisioning: 80 } })] }, path: 'targets[0].headroom.underProvisioning', message: /≤ 50/ },
-  { name: 'a forecast mode of on', doc: { kubernetes: k8s, targets: [target({ forecast: { mode: 'on' } })] }, path: 'targets[0].forecast.mode', message: /expected off, observe or floor/ },
   { name: 'a duplicate key', doc: 'azure:\n  subscriptionId: x\n  subscriptionId: y\n', path: 'azure', message: /duplicate key "subscriptionId"/ },
 ];
 

@@ -25,17 +25,17 @@ describe('targets[].policy in status', () => {
     { name: 'policy knative shows its name alone', extra: { policy: 'knative' }, ref: undefined, record: undefined, want: { name: 'knative' } },
     {
       name: 'a new Pool target plans with the VM default, no headroom computed yet',
-      extra: {},
+      extra: { policy: 'adaptive' },
       ref: { kind: 'Pool', name: 'workers' },
       record: undefined,
-      want: { name: 'adaptive', startupDelay: { seconds: 180, from: 'default' }, headroom: { underProvisioning: 1, load: null }, forecast: { mode: 'off' } },
+      want: { name: 'adaptive', startupDelay: { seconds: 180, from: 'default' }, headroom: { underProvisioning: 1, load: null } },
     },
     {
       name: 'a Deployment that learned 5 minutes shows them, its budget and its last headroom',
-      extra: { headroom: { underProvisioning: 5 }, forecast: { mode: 'observe' } },
+      extra: { policy: 'adaptive', headroom: { underProvisioning: 5 } },
       ref: undefined,
       record: learned,
-      want: { name: 'adaptive', startupDelay: { seconds: 300, from: 'learned' }, headroom: { underProvisioning: 5, load: 12.35 }, forecast: { mode: 'observe' } },
+      want: { name: 'adaptive', startupDelay: { seconds: 300, from: 'learned' }, headroom: { underProvisioning: 5, load: 12.35 } },
     },
   ])('$name', ({ extra, ref, record, want }) => {
     expect(policyStatus(target(extra, ref), record)).toEqual(want);

@@ -12,14 +12,11 @@
 import { replicasFor } from '../../load/decider.js';
 import { bound, type Bound } from './rules.js';
 
-export type ForecastMode = 'off' | 'observe' | 'floor';
-
 export interface AdaptiveSettings {
   /** The start-up delay until OBSERVATIONS_TO_LEARN raises were seen: the target kind's. */
   defaultStartupDelayMs: number;
   /** The share of time (percent) the target may spend under its demand. */
   underProvisioningPercent: number;
-  forecast: ForecastMode;
 }
 
 /** A start-up delay is never taken as longer than this (a raise that never completes). */
