@@ -15,6 +15,7 @@
  * - while the switch holds the plan is the switch's record and nothing else.
  */
 import { AZURE_PREFIX, tryProviderIdFromResourceId } from '../cache/ids.js';
+import type { CachedInstance } from '../cache/instance.js';
 import type { Row } from '../state/entity-table.js';
 import { backoffAfterFailure, isBackingOff, type BackoffState } from '../provisioner/backoff.js';
 import { decideProvisioning, type ProvisioningDecision } from '../provisioner/decide.js';
@@ -105,13 +106,8 @@ export function isAzureProviderId(id: string): boolean {
 
 export function planPool(snapshot: PoolSnapshot, settings: PoolSettings, now: number): PoolPlan {
   const { scaleSet, instances, inventory } = snapshot;
-  const lines: string[] = [];
-  // An id the cache listed was normalised by it: only the others need the (costly) parse.
-  const listedIds = new Set(instances.map((i) => i.id));
-  const parseable = (id: string) => listedIds.has(id) || isAzureProviderId(id);
-  const skipped = inventory.rows.filter((r) => !parseable(r.rowKey)).map((r) => r.rowKey);
-  for (const id of skipped) lines.push(`inventory row has unparseable provider ID ${JSON.stringify(id)}, skipping it`);
-  const usable = skipped.length === 0 ? inventory.rows : inventory.rows.filter((r) => parseable(r.rowKey));
+  const { usable, skipped } = parseableRows(inventory.rows, instances);
+  const lines: string[] = skipped.map((id) => `inventory row has unparseable provider ID ${JSON.stringify(id)}, skipping it`);
 
   const retire = retirements(usable, { capacity: scaleSet.capacity, instances, previous: snapshot.previous });
   const retired = new Set(retire.map((r) => r.id));
@@ -123,13 +119,7 @@ export function planPool(snapshot: PoolSnapshot, settings: PoolSettings, now: nu
   const sizing = planSizing(snapshot, kept, doomedIds, { maxCount: settings.maxCount, scaleInPolicy: settings.scaleInPolicy ?? 'newest', warmMax: settings.warmMax ?? 0, ...(settings.sizedBy === undefined ? {} : { sizedBy: settings.sizedBy }) });
   const backingOff = isBackingOff(inventory.backoff, now);
   const noSlots = backingOff || doomed.length > 0 || scaleSet.etag === undefined;
-  const machines = scaleSetMachines({ capacity: scaleSet.capacity, instanceLimit: settings.instanceLimit, instances, noSlots, maxSlots: Number.POSITIVE_INFINITY });
-  const adoptable = machines.filter((m) => m.availability === 'PossiblyUsed' && !rowById.has(m.id)).length;
-  const decision = decideProvisioning(machines, kept.map(toInventoryRow).map(inventoryMachine), {
-    maxCount: settings.maxCount,
-    chunkSize: settings.chunkSize + adoptable,
-    wanted: sizing.decisionWanted,
-  });
+  const decision = decideMachines(snapshot, settings, kept, rowById, { noSlots, wanted: sizing.decisionWanted });
 
   const empty = {
     ...noActions(),
@@ -140,17 +130,96 @@ export function planPool(snapshot: PoolSnapshot, settings: PoolSettings, now: nu
     backoffUntil: backingOff ? inventory.backoff?.until : undefined,
   };
   if (decision.kind === 'safetySwitch' || decision.kind === 'invalidAvailability') {
-    const state = decision.kind === 'safetySwitch' ? { providerOnly: decision.providerOnly, inventoryOnly: decision.inventoryOnly } : { providerOnly: [decision.id], inventoryOnly: [] };
-    const next: SafetySwitchState = { ...state, since: inventory.safety?.since ?? now };
-    const unchanged = inventory.safety !== undefined && JSON.stringify(inventory.safety) === JSON.stringify(next);
-    lines.push(decision.reason);
-    for (const id of state.providerOnly) lines.push(`provider machine has no corresponding machine in inventory (PID: ${id})`);
-    for (const id of state.inventoryOnly) lines.push(`machine in the inventory but missing in the provider, and the list is incomplete (PID: ${id})`);
-    lines.push('nothing is written to ARM or the inventory until the views agree again');
-    return { ...empty, decision, switchHolds: true, safety: unchanged ? { kind: 'unchanged' } : { kind: 'set', state: next }, lines };
+    lines.push(...safetySwitchLines(decision));
+    return { ...empty, decision, switchHolds: true, safety: safetySwitchChange(decision, inventory.safety, now), lines };
   }
 
   const byId = new Map(instances.map((i) => [i.id, i]));
+  const { adopt, slots } = bringUpMachines(decision, byId);
+  lines.push(...retire.map((r) => r.why));
+  if (inventory.safety) lines.push('the views agree again: safety switch cleared');
+  lines.push(decision.kind === 'bringUp' ? bringUpLine(decision, adopt.length, slots, settings) : decision.reason);
+  const raise = capacityRaise(scaleSet, slots);
+  if (backingOff) lines.push(`creations backed off until ${new Date(inventory.backoff!.until).toISOString()} after failed VMs`);
+
+  const fast = fastDeletions(doomed, rowById, inventory.backoff, now);
+  lines.push(...fast.lines);
+  lines.push(...sizing.lines);
+  const updates = statusChanges(kept, byId, (id) => doomedIds.has(id) || sizing.handled.has(id));
+  lines.push(...updates.lines);
+
+  return {
+    ...empty,
+    decision,
+    switchHolds: false,
+    retire,
+    adopt,
+    raise,
+    delete: fast.deletion,
+    scaleIn: sizing.remove,
+    park: sizing.park,
+    wake: sizing.wake,
+    backoff: fast.backoff,
+    backoffUntil: fast.backoff?.until ?? empty.backoffUntil,
+    safety: inventory.safety ? { kind: 'clear' } : { kind: 'unchanged' },
+    statusUpdates: updates.statusUpdates,
+    lines,
+  };
+}
+
+/** The inventory rows this pool can have issued, and the ids of the others (left alone, logged). */
+function parseableRows(rows: Row<MachineProps>[], instances: readonly CachedInstance[]): { usable: Row<MachineProps>[]; skipped: string[] } {
+  // An id the cache listed was normalised by it: only the others need the (costly) parse.
+  const listedIds = new Set(instances.map((i) => i.id));
+  const parseable = (id: string) => listedIds.has(id) || isAzureProviderId(id);
+  const skipped = rows.filter((r) => !parseable(r.rowKey)).map((r) => r.rowKey);
+  const usable = skipped.length === 0 ? rows : rows.filter((r) => parseable(r.rowKey));
+  return { usable, skipped };
+}
+
+/** The shepherd's decision over the scale set's machines and the kept inventory rows. */
+function decideMachines(
+  snapshot: PoolSnapshot,
+  settings: PoolSettings,
+  kept: Row<MachineProps>[],
+  rowById: ReadonlyMap<string, Row<MachineProps>>,
+  ask: { noSlots: boolean; wanted: number | undefined },
+): ProvisioningDecision {
+  const { scaleSet, instances } = snapshot;
+  const machines = scaleSetMachines({ capacity: scaleSet.capacity, instanceLimit: settings.instanceLimit, instances, noSlots: ask.noSlots, maxSlots: Number.POSITIVE_INFINITY });
+  const adoptable = machines.filter((m) => m.availability === 'PossiblyUsed' && !rowById.has(m.id)).length;
+  return decideProvisioning(machines, kept.map(toInventoryRow).map(inventoryMachine), {
+    maxCount: settings.maxCount,
+    chunkSize: settings.chunkSize + adoptable,
+    wanted: ask.wanted,
+  });
+}
+
+type SwitchDecision = Extract<ProvisioningDecision, { kind: 'safetySwitch' | 'invalidAvailability' }>;
+
+function switchState(decision: SwitchDecision): Omit<SafetySwitchState, 'since'> {
+  return decision.kind === 'safetySwitch' ? { providerOnly: decision.providerOnly, inventoryOnly: decision.inventoryOnly } : { providerOnly: [decision.id], inventoryOnly: [] };
+}
+
+/** The switch's record while the views disagree: unchanged when the stored one says the same. */
+function safetySwitchChange(decision: SwitchDecision, stored: SafetySwitchState | undefined, now: number): SafetyChange {
+  const next: SafetySwitchState = { ...switchState(decision), since: stored?.since ?? now };
+  const unchanged = stored !== undefined && JSON.stringify(stored) === JSON.stringify(next);
+  return unchanged ? { kind: 'unchanged' } : { kind: 'set', state: next };
+}
+
+function safetySwitchLines(decision: SwitchDecision): string[] {
+  const state = switchState(decision);
+  return [
+    decision.reason,
+    ...state.providerOnly.map((id) => `provider machine has no corresponding machine in inventory (PID: ${id})`),
+    ...state.inventoryOnly.map((id) => `machine in the inventory but missing in the provider, and the list is incomplete (PID: ${id})`),
+    'nothing is written to ARM or the inventory until the views agree again',
+  ];
+}
+
+/** A bring-up's machines: running VMs to adopt, and how many slots (new VMs) it asks for. */
+function bringUpMachines(decision: ProvisioningDecision, byId: ReadonlyMap<string, CachedInstance>): { adopt: Adoption[]; slots: number } {
   const adopt: Adoption[] = [];
   let slots = 0;
   if (decision.kind === 'bringUp') {
@@ -163,29 +232,44 @@ export function planPool(snapshot: PoolSnapshot, settings: PoolSettings, now: nu
       adopt.push({ id: m.id, name: instance?.name ?? m.id, status: instance ? providerStatusOf(instance) : 'Unknown' });
     }
   }
+  return { adopt, slots };
+}
 
-  lines.push(...retire.map((r) => r.why));
-  if (inventory.safety) lines.push('the views agree again: safety switch cleared');
-  lines.push(decision.kind === 'bringUp' ? bringUpLine(decision, adopt.length, slots, settings) : decision.reason);
+function capacityRaise(scaleSet: PoolSnapshot['scaleSet'], slots: number): PoolPlan['raise'] {
   // Slots are only offered with a known capacity and ETag (scaleSetMachines, noSlots).
-  const raise = slots > 0 && scaleSet.capacity !== undefined && scaleSet.etag !== undefined
+  return slots > 0 && scaleSet.capacity !== undefined && scaleSet.etag !== undefined
     ? { from: scaleSet.capacity, to: scaleSet.capacity + slots, etag: scaleSet.etag }
     : undefined;
-  if (backingOff) lines.push(`creations backed off until ${new Date(inventory.backoff!.until).toISOString()} after failed VMs`);
+}
 
+/** Fast delete: the broken VMs to delete, and the backoff their failures start (if any is new). */
+function fastDeletions(
+  doomed: readonly CachedInstance[],
+  rowById: ReadonlyMap<string, Row<MachineProps>>,
+  running: BackoffState | undefined,
+  now: number,
+): { deletion: Deletion[]; backoff: BackoffState | undefined; lines: string[] } {
   const deletion: Deletion[] = doomed.map((i) => ({ id: i.id, name: i.name, row: rowById.get(i.id), errorInfo: i.errorInfo }));
   // One failure per broken VM, not per pass: a VM whose failure was already counted (its delete
   // was refused, or did not go out) is deleted again without backing off again.
   const newlyBroken = deletion.filter((d) => d.row?.props.brokenAt === undefined);
-  const backoff = newlyBroken.length > 0 ? backoffAfterFailure(inventory.backoff, now) : undefined;
+  const backoff = newlyBroken.length > 0 ? backoffAfterFailure(running, now) : undefined;
+  const lines: string[] = [];
   if (backoff) lines.push(`${deletion.length} broken VM(s) to delete and replace; no new capacity until ${new Date(backoff.until).toISOString()}`);
   else if (deletion.length > 0) lines.push(`${deletion.length} broken VM(s) already counted: deleting them again, the backoff unchanged`);
+  return { deletion, backoff, lines };
+}
 
-  lines.push(...sizing.lines);
+/** The rows whose stored status no longer matches their VM (`handled`: rows another step already writes). */
+function statusChanges(
+  kept: Row<MachineProps>[],
+  byId: ReadonlyMap<string, CachedInstance>,
+  handled: (id: string) => boolean,
+): { statusUpdates: StatusUpdate[]; lines: string[] } {
   const statusUpdates: StatusUpdate[] = [];
   for (const row of kept) {
     const instance = byId.get(row.rowKey);
-    if (!instance || doomedIds.has(row.rowKey) || sizing.handled.has(row.rowKey)) continue;
+    if (!instance || handled(row.rowKey)) continue;
     const status = providerStatusOf(instance);
     // A parked VM stays Parked while it is deallocated; a waking one Waking until it is listed running.
     if (row.props.providerStatus === PARKED || (row.props.providerStatus === WAKING && status !== 'Running')) continue;
@@ -195,25 +279,8 @@ export function planPool(snapshot: PoolSnapshot, settings: PoolSettings, now: nu
     if (status !== row.props.providerStatus) statusUpdates.push({ row, status });
   }
   const recovered = statusUpdates.filter((u) => u.row.props.providerStatus === 'ProvisioningFailedPermanent').length;
-  if (recovered > 0) lines.push(`${recovered} VM(s) marked failed are running and healthy again: to be marked Running`);
-
-  return {
-    ...empty,
-    decision,
-    switchHolds: false,
-    retire,
-    adopt,
-    raise,
-    delete: deletion,
-    scaleIn: sizing.remove,
-    park: sizing.park,
-    wake: sizing.wake,
-    backoff,
-    backoffUntil: backoff?.until ?? empty.backoffUntil,
-    safety: inventory.safety ? { kind: 'clear' } : { kind: 'unchanged' },
-    statusUpdates,
-    lines,
-  };
+  const lines = recovered > 0 ? [`${recovered} VM(s) marked failed are running and healthy again: to be marked Running`] : [];
+  return { statusUpdates, lines };
 }
 
 /** The action fields of a plan that writes nothing (fresh arrays each call: plans never share them). */
