@@ -26,10 +26,11 @@ import type { LroResult, PowerChange } from '../azure/scale-set-api.js';
 import { ArmPreconditionFailedError } from '../azure/errors.js';
 import type { CachedInstance } from '../cache/instance.js';
 import type { Props } from '../state/entity-table.js';
-import { BACKOFF_KEY, SAFETY_KEY, type MachineProps } from './inventory.js';
+import { BACKOFF_KEY, SAFETY_KEY, type MachineProps, type SafetySwitchState } from './inventory.js';
 import { providerStatusOf } from './machines.js';
-import type { Deletion, PoolPlan } from './plan.js';
+import type { Adoption, Deletion, PoolPlan, StatusUpdate } from './plan.js';
 import type { RowResult, RowWrite, RowWriter } from './row-writer.js';
+import type { Retirement } from './churn.js';
 
 /** What the executor needs, and nothing more. */
 export interface PoolPassDeps {
@@ -95,7 +96,38 @@ export interface PoolOutcome {
 type Tagged = { write: RowWrite; then?: (r: RowResult) => void };
 
 export async function executePlan(plan: PoolPlan, deps: PoolPassDeps): Promise<PoolOutcome> {
-  const outcome: PoolOutcome = {
+  const outcome = noOutcome();
+  const now = deps.now();
+  if (plan.switchHolds) {
+    if (plan.safety.kind === 'set') await writeSafetySwitch(plan.safety.state, plan.safetyEtag, deps, outcome);
+    return outcome;
+  }
+
+  // Phase 2: the inventory.
+  const { marked, backoffOk } = await writeInventory(plan, now, deps, outcome);
+  outcome.markedFailed = [...marked];
+
+  // Phase 3: parked VMs started, then new capacity (only once every wake went out: a VM is
+  // created only when no parked one is left to start).
+  const allWoken = await wake(plan, deps, outcome);
+  if (plan.raise && allWoken) outcome.raise = await raiseCapacity(plan, plan.raise, deps, outcome);
+
+  // Phase 4: fast delete, only of VMs whose rows say failed and with the backoff recorded.
+  const doomed = backoffOk ? plan.delete.filter((d) => marked.has(d.id)) : [];
+  if (doomed.length > 0) await fastDelete(doomed, deps, outcome);
+
+  // Phase 5: scale-in.
+  if (plan.scaleIn.length > 0) await scaleIn(plan, deps, outcome);
+  // Phase 6: the warm buffer's parking.
+  await park(plan, deps, outcome);
+  // A raise listed again already (and moved the capacity the scale set read has).
+  if ((outcome.woken.length > 0 || outcome.parked.length > 0) && outcome.raise.kind !== 'raised') await deps.cache.relistAfterPower();
+  return outcome;
+}
+
+/** The outcome of a pass that has done nothing yet. */
+function noOutcome(): PoolOutcome {
+  return {
     switchWritten: false,
     retired: [],
     adopted: [],
@@ -115,84 +147,90 @@ export async function executePlan(plan: PoolPlan, deps: PoolPassDeps): Promise<P
     rowFailures: [],
     storeFailed: false,
   };
-  const now = deps.now();
-  const json = (value: unknown): Props => ({ json: JSON.stringify(value) });
+}
 
-  if (plan.switchHolds) {
-    if (plan.safety.kind === 'set') {
-      await deps.lease.check();
-      const props = json(plan.safety.state);
-      const [r] = await deps.rows.write([
-        plan.safetyEtag === undefined ? { op: 'insert', key: SAFETY_KEY, props } : { op: 'replace', key: SAFETY_KEY, etag: plan.safetyEtag, props },
-      ]);
-      outcome.switchWritten = r?.ok ?? false;
-      if (r && !r.ok) outcome.rowFailures.push(`${SAFETY_KEY}: ${r.reason}`);
-    }
-    return outcome;
-  }
+const json = (value: unknown): Props => ({ json: JSON.stringify(value) });
 
-  // Phase 2: the inventory.
-  const writes: Tagged[] = [];
-  let backoffOk = plan.backoff === undefined;
+/** Phase 1: the safety switch's own record, while it holds. */
+async function writeSafetySwitch(state: SafetySwitchState, etag: string | undefined, deps: PoolPassDeps, outcome: PoolOutcome): Promise<void> {
+  await deps.lease.check();
+  const props = json(state);
+  const [r] = await deps.rows.write([
+    etag === undefined ? { op: 'insert', key: SAFETY_KEY, props } : { op: 'replace', key: SAFETY_KEY, etag, props },
+  ]);
+  outcome.switchWritten = r?.ok ?? false;
+  if (r && !r.ok) outcome.rowFailures.push(`${SAFETY_KEY}: ${r.reason}`);
+}
+
+/**
+ * Phase 2: every inventory write of the plan, in one phase. Which broken VMs' rows now say
+ * failed, and whether the backoff (if the plan starts one) was recorded.
+ */
+async function writeInventory(plan: PoolPlan, now: number, deps: PoolPassDeps, outcome: PoolOutcome): Promise<{ marked: Set<string>; backoffOk: boolean }> {
   const marked = new Set<string>();
-  for (const d of plan.delete) {
-    const props: MachineProps = { ...(d.row?.props ?? { createdAt: now, name: d.name }), providerStatus: 'ProvisioningFailedPermanent', updatedAt: now, brokenAt: d.row?.props.brokenAt ?? now };
-    writes.push({
-      write: d.row ? { op: 'replace', key: d.id, etag: d.row.etag, props } : { op: 'insert', key: d.id, props },
-      then: (r) => (r.ok ? marked.add(d.id) : undefined),
-    });
-  }
-  if (plan.backoff) {
-    writes.push({
-      write: plan.backoffEtag !== undefined ? { op: 'replace', key: BACKOFF_KEY, etag: plan.backoffEtag, props: json(plan.backoff) } : { op: 'insert', key: BACKOFF_KEY, props: json(plan.backoff) },
-      then: (r) => (backoffOk = r.ok),
-    });
-  }
-  for (const r of plan.retire) writes.push({ write: { op: 'delete', key: r.id, etag: r.etag }, then: (res) => (res.ok ? outcome.retired.push(r.id) : undefined) });
-  for (const a of plan.adopt) {
-    writes.push({
-      write: { op: 'insert', key: a.id, props: { providerStatus: a.status, name: a.name, createdAt: now, updatedAt: now } satisfies MachineProps },
-      then: (r) => (r.ok ? outcome.adopted.push(a.id) : undefined),
-    });
-  }
-  for (const u of plan.statusUpdates) {
-    writes.push({
-      // A VM healthy again leaves its failure behind: a later one backs creations off anew.
-      write: { op: 'replace', key: u.row.rowKey, etag: u.row.etag, props: { ...u.row.props, providerStatus: u.status, updatedAt: now, brokenAt: u.status === 'Running' ? undefined : u.row.props.brokenAt } },
-      then: (r) => {
-        if (!r.ok) return;
-        outcome.statusesWritten++;
-        if (u.row.props.providerStatus === 'ProvisioningFailedPermanent') outcome.recovered.push(u.row.rowKey);
-      },
-    });
-  }
+  const backoff = { ok: plan.backoff === undefined };
+  const writes: Tagged[] = [
+    ...failureMarks(plan.delete, now, marked),
+    ...backoffWrites(plan, backoff),
+    ...retirementWrites(plan.retire, outcome),
+    ...adoptionWrites(plan.adopt, now, outcome),
+    ...statusWrites(plan.statusUpdates, now, outcome),
+  ];
   if (plan.safety.kind === 'clear' && plan.safetyEtag !== undefined) writes.push({ write: { op: 'delete', key: SAFETY_KEY, etag: plan.safetyEtag } });
   await writePhase(deps, writes, outcome);
-  outcome.markedFailed = [...marked];
+  return { marked, backoffOk: backoff.ok };
+}
 
-  // Phase 3: parked VMs started, then new capacity (only once every wake went out: a VM is
-  // created only when no parked one is left to start).
-  const allWoken = await wake(plan, deps, outcome);
-  if (plan.raise && allWoken) outcome.raise = await raiseCapacity(plan, plan.raise, deps, outcome);
+/** Rows of broken VMs marked failed (their VMs are deleted only once `marked` holds them). */
+function failureMarks(deletions: readonly Deletion[], now: number, marked: Set<string>): Tagged[] {
+  return deletions.map((d) => {
+    const props: MachineProps = { ...(d.row?.props ?? { createdAt: now, name: d.name }), providerStatus: 'ProvisioningFailedPermanent', updatedAt: now, brokenAt: d.row?.props.brokenAt ?? now };
+    return {
+      write: d.row ? { op: 'replace', key: d.id, etag: d.row.etag, props } : { op: 'insert', key: d.id, props },
+      then: (r: RowResult) => (r.ok ? marked.add(d.id) : undefined),
+    };
+  });
+}
 
-  // Phase 4: fast delete, only of VMs whose rows say failed and with the backoff recorded.
-  const doomed = backoffOk ? plan.delete.filter((d) => marked.has(d.id)) : [];
-  if (doomed.length > 0) {
-    await deps.lease.check();
-    const lro = await deps.arm.deleteInstances(doomed);
-    outcome.deleted = doomed.map((d) => d.id);
-    outcome.deleteDone = lro.done;
-    await deps.cache.markDeleting(doomed);
-    if (!lro.done) await deps.requeue('check on a delete ARM is still working on');
-  }
+function backoffWrites(plan: PoolPlan, recorded: { ok: boolean }): Tagged[] {
+  if (!plan.backoff) return [];
+  return [{
+    write: plan.backoffEtag !== undefined ? { op: 'replace', key: BACKOFF_KEY, etag: plan.backoffEtag, props: json(plan.backoff) } : { op: 'insert', key: BACKOFF_KEY, props: json(plan.backoff) },
+    then: (r) => (recorded.ok = r.ok),
+  }];
+}
 
-  // Phase 5: scale-in.
-  if (plan.scaleIn.length > 0) await scaleIn(plan, deps, outcome);
-  // Phase 6: the warm buffer's parking.
-  await park(plan, deps, outcome);
-  // A raise listed again already (and moved the capacity the scale set read has).
-  if ((outcome.woken.length > 0 || outcome.parked.length > 0) && outcome.raise.kind !== 'raised') await deps.cache.relistAfterPower();
-  return outcome;
+function retirementWrites(retirements: readonly Retirement[], outcome: PoolOutcome): Tagged[] {
+  return retirements.map((r) => ({ write: { op: 'delete', key: r.id, etag: r.etag }, then: (res: RowResult) => (res.ok ? outcome.retired.push(r.id) : undefined) }));
+}
+
+function adoptionWrites(adoptions: readonly Adoption[], now: number, outcome: PoolOutcome): Tagged[] {
+  return adoptions.map((a) => ({
+    write: { op: 'insert', key: a.id, props: { providerStatus: a.status, name: a.name, createdAt: now, updatedAt: now } satisfies MachineProps },
+    then: (r: RowResult) => (r.ok ? outcome.adopted.push(a.id) : undefined),
+  }));
+}
+
+function statusWrites(updates: readonly StatusUpdate[], now: number, outcome: PoolOutcome): Tagged[] {
+  return updates.map((u) => ({
+    // A VM healthy again leaves its failure behind: a later one backs creations off anew.
+    write: { op: 'replace', key: u.row.rowKey, etag: u.row.etag, props: { ...u.row.props, providerStatus: u.status, updatedAt: now, brokenAt: u.status === 'Running' ? undefined : u.row.props.brokenAt } },
+    then: (r: RowResult) => {
+      if (!r.ok) return;
+      outcome.statusesWritten++;
+      if (u.row.props.providerStatus === 'ProvisioningFailedPermanent') outcome.recovered.push(u.row.rowKey);
+    },
+  }));
+}
+
+/** Phase 4: the broken VMs deleted, their cache rows marked Deleting. */
+async function fastDelete(doomed: readonly Deletion[], deps: PoolPassDeps, outcome: PoolOutcome): Promise<void> {
+  await deps.lease.check();
+  const lro = await deps.arm.deleteInstances(doomed);
+  outcome.deleted = doomed.map((d) => d.id);
+  outcome.deleteDone = lro.done;
+  await deps.cache.markDeleting(doomed);
+  if (!lro.done) await deps.requeue('check on a delete ARM is still working on');
 }
 
 /** Starts the parked VMs granted creation tokens; whether all of the plan's went out. */
