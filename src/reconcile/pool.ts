@@ -13,6 +13,7 @@ import { readPass, readSnapshot, type PoolSnapshot } from '../pool/snapshot.js';
 import { recordWarm, stampGeneration } from '../pool/generation.js';
 import { leftAlone, leftToNewer } from './config-stamp.js';
 import type { ConfigId } from '../config/sequence.js';
+import type { EntityTable } from '../state/entity-table.js';
 import { changesNothing, planPool, type Deletion, type PoolSettings } from '../pool/plan.js';
 import { executePlan, type PoolPassDeps } from '../pool/execute.js';
 import { describeOutcome, describePlan } from '../pool/describe.js';
@@ -72,21 +73,7 @@ export function sizingTarget(targets: readonly TargetConfig[], pool: PoolConfig)
 
 export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Promise<Decision> {
   const { rt, log, signal } = ctx;
-  const { resourceGroup, name } = pool.scaleSet;
-  let limited: Decision | undefined;
-  // The pool's reconcile rate bounds the passes that read and plan: a warm pass, which finds
-  // nothing changed in two point reads, takes no token.
-  const gate = async () => {
-    if (isRecheck(ctx.reason)) return true;
-    try {
-      await rt.limiter(`${pool.name}/reconcile`, pool.reconcileRate).wait(signal, MAX_LIMITER_WAIT_MS);
-      return true;
-    } catch (err) {
-      if (!(err instanceof RateLimitedError)) throw err;
-      limited = { decision: 'rate limited', reason: `the pool's reconcile rate allows no pass yet (next token in ${err.retryAfterMs} ms); a later pass goes on` };
-      return false;
-    }
-  };
+  const gate = reconcileGate(ctx, pool);
   const api = await rt.scaleSetApi();
   const cache = poolCache(rt, pool, api, log);
   const machines = rt.table('machines');
@@ -104,7 +91,7 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
       scaleSetPeriodMs: Math.min(SCALE_SET_PERIOD_MS, pool.instanceCache.ttl),
       slowedPeriodMs: pool.instanceCache.ttl,
       freshScaleSet,
-      gate: gated ? gate : undefined,
+      gate: gated ? gate.open : undefined,
       stamp: { mine, newer: (stored) => leftToNewer(stored, mine, () => rt.configuration.newest.newerLive()), write: () => stampGeneration(machines, pool.name, mine) },
       beforeWrite: () => ctx.lease.check(),
       signal,
@@ -115,7 +102,7 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
     passRead = await read(true, false);
   }
   if (passRead.kind === 'newer') return leftAlone(passRead.stamp, mine);
-  if (passRead.kind === 'gated') return limited!;
+  if (passRead.kind === 'gated') return gate.limited!;
   if (passRead.kind === 'unchanged') {
     // The same decision as the plan that was recorded: the decision log keeps one line for it.
     log.debug?.(`pool ${pool.name}: nothing written since the last plan, the scale set unchanged: not read again`);
@@ -129,13 +116,61 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
   const noted = await notePass(ctx, pool, snapshot, plan);
   if (noted.held) return noted.held;
 
+  const outcome = await executePlan(plan, poolPassDeps(ctx, pool, { api, cache, machines }, snapshot, mine));
+  // Our own capacity write or delete moved the scale set on: the next pass reads it from ARM.
+  if (outcome.raise.kind === 'raised' || outcome.deleted.length > 0 || outcome.scaledIn.length > 0) {
+    rt.scaleSetReads.forget(cacheKey(pool.scaleSet));
+    await cache.forgetScaleSet();
+  }
+  const decision = withWarnings(describeOutcome(plan, outcome), noted.warnings);
+  log.debug?.(`pool ${pool.name}: ${decision.decision}`);
+  // For the history table, from what the pass read and did: no further read.
+  const observed: Decision = { ...decision, observed: poolObservation(snapshot, plan, outcome) };
+  // A warm pass repeats it whole: what it observed is what this pass did, as nothing changed since.
+  if (changesNothing(plan) && cacheGeneration !== undefined && !decision.error) await rememberWarm(machines, pool.name, snapshot, cacheGeneration, observed, rt.clock.now(), mine);
+  return observed;
+}
+
+/**
+ * The pool's reconcile rate bounds the passes that read and plan: a warm pass, which finds
+ * nothing changed in two point reads, takes no token. `limited` says why `open` refused, once it did.
+ */
+function reconcileGate(ctx: ReconcileContext, pool: PoolConfig): { open: () => Promise<boolean>; limited: Decision | undefined } {
+  const gate: { open: () => Promise<boolean>; limited: Decision | undefined } = {
+    limited: undefined,
+    open: async () => {
+      if (isRecheck(ctx.reason)) return true;
+      try {
+        await ctx.rt.limiter(`${pool.name}/reconcile`, pool.reconcileRate).wait(ctx.signal, MAX_LIMITER_WAIT_MS);
+        return true;
+      } catch (err) {
+        if (!(err instanceof RateLimitedError)) throw err;
+        gate.limited = { decision: 'rate limited', reason: `the pool's reconcile rate allows no pass yet (next token in ${err.retryAfterMs} ms); a later pass goes on` };
+        return false;
+      }
+    },
+  };
+  return gate;
+}
+
+/** What the executor may touch in this pass: the pool's rows, its scale set, cache, lease, rate limits and queue. */
+function poolPassDeps(
+  ctx: ReconcileContext,
+  pool: PoolConfig,
+  sources: { api: ScaleSetApi; cache: ScaleSetCache; machines: EntityTable },
+  snapshot: PoolSnapshot,
+  configuration: ConfigId,
+): PoolPassDeps {
+  const { rt, signal } = ctx;
+  const { api, cache, machines } = sources;
+  const { resourceGroup, name } = pool.scaleSet;
   const flexible = snapshot.scaleSet.orchestrationMode === 'Flexible';
   // Flexible scale sets take VM names, Uniform ones instance ids.
   const instanceRef = (d: Deletion) => (flexible ? d.name : instanceIdFromProviderId(d.id));
   const creations = rt.limiter(`${pool.name}/creation`, pool.creationRate);
   const deletions = rt.limiter(`${pool.name}/deletion`, pool.deletionRate);
-  const deps: PoolPassDeps = {
-    rows: tableRowWriter(machines, pool.name, snapshot.inventory, mine),
+  return {
+    rows: tableRowWriter(machines, pool.name, snapshot.inventory, configuration),
     arm: {
       // `api` is the object's scoped one (reconcile/scope.ts): its calls already carry the object's signal.
       setCapacity: (capacity, etag) => api.setCapacity(resourceGroup, name, capacity, etag),
@@ -164,19 +199,6 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
     },
     now: () => rt.clock.now(),
   };
-  const outcome = await executePlan(plan, deps);
-  // Our own capacity write or delete moved the scale set on: the next pass reads it from ARM.
-  if (outcome.raise.kind === 'raised' || outcome.deleted.length > 0 || outcome.scaledIn.length > 0) {
-    rt.scaleSetReads.forget(cacheKey(pool.scaleSet));
-    await cache.forgetScaleSet();
-  }
-  const decision = withWarnings(describeOutcome(plan, outcome), noted.warnings);
-  log.debug?.(`pool ${pool.name}: ${decision.decision}`);
-  // For the history table, from what the pass read and did: no further read.
-  const observed: Decision = { ...decision, observed: poolObservation(snapshot, plan, outcome) };
-  // A warm pass repeats it whole: what it observed is what this pass did, as nothing changed since.
-  if (changesNothing(plan) && cacheGeneration !== undefined && !decision.error) await rememberWarm(machines, pool.name, snapshot, cacheGeneration, observed, rt.clock.now(), mine);
-  return observed;
 }
 
 /** Records what a plan that changed nothing saw, so the next pass can skip reading it again. */
