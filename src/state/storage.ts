@@ -3,7 +3,7 @@
  * use a connection string; in Azure the account name plus a managed identity, with service
  * URLs built the way the Functions host builds them for `AzureWebJobsStorage__accountName`.
  */
-import { TableClient, TableServiceClient } from '@azure/data-tables';
+import { TableClient, TableServiceClient, type TableServiceClientOptions } from '@azure/data-tables';
 import { QueueClient, QueueServiceClient } from '@azure/storage-queue';
 import type { TokenCredential } from '@azure/core-auth';
 import type { PipelineRequest, SendRequest } from '@azure/core-rest-pipeline';
@@ -155,10 +155,7 @@ export function createStorage(location: StorageLocation, prefix: string, credent
     let client = tables.get(tableName);
     if (!client) {
       const tableOptions = { ...baseOptions, additionalPolicies: [...baseOptions.additionalPolicies, { policy: stallWatchPolicy(stalls, `table ${tableName}`), position: 'perCall' as const }] };
-      client =
-        location.kind === 'connection'
-          ? TableClient.fromConnectionString(location.connectionString, tableName, { allowInsecureConnection: insecure, ...tableOptions })
-          : new TableClient(location.tableServiceUri, tableName, requireCredential(credential), tableOptions);
+      client = connectTable(location, tableName, tableOptions, insecure, credential);
       tables.set(tableName, client);
     }
     return client;
@@ -166,10 +163,7 @@ export function createStorage(location: StorageLocation, prefix: string, credent
   const queueClient = (queueName: string): QueueClient => {
     let client = queues.get(queueName);
     if (!client) {
-      client =
-        location.kind === 'connection'
-          ? new QueueClient(location.connectionString, queueName, queueOptions)
-          : new QueueClient(`${location.queueServiceUri.replace(/\/$/, '')}/${queueName}`, requireCredential(credential), queueOptions);
+      client = connectQueue(location, queueName, credential);
       client = stallWatchedQueue(client, stalls, `queue ${queueName}`);
       queues.set(queueName, client);
     }
@@ -206,23 +200,7 @@ export function createStorage(location: StorageLocation, prefix: string, credent
     queue: (name) => queueClient(names.queues[name]),
     poisonQueue: (name) => queueClient(`${names.queues[name]}-poison`),
     ensure() {
-      ensured ??= (async () => {
-        const svcTables =
-          location.kind === 'connection'
-            ? TableServiceClient.fromConnectionString(location.connectionString, { allowInsecureConnection: insecure })
-            : new TableServiceClient(location.tableServiceUri, requireCredential(credential));
-        const svcQueues =
-          location.kind === 'connection'
-            ? QueueServiceClient.fromConnectionString(location.connectionString)
-            : new QueueServiceClient(location.queueServiceUri, requireCredential(credential));
-        await Promise.all([
-          ...Object.values(names.tables).map((t) => svcTables.createTable(t)),
-          ...Object.values(names.queues).flatMap((q) => [
-            svcQueues.getQueueClient(q).createIfNotExists(),
-            svcQueues.getQueueClient(`${q}-poison`).createIfNotExists(),
-          ]),
-        ]);
-      })().catch((err: unknown) => {
+      ensured ??= createTablesAndQueues(location, names, insecure, credential).catch((err: unknown) => {
         ensured = undefined;
         throw storageError(err, `creating the ${prefix} tables and queues`);
       });
@@ -233,6 +211,37 @@ export function createStorage(location: StorageLocation, prefix: string, credent
     onStalled: (listener) => stalls.onStalled(listener),
   };
   return storage;
+}
+
+function connectTable(location: StorageLocation, tableName: string, tableOptions: TableServiceClientOptions, insecure: boolean, credential: (() => TokenCredential) | undefined): TableClient {
+  return location.kind === 'connection'
+    ? TableClient.fromConnectionString(location.connectionString, tableName, { allowInsecureConnection: insecure, ...tableOptions })
+    : new TableClient(location.tableServiceUri, tableName, requireCredential(credential), tableOptions);
+}
+
+function connectQueue(location: StorageLocation, queueName: string, credential: (() => TokenCredential) | undefined): QueueClient {
+  return location.kind === 'connection'
+    ? new QueueClient(location.connectionString, queueName, queueOptions)
+    : new QueueClient(`${location.queueServiceUri.replace(/\/$/, '')}/${queueName}`, requireCredential(credential), queueOptions);
+}
+
+/** Every table and queue (and each queue's poison queue) of the deployment, made if missing. */
+async function createTablesAndQueues(location: StorageLocation, names: ReturnType<typeof storageNames>, insecure: boolean, credential: (() => TokenCredential) | undefined): Promise<void> {
+  const svcTables =
+    location.kind === 'connection'
+      ? TableServiceClient.fromConnectionString(location.connectionString, { allowInsecureConnection: insecure })
+      : new TableServiceClient(location.tableServiceUri, requireCredential(credential));
+  const svcQueues =
+    location.kind === 'connection'
+      ? QueueServiceClient.fromConnectionString(location.connectionString)
+      : new QueueServiceClient(location.queueServiceUri, requireCredential(credential));
+  await Promise.all([
+    ...Object.values(names.tables).map((t) => svcTables.createTable(t)),
+    ...Object.values(names.queues).flatMap((q) => [
+      svcQueues.getQueueClient(q).createIfNotExists(),
+      svcQueues.getQueueClient(`${q}-poison`).createIfNotExists(),
+    ]),
+  ]);
 }
 
 function recreateTablesPolicy(recreate: () => Promise<void>) {
