@@ -99,6 +99,26 @@ export async function runCli(argv: string[], io: CliIO, demo?: BundledDemo): Pro
     exitCode = await fn();
   };
 
+  registerPassVerbs(program, io, configFile, run);
+  registerMachinesVerb(program, io, configFile, run);
+  registerPauseVerbs(program, io, configFile, run);
+  registerReplay(program, io, configFile, run);
+  registerHostVerbs(program, io, configFile, run, demo);
+
+  oneLineOptionErrors(program);
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return exitCode;
+  } catch (err) {
+    return exitCodeOf(err, io);
+  }
+}
+
+/** Runs a verb and keeps its exit code for `runCli` to return. */
+type Run = (fn: () => Promise<number>) => () => Promise<void>;
+
+/** `reconcile`, `status` and `enqueue`: one pass, what the state says, a pass asked for. */
+function registerPassVerbs(program: Command, io: CliIO, configFile: () => string | undefined, run: Run): void {
   program
     .command('reconcile')
     .description('one pass over every pool and target')
@@ -131,6 +151,10 @@ export async function runCli(argv: string[], io: CliIO, demo?: BundledDemo): Pro
       if (o.load !== undefined && !o.target) throw new UsageError('--load applies to targets only');
       return run(() => commands.enqueue(io, configFile(), o))();
     });
+}
+
+/** `machines forget`: inventory rows removed by hand. */
+function registerMachinesVerb(program: Command, io: CliIO, configFile: () => string | undefined, run: Run): void {
   program
     .command('machines')
     .description('inspect and repair the inventory')
@@ -150,6 +174,10 @@ export async function runCli(argv: string[], io: CliIO, demo?: BundledDemo): Pro
       const request = id ? { kind: 'one' as const, id, force: !!o.force } : { kind: 'gone' as const, dryRun: !!o.dryRun };
       return run(() => commands.forget(io, configFile(), o.pool, request))();
     });
+}
+
+/** `pause` and `resume`: a target held by the operator, and let go. */
+function registerPauseVerbs(program: Command, io: CliIO, configFile: () => string | undefined, run: Run): void {
   program
     .command('pause')
     .description('pause a target: no scale written (or one direction only, or pinned at --replicas), on every instance at its next reconcile')
@@ -177,7 +205,10 @@ export async function runCli(argv: string[], io: CliIO, demo?: BundledDemo): Pro
       const { commands } = await verbs();
       return run(() => commands.pause(io, configFile(), target, { kind: 'resume' }))();
     });
-  registerReplay(program, io, configFile, run);
+}
+
+/** `run` and `sim`: the local host, alone or with Azurite, the simulators and the demo. */
+function registerHostVerbs(program: Command, io: CliIO, configFile: () => string | undefined, run: Run, demo: BundledDemo | undefined): void {
   program
     .command('run')
     .description("the local host: the timer and the queue workers, with host.json's queue settings")
@@ -196,40 +227,37 @@ export async function runCli(argv: string[], io: CliIO, demo?: BundledDemo): Pro
       const { commands } = await verbs();
       return run(() => commands.sim(io, { forMs: o.for, verbose: o.verbose === true }, demo))();
     });
+}
 
-  oneLineOptionErrors(program);
-  try {
-    await program.parseAsync(argv, { from: 'user' });
-    return exitCode;
-  } catch (err) {
-    if (err instanceof CommanderError) {
-      return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
-    }
-    if (err instanceof OptionValueError) {
-      io.stderr(`error: ${err.message}\n`);
-      return EXIT.usage;
-    }
-    // Any other error came from a verb, so these modules are loaded already.
-    const [{ CliUsageError: UsageError }, { isConfigError }, { StorageConfigError }] = await Promise.all([
-      verbs(),
-      import('./config/load.js'),
-      import('./state/storage.js'),
-    ]);
-    if (isConfigError(err)) {
-      io.stderr(`${err.message}\n`);
-      return EXIT.usage;
-    }
-    if (err instanceof StorageConfigError) {
-      io.stderr(`error: ${err.message}\n`);
-      return EXIT.usage;
-    }
-    if (err instanceof UsageError) {
-      io.stderr(`error: ${err.message}\n`);
-      return EXIT.usage;
-    }
-    io.stderr(`error: ${errorMessage(err)}\n`);
-    return EXIT.failed;
+/** The exit code for what parsing or a verb threw, the error said in one line on stderr (Commander printed its own). */
+async function exitCodeOf(err: unknown, io: CliIO): Promise<number> {
+  if (err instanceof CommanderError) {
+    return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
   }
+  if (err instanceof OptionValueError) {
+    io.stderr(`error: ${err.message}\n`);
+    return EXIT.usage;
+  }
+  // Any other error came from a verb, so these modules are loaded already.
+  const [{ CliUsageError: UsageError }, { isConfigError }, { StorageConfigError }] = await Promise.all([
+    verbs(),
+    import('./config/load.js'),
+    import('./state/storage.js'),
+  ]);
+  if (isConfigError(err)) {
+    io.stderr(`${err.message}\n`);
+    return EXIT.usage;
+  }
+  if (err instanceof StorageConfigError) {
+    io.stderr(`error: ${err.message}\n`);
+    return EXIT.usage;
+  }
+  if (err instanceof UsageError) {
+    io.stderr(`error: ${err.message}\n`);
+    return EXIT.usage;
+  }
+  io.stderr(`error: ${errorMessage(err)}\n`);
+  return EXIT.failed;
 }
 
 /**
