@@ -3,11 +3,14 @@
  * number at `jsonPath`. Anything else — no answer within the timeout, a status outside 2xx, a
  * body that is not a finite number ≥ 0, a body over 64 KiB — is no sample, reported with its reason.
  */
+import { z } from 'zod';
+import { duration, nonEmpty } from '../config/fields.js';
 import { isBodyTooLarge, readCappedText } from '../http/capped-body.js';
 import { isJsonPathError, valueAtPath } from './json-path.js';
 import { parseDecimalLoad } from './load-number.js';
+import { defineKind, type SourceReading } from './source-kind.js';
 
-export type LoadReading = { ok: true; value: number } | { ok: false; error: string };
+export type LoadReading = SourceReading;
 
 export interface HttpSourceConfig {
   url: string;
@@ -15,6 +18,19 @@ export interface HttpSourceConfig {
   /** ms. */
   timeout: number;
 }
+
+export const httpKind = defineKind({
+  name: 'http',
+  keys: {
+    url: z.url({ error: 'expected a URL' }),
+    /** Dotted path into a JSON answer (`metrics.inflight`, `queues[0].depth`); none: the body is a number. */
+    jsonPath: nonEmpty.optional(),
+    timeout: duration('2s', { positive: true }),
+  },
+  traits: { delivery: 'polled', holdsWork: false, sampling: 'total', metricType: { default: 'total', fixed: false } },
+  open: (config) => ({ read: (signal) => readHttpLoad(config, signal) }),
+  describe: (config) => `http ${config.url}${config.jsonPath ? ` at ${config.jsonPath}` : ''}`,
+});
 
 export async function readHttpLoad(source: HttpSourceConfig, signal?: AbortSignal): Promise<LoadReading> {
   const timeout = AbortSignal.timeout(source.timeout);

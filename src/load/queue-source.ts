@@ -5,9 +5,11 @@
  */
 import { QueueClient } from '@azure/storage-queue';
 import type { TokenCredential } from '@azure/core-auth';
+import { nonEmpty } from '../config/fields.js';
 import { errorMessage } from '../log.js';
 import { queueOptions } from '../state/storage.js';
 import type { LoadReading } from './http-source.js';
+import { defineKind } from './source-kind.js';
 
 export interface QueueSourceConfig {
   queueName: string;
@@ -36,3 +38,31 @@ export async function readQueueLoad(client: QueueClient, signal?: AbortSignal): 
     return { ok: false, error: `queue ${client.name}: ${errorMessage(error)}` };
   }
 }
+
+/** The key-based form of a connection string: it would ship a secret with the package. */
+const KEYED_CONNECTION = /AccountKey=|SharedAccessSignature=/i;
+
+export const queueKind = defineKind({
+  name: 'queue',
+  keys: { queueName: nonEmpty, connection: nonEmpty.optional(), accountName: nonEmpty.optional() },
+  check: (config) => (config.connection || config.accountName ? [] : [{ path: [], message: 'a queue source needs connection or accountName' }]),
+  traits: { delivery: 'polled', holdsWork: true, sampling: 'total', metricType: { default: 'total', fixed: false } },
+  open(config, ports) {
+    let client: QueueClient | undefined;
+    return {
+      async read(signal) {
+        try {
+          client ??= queueClientFor(config, () => ports.credential());
+        } catch (error) {
+          return { ok: false, error: `queue ${config.queueName}: ${errorMessage(error)}` };
+        }
+        return readQueueLoad(client, signal);
+      },
+    };
+  },
+  describe: (config) => `queue ${config.accountName ? `${config.accountName}/` : ''}${config.queueName}`,
+  secrets: (config) =>
+    config.connection && !KEYED_CONNECTION.test(config.connection)
+      ? [{ path: ['connection'], message: 'in Azure a queue load source reads with the managed identity; give accountName instead' }]
+      : [],
+});
