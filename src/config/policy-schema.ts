@@ -6,10 +6,15 @@
  */
 import { z } from 'zod';
 import { CronExpressionParser } from 'cron-parser';
-import { boundedMs, count, duration, nonEmpty, parsedString, targetPerReplica } from './fields.js';
+import { boundedMs, count, nonEmpty, parsedString, targetPerReplica } from './fields.js';
 import { MAX_REPLICAS } from '../limits.js';
 import { parseDuration } from './duration.js';
 import { FormulaError, parseFormula } from '../scaler/policy/formula.js';
+import { SOURCE_KINDS, type SourceKindName } from '../load/registry.js';
+import type { MetricType, SourceKind } from '../load/source-kind.js';
+
+/** The name a one-source `load` goes by (in formulas, the sample row, the record's health). */
+export const SINGLE_SOURCE_NAME = 'load';
 
 const MAX_SOURCES = 16;
 const MAX_SCHEDULES = 32;
@@ -27,26 +32,31 @@ const pollInterval = parsedString('expected a duration such as "2s", "15s" or "1
   .refine((ms) => ms >= MIN_POLL_INTERVAL_MS, { error: 'expected a duration of at least 2s (the reconcile queue is polled every 2 s)' })
   .optional();
 
-const httpSource = z.object({
-  source: z.literal('http'),
-  url: z.url({ error: 'expected a URL' }),
-  /** Dotted path into a JSON answer (`metrics.inflight`, `queues[0].depth`); none: the body is a number. */
-  jsonPath: nonEmpty.optional(),
-  timeout: duration('2s', { positive: true }),
+/** The keys every source shares, around a kind's own (load/source-kind.ts). */
+const sharedKeys = (kind: SourceKind) => ({
+  source: z.literal(kind.name),
   targetPerReplica,
-  pollInterval,
+  metricType: kind.traits.metricType.fixed
+    ? z.undefined({ error: `"${kind.name}" fixes its metricType (${kind.traits.metricType.default}); remove the key` }).transform(() => kind.traits.metricType.default)
+    : z.enum(['total', 'perReplica'], { error: 'expected "total" or "perReplica"' }).default(kind.traits.metricType.default),
+  ...(kind.traits.delivery === 'polled' ? { pollInterval } : {}),
 });
-const queueSource = z.object({
-  source: z.literal('queue'),
-  queueName: nonEmpty,
-  connection: nonEmpty.optional(),
-  accountName: nonEmpty.optional(),
-  targetPerReplica,
-  pollInterval,
-});
-const pushSource = z.object({ source: z.literal('push'), targetPerReplica });
 
-const SOURCE_ERROR = { error: 'expected source "http", "queue" or "push"' };
+const SOURCE_ERROR = { error: `expected source ${SOURCE_KINDS.map((k) => `"${k.name}"`).join(', ')}` };
+
+/** A kind's source object: its own keys, the shared ones and `extra`, strict, with the kind's own checks. */
+function kindSchema(kind: SourceKind, extra: z.ZodRawShape) {
+  return z
+    .object({ ...kind.keys, ...sharedKeys(kind), ...extra })
+    .strict()
+    .superRefine((config, ctx) => {
+      for (const issue of kind.check?.(config) ?? []) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+    });
+}
+
+/** One source of every registered kind, with `extra` keys: the one union of sources. */
+const sourceUnion = (extra: z.ZodRawShape) =>
+  z.discriminatedUnion('source', SOURCE_KINDS.map((k) => kindSchema(k as unknown as SourceKind, extra)) as unknown as [z.ZodObject, ...z.ZodObject[]], SOURCE_ERROR);
 
 /** A duration bounded by `[minMs, maxMs]`, with the default `fallback`. */
 const durationWithin = (fallback: string, minMs: number, maxMs: number, expected: string) =>
@@ -64,11 +74,7 @@ const sourceName = z
 const activationThreshold = z.number({ error: 'expected a number' }).min(0, { error: 'expected a number ≥ 0' }).default(0);
 const named = { name: sourceName, activationThreshold };
 
-const namedSource = z.discriminatedUnion(
-  'source',
-  [httpSource.extend(named).strict(), queueSource.extend(named).strict(), pushSource.extend(named).strict()],
-  SOURCE_ERROR,
-);
+const namedSource = sourceUnion(named);
 
 const combine = z
   .union([
@@ -86,7 +92,7 @@ const severalSources = z
   .strict()
   .superRefine((load, ctx) => {
     const seen = new Set<string>();
-    load.sources.forEach((s, i) => {
+    (load.sources as NamedSourceConfig[]).forEach((s, i) => {
       if (seen.has(s.name)) ctx.addIssue({ code: 'custom', path: ['sources', i, 'name'], message: `duplicate source name "${s.name}"` });
       seen.add(s.name);
     });
@@ -99,6 +105,39 @@ const severalSources = z
       }
     }
   });
+
+/** One source (`load: { source, … }`) reads as a list of one, named `load`, at config load. */
+const oneSource = z
+  .unknown()
+  .transform((value, ctx) => {
+    const parsed = sourceUnion({ activationThreshold }).safeParse(value);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+      return z.NEVER;
+    }
+    const source = parsed.data as NamedSourceConfig;
+    return { sources: [{ ...source, name: SINGLE_SOURCE_NAME }], combine: 'max' as const, pollInterval: source.pollInterval };
+  })
+  .meta({ forms: [sourceUnion({ activationThreshold: activationThreshold.optional() })] });
+
+/**
+ * `load`: one source (`{ source, … }`) or `{ sources, combine, pollInterval }`; both come out as
+ * the latter, so everything after config load reads one list. The form is chosen by whether
+ * `sources` is given, so each form's own errors are reported, not a union's "Invalid input";
+ * `forms` lets the README's reference test walk both.
+ */
+export const loadSpec = z
+  .unknown()
+  .transform((value, ctx) => {
+    const schema = value && typeof value === 'object' && 'sources' in value ? severalSources : oneSource;
+    const parsed = schema.safeParse(value);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, code: 'custom', message: issue.message, path: issue.path });
+      return z.NEVER;
+    }
+    return parsed.data as LoadSpecConfig;
+  })
+  .meta({ forms: [severalSources, oneSource] });
 
 const fallback = z
   .object({
@@ -165,36 +204,6 @@ const schedule = z
     if (s.minScale !== undefined && s.maxScale !== undefined && s.minScale > s.maxScale) ctx.addIssue({ code: 'custom', path: ['minScale'], message: 'expected minScale ≤ maxScale' });
   });
 
-/** One source as a target's `load` (as it has always been), with its activation threshold. */
-const singleSource = z.discriminatedUnion(
-  'source',
-  [
-    httpSource.extend({ activationThreshold: activationThreshold.optional() }).strict(),
-    queueSource.extend({ activationThreshold: activationThreshold.optional() }).strict(),
-    pushSource.extend({ activationThreshold: activationThreshold.optional() }).strict(),
-  ],
-  SOURCE_ERROR,
-);
-
-/**
- * A target's `load`: one source (parsed as it always was, so existing configurations read the
- * same), or `{ sources, combine, pollInterval }`. The form is chosen by whether `sources` is
- * given, so each form's own errors are reported, not a union's "Invalid input"; `forms` lets the
- * README's reference test walk both.
- */
-export const targetLoad = z
-  .unknown()
-  .transform((value, ctx) => {
-    const schema = value && typeof value === 'object' && 'sources' in value ? severalSources : singleSource;
-    const parsed = schema.safeParse(value);
-    if (!parsed.success) {
-      for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, code: 'custom', message: issue.message, path: issue.path });
-      return z.NEVER;
-    }
-    return parsed.data as z.output<typeof severalSources> | z.output<typeof singleSource>;
-  })
-  .meta({ forms: [severalSources, singleSource] });
-
 /** The policy keys a target takes beside `load`. */
 export const policyFields = {
   fallback: fallback.optional(),
@@ -208,10 +217,22 @@ export const policyFields = {
   schedules: z.array(schedule, { error: 'expected a list of schedules' }).max(MAX_SCHEDULES, { error: `expected at most ${MAX_SCHEDULES} schedules` }).default([]),
 };
 
-export type LoadSpecConfig = z.output<typeof severalSources>;
 /** A target's policy keys as the scaler's settings take them (src/scaler/policy/settings.ts): its load as a list of sources. */
 export type PolicyConfig = { load?: LoadSpecConfig } & { [K in keyof typeof policyFields]: z.output<(typeof policyFields)[K]> };
-export type NamedSourceConfig = LoadSpecConfig['sources'][number];
-export type TargetLoadConfig = z.output<typeof targetLoad>;
-/** One load source as a target's `load` gives it (`load: { source, … }`). */
-export type LoadSourceConfig = z.output<typeof singleSource>;
+/** A target's `load`, whichever form it was written in: a list of named sources and how they combine. */
+export interface LoadSpecConfig {
+  sources: NamedSourceConfig[];
+  combine: z.output<typeof combine>;
+  pollInterval?: number | undefined;
+}
+/** One configured source: the shared keys (`source`, `name`, `targetPerReplica`, `metricType`, `activationThreshold`, `pollInterval`) and its kind's own. */
+export interface NamedSourceConfig {
+  source: SourceKindName;
+  name: string;
+  targetPerReplica: number;
+  metricType: MetricType;
+  activationThreshold: number;
+  pollInterval?: number | undefined;
+  /** The kind's own keys, read by the kind's module. */
+  [key: string]: unknown;
+}

@@ -6,8 +6,9 @@
 import { z } from 'zod';
 import { boundedMs, count, duration, MAX_DURATION_MS, nonEmpty, optionalDuration, parsedString, rate } from './fields.js';
 import { parseDuration } from './duration.js';
-import { policyFields, targetLoad } from './policy-schema.js';
+import { loadSpec, policyFields } from './policy-schema.js';
 import { isQueueDriven, loadSources } from '../load/sources.js';
+import { kindOf } from '../load/registry.js';
 export { DEFAULT_POLL_INTERVAL_MS, MIN_POLL_INTERVAL_MS } from './policy-schema.js';
 import { poolTargetRef, scaleInSchema, warmSchema } from './pool-sizing.js';
 import { isLoopbackHost } from './loopback.js';
@@ -198,7 +199,7 @@ const target = z
       })
       .strict()
       .optional(),
-    load: targetLoad.optional(),
+    load: loadSpec.optional(),
     fallback: policyFields.fallback,
     cooldown: policyFields.cooldown,
     behavior: policyFields.behavior,
@@ -292,12 +293,13 @@ export const offlineConfigSchema = z
           message: 'required when scaleToZero.enabled is true and minScale is 0: Drover only scales to zero behind an activator',
         });
       }
+      const targetKind = (t.scaleTargetRef as { kind?: string }).kind === 'Pool' ? 'pool' : 'kubernetes';
       for (const { source, path } of loadSources(t.load)) {
-        if (source.source === 'queue' && !source.connection && !source.accountName) {
-          ctx.addIssue({ code: 'custom', path: ['targets', i, ...path], message: 'a queue source needs connection or accountName' });
+        for (const issue of kindOf(source.source).checkTarget?.(source, { targetKind }) ?? []) {
+          ctx.addIssue({ code: 'custom', path: ['targets', i, ...path, ...issue.path], message: issue.message });
         }
       }
-      if (loadSources(t.load).filter((s) => s.source.source === 'push').length > 1) {
+      if (loadSources(t.load).filter((s) => kindOf(s.source.source).traits.delivery === 'pushed').length > 1) {
         ctx.addIssue({ code: 'custom', path: ['targets', i, 'load', 'sources'], message: 'expected at most one push source: a pushed value names no source' });
       }
     });
@@ -359,4 +361,4 @@ export type StorageConfig = NonNullable<DroverConfig['storage']>;
 export type AzureConfig = NonNullable<DroverConfig['azure']>;
 export type KubernetesConfig = NonNullable<DroverConfig['kubernetes']>;
 export type ScaleTargetRef = TargetConfig['scaleTargetRef'];
-export type { LoadSourceConfig, TargetLoadConfig } from './policy-schema.js';
+export type { LoadSpecConfig, NamedSourceConfig } from './policy-schema.js';

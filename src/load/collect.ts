@@ -1,56 +1,108 @@
 /**
- * One reconcile's look at a target's load: the value pushed with the reconcile message, or a
- * reading of the configured source, added to the stored samples (which are pruned to the
- * stable window). A target without a load source acts as a push source with
- * targetPerReplica 1: it never changes scale on its own, only when a reconcile brings a
- * value, which then is the replica count wanted.
+ * One reconcile's look at a target's load, the one collection loop for every kind: each source
+ * read at once through its kind's reader (load/registry.ts), each within its own deadline and
+ * size limit, its reading added to its own samples, pruned to the stable window, and the samples
+ * of all stored in one row (sample-store.ts). A source's read that fails leaves its samples as
+ * they were and is reported as `failed`: its health (consecutive failures) is the plan's to
+ * count, in the target's record.
+ *
+ * A pushed value is the pushed source's reading; a target of one polled source takes it in place
+ * of a reading (`drover enqueue --load` on an http target); with several sources and none pushed
+ * it is noted and left unused. A target without a `load` acts as one push source with
+ * targetPerReplica 1: it never changes scale on its own, only when a reconcile brings a value,
+ * which then is the replica count wanted.
  */
-import type { QueueClient } from '@azure/storage-queue';
-import type { LoadSourceConfig } from '../config/schema.js';
-import { readHttpLoad, type LoadReading } from './http-source.js';
-import { readQueueLoad, type QueueSourceConfig } from './queue-source.js';
+import type { LoadSpecConfig, NamedSourceConfig } from '../config/policy-schema.js';
 import { MAX_LOAD } from '../limits.js';
 import { clampLoad } from './load-number.js';
+import { kindOf } from './registry.js';
+import type { SampleSeries } from './sample-store.js';
 import { SampleWindow } from './sample-window.js';
 import type { Sample } from './samples.js';
+import type { SourceReader, SourceReading } from './source-kind.js';
+import { isSingle, SINGLE_SOURCE_NAME } from './sources.js';
 
-const IMPLICIT_SOURCE: LoadSourceConfig = Object.freeze({ source: 'push', targetPerReplica: 1 });
+/** A target without a `load`: one push source of replicas. */
+export const IMPLICIT_LOAD: LoadSpecConfig = Object.freeze({
+  sources: [Object.freeze({ source: 'push' as const, name: SINGLE_SOURCE_NAME, targetPerReplica: 1, metricType: 'total' as const, activationThreshold: 0 })],
+  combine: 'max' as const,
+});
 
-export interface LoadPorts {
-  readSamples(): Promise<Sample[]>;
-  writeSamples(samples: readonly Sample[]): Promise<void>;
-  /** A client for a `queue` source's queue. */
-  queueClient(source: QueueSourceConfig): QueueClient;
+export interface CollectPorts {
+  readSeries(names: readonly string[]): Promise<SampleSeries>;
+  writeSeries(series: SampleSeries): Promise<void>;
+  /** The reader of one polled source (its kind's `open` with the pass's ports). */
+  reader(source: NamedSourceConfig): SourceReader;
+}
+
+/** What one source gave this reconcile. */
+export interface CollectedSource {
+  name: string;
+  kind: string;
+  samples: SampleWindow;
+  /** A gauge (push): its last value holds. */
+  holdLatest: boolean;
+  /** Answered, failed, or not read (a push source without a push). */
+  read: 'ok' | 'failed' | 'none';
+  /** This reconcile's value, when it answered (at: when measured, if older than now). */
+  value?: { value: number; at: number };
+  note: string;
+  error?: string;
 }
 
 export interface CollectedLoad {
-  /** The stored samples with this reconcile's, pruned to what the window may still read (a SampleWindow here; plain arrays read the same). */
-  samples: SampleWindow | readonly Sample[];
-  /** A push source is a gauge: its last value holds. */
-  gauge: boolean;
-  targetPerReplica: number;
-  /** What this reconcile learnt, for the decision log: "pushed 25", "http 3", "http: … answered 503". */
+  sources: CollectedSource[];
+  /** "http 3" for one source; "a http 3; b http: … answered 503" for several. */
   note: string;
-  /** Set when the source was read and gave no sample. */
+  /** Every failing source's error, joined; undefined when none failed. */
   error?: string;
 }
 
 export async function collectLoad(
-  source: LoadSourceConfig | undefined,
+  configured: LoadSpecConfig | undefined,
   pushed: number | undefined,
-  ports: LoadPorts,
-  options: { now: number; keepMs: number; persist: boolean; signal?: AbortSignal },
+  ports: CollectPorts,
+  options: { now: number; keepMs: number; persist: boolean; signal: AbortSignal },
 ): Promise<CollectedLoad> {
-  const config = source ?? IMPLICIT_SOURCE;
-  const gauge = config.source === 'push';
-  const [stored, reading] = await Promise.all([ports.readSamples(), readSource(config, pushed, ports, options.signal)]);
-  const samples = SampleWindow.from(stored);
-  const { note, error } = takeReading(samples, config, reading, pushed !== undefined, options.now, options.keepMs);
+  const load = configured ?? IMPLICIT_LOAD;
+  const single = configured === undefined || isSingle(load);
+  const takesPush = pushTaker(load);
+  const names = load.sources.map((s) => s.name);
+  const readings = load.sources.map((s) => readOne(s, s === takesPush ? pushed : undefined, ports, options.signal));
+  const [stored, raw] = await Promise.all([ports.readSeries(names), Promise.all(readings)]);
+  const sources = load.sources.map((config, i): CollectedSource => {
+    const samples = SampleWindow.from(stored[config.name] ?? []);
+    const gauge = kindOf(config.source).traits.sampling === 'gauge';
+    const wasPushed = config === takesPush && pushed !== undefined;
+    const taken = takeReading(samples, { kind: config.source, gauge }, raw[i], wasPushed, options.now, options.keepMs);
+    const read = raw[i] === undefined ? 'none' : taken.error === undefined ? 'ok' : 'failed';
+    const prefix = single ? '' : `${config.name} `;
+    return { name: config.name, kind: config.source, samples, holdLatest: gauge, read, ...(taken.value ? { value: taken.value } : {}), note: `${prefix}${taken.note}`, ...(taken.error ? { error: `${prefix.replace(/ $/, ': ')}${taken.error}` } : {}) };
+  });
   if (options.persist) {
-    const retained = samples.toArray();
-    if (!sameSamples(stored, retained)) await ports.writeSamples(retained);
+    const retained = Object.fromEntries(sources.map((s) => [s.name, s.samples.toArray()]));
+    if (!names.every((n) => sameSamples(stored[n] ?? [], retained[n]!))) await ports.writeSeries(retained);
   }
-  return { samples, gauge, targetPerReplica: config.targetPerReplica, note, ...(error ? { error } : {}) };
+  const unused = pushed !== undefined && takesPush === undefined ? [`pushed ${pushed} unused: no push source`] : [];
+  const errors = sources.flatMap((s) => (s.error ? [s.error] : []));
+  return { sources, note: [...sources.map((s) => s.note), ...unused].join('; '), ...(errors.length ? { error: errors.join('; ') } : {}) };
+}
+
+/** The source a pushed value is for: the pushed one, or a lone source of any kind. */
+function pushTaker(load: LoadSpecConfig): NamedSourceConfig | undefined {
+  return load.sources.find((s) => kindOf(s.source).traits.delivery === 'pushed') ?? (load.sources.length === 1 ? load.sources[0] : undefined);
+}
+
+/** A pushed value stands in for a reading; a pushed kind without one is not read. */
+async function readOne(config: NamedSourceConfig, pushed: number | undefined, ports: CollectPorts, signal: AbortSignal): Promise<SourceReading | undefined> {
+  if (pushed !== undefined) return { ok: true, value: pushed };
+  if (kindOf(config.source).traits.delivery === 'pushed') return undefined;
+  try {
+    return await ports.reader(config).read(signal);
+  } catch (error) {
+    // A reader never throws; one that does is a bug in its kind, kept to its source.
+    return { ok: false, error: `${config.source} reader threw: ${error instanceof Error ? error.message : String(error)}` };
+  }
 }
 
 /**
@@ -59,51 +111,35 @@ export async function collectLoad(
  */
 export function takeReading(
   samples: SampleWindow,
-  source: LoadSourceConfig | undefined,
-  raw: LoadReading | undefined,
+  source: { kind: string; gauge: boolean },
+  raw: SourceReading | undefined,
   pushed: boolean,
   now: number,
   keepMs: number,
-): { note: string; error?: string } {
-  const config = source ?? IMPLICIT_SOURCE;
-  const gauge = config.source === 'push';
+): { note: string; error?: string; value?: { value: number; at: number } } {
   const reading = bounded(raw);
-  let note: string;
-  let error: string | undefined;
+  let taken: { note: string; error?: string; value?: { value: number; at: number } };
   if (reading === undefined) {
-    note = gauge ? 'no new push' : 'no reading';
+    taken = { note: source.gauge ? 'no new push' : 'no reading' };
   } else if (reading.ok) {
-    samples.add(now, reading.value, gauge && pushed);
-    note = `${pushed ? 'pushed' : config.source} ${reading.value}${reading.clampedFrom !== undefined ? ` (clamped from ${reading.clampedFrom}: a load counts as at most ${MAX_LOAD})` : ''}`;
+    samples.add(now, reading.value, source.gauge && pushed);
+    const clamped = reading.clampedFrom !== undefined ? ` (clamped from ${reading.clampedFrom}: a load counts as at most ${MAX_LOAD})` : '';
+    taken = { note: `${pushed ? 'pushed' : source.kind} ${reading.value}${clamped}`, value: { value: reading.value, at: reading.at ?? now } };
   } else {
-    error = reading.error;
-    note = `${config.source}: ${reading.error}`;
+    taken = { note: `${source.kind}: ${reading.error}`, error: reading.error };
   }
   samples.prune(now, keepMs);
-  return error === undefined ? { note } : { note, error };
+  return taken;
 }
 
-type BoundedReading = { ok: true; value: number; clampedFrom?: number } | { ok: false; error: string };
+type BoundedReading = { ok: true; value: number; at?: number; clampedFrom?: number } | { ok: false; error: string };
 
 /** Every sample within 0..MAX_LOAD, however it arrived: NaN or a negative is no sample. */
-function bounded(reading: LoadReading | undefined): BoundedReading | undefined {
+function bounded(reading: SourceReading | undefined): BoundedReading | undefined {
   if (!reading?.ok) return reading;
   const load = clampLoad(reading.value);
   if (!load) return { ok: false, error: `${reading.value} is not a load (a number ≥ 0)` };
-  return load.clamped ? { ok: true, value: load.value, clampedFrom: reading.value } : { ok: true, value: load.value };
-}
-
-/** A pushed value stands in for a reading; push sources are read from messages only. */
-function readSource(config: LoadSourceConfig, pushed: number | undefined, ports: LoadPorts, signal?: AbortSignal): Promise<LoadReading | undefined> {
-  if (pushed !== undefined) return Promise.resolve({ ok: true, value: pushed });
-  switch (config.source) {
-    case 'push':
-      return Promise.resolve(undefined);
-    case 'http':
-      return readHttpLoad(config, signal);
-    case 'queue':
-      return readQueueLoad(ports.queueClient(config), signal);
-  }
+  return load.clamped ? { ...reading, value: load.value, clampedFrom: reading.value } : { ...reading, value: load.value };
 }
 
 export function sameSamples(a: readonly Sample[], b: readonly Sample[]): boolean {

@@ -39,8 +39,11 @@ export async function readQueueLoad(client: QueueClient, signal?: AbortSignal): 
   }
 }
 
+/** Storage Queue Data Reader: the approximate message count needs no more. */
+const STORAGE_QUEUE_DATA_READER = '19e7f393-937e-4f77-808e-94535e297925';
+
 /** The key-based form of a connection string: it would ship a secret with the package. */
-const KEYED_CONNECTION = /AccountKey=|SharedAccessSignature=/i;
+const KEYED_CONNECTION = /(^|;)\s*(AccountKey|SharedAccessSignature|SharedAccessKey)\s*=/i;
 
 export const queueKind = defineKind({
   name: 'queue',
@@ -61,6 +64,18 @@ export const queueKind = defineKind({
     };
   },
   describe: (config) => `queue ${config.accountName ? `${config.accountName}/` : ''}${config.queueName}`,
+  grants: (config) =>
+    config.accountName
+      ? [
+          {
+            kind: 'azureRole',
+            roleId: STORAGE_QUEUE_DATA_READER,
+            roleName: 'Storage Queue Data Reader',
+            scope: { lookup: { resourceType: 'Microsoft.Storage/storageAccounts', property: 'name', equals: config.accountName }, suffix: `/queueServices/default/queues/${config.queueName}` },
+            why: `the queue source's approximate message count, on queue ${config.queueName} only`,
+          },
+        ]
+      : [],
   secrets: (config) =>
     config.connection && !KEYED_CONNECTION.test(config.connection)
       ? [{ path: ['connection'], message: 'in Azure a queue load source reads with the managed identity; give accountName instead' }]

@@ -4,11 +4,12 @@
  * is its module and its line.
  */
 import { httpKind } from './http-source.js';
+import { prometheusKind } from './prometheus-source.js';
 import { pushKind } from './push-source.js';
 import { queueKind } from './queue-source.js';
 import type { SourceKind } from './source-kind.js';
 
-export const SOURCE_KINDS = [httpKind, queueKind, pushKind] as const;
+export const SOURCE_KINDS = [httpKind, queueKind, pushKind, prometheusKind] as const;
 
 export type SourceKindName = (typeof SOURCE_KINDS)[number]['name'];
 

@@ -77,9 +77,16 @@ export interface SourceReader {
   read(signal: AbortSignal): Promise<SourceReading>;
 }
 
-/** A role Drover's identity needs for a source, scoped to the resource the source names. */
+/**
+ * Where a grant applies: a resource named in the configuration, or one the deploy tool finds
+ * (`az resource list --resource-type T`, the one whose `property` equals `equals`), then `suffix`
+ * appended (a queue below its account).
+ */
+export type GrantScope = { resourceId: string } | { lookup: { resourceType: string; property: string; equals: string }; suffix?: string };
+
+/** A role Drover's identity needs for a source, scoped to the resource the source reads. */
 export type SourceGrant =
-  | { kind: 'azureRole'; roleId: string; roleName: string; scope: string; why: string }
+  | { kind: 'azureRole'; roleId: string; roleName: string; scope: GrantScope; why: string }
   | { kind: 'kubernetesRole'; apiGroup: string; resources: string[]; verbs: string[]; namespace: string; why: string };
 
 /** A problem with a source's configuration that needs the whole target (a Pool target, a missing default). */

@@ -1,48 +1,51 @@
 /**
- * A target's load sources as a list, whichever form its `load` takes: one source
- * (`load: { source, … }`, named `load`) or several (`load: { sources: [{ name, … }] }`). What
- * config checks, the pass and the deploy tools read of them.
+ * A target's load sources as a list (config load made a one-source `load` a list of one named
+ * `load`), with what config checks, the pass and the deploy tools read of them through the
+ * registry's traits.
  */
-import type { LoadSourceConfig, TargetLoadConfig } from '../config/policy-schema.js';
+import { SINGLE_SOURCE_NAME, type LoadSpecConfig, type NamedSourceConfig } from '../config/policy-schema.js';
+import { kindOf } from './registry.js';
 
-export type SeveralSourcesConfig = Extract<TargetLoadConfig, { sources: unknown }>;
+export { SINGLE_SOURCE_NAME };
 
 export interface ListedSource {
   name: string;
-  source: LoadSourceConfig;
+  source: NamedSourceConfig;
   /** Active when its value is strictly above this (KEDA activationTargetValue). */
   activationThreshold: number;
   /** Where it sits in the target's configuration, for error messages. */
   path: (string | number)[];
 }
 
-/** The name a one-source `load` goes by (in formulas, the sample row, the record's health). */
-export const SINGLE_SOURCE_NAME = 'load';
-
-export function isSeveral(load: TargetLoadConfig | undefined): load is SeveralSourcesConfig {
-  return load !== undefined && 'sources' in load;
+/** Whether the target's `load` was written as one source (`load: { source, … }`): its paths and notes then name no source. */
+export function isSingle(load: LoadSpecConfig | undefined): boolean {
+  return load !== undefined && load.sources.length === 1 && load.sources[0]!.name === SINGLE_SOURCE_NAME;
 }
 
-export function loadSources(load: TargetLoadConfig | undefined): ListedSource[] {
+export function loadSources(load: LoadSpecConfig | undefined): ListedSource[] {
   if (load === undefined) return [];
-  if (isSeveral(load)) return load.sources.map((source, j) => ({ name: source.name, source, activationThreshold: source.activationThreshold, path: ['load', 'sources', j] }));
-  return [{ name: SINGLE_SOURCE_NAME, source: load, activationThreshold: load.activationThreshold ?? 0, path: ['load'] }];
+  const single = isSingle(load);
+  return load.sources.map((source, j) => ({ name: source.name, source, activationThreshold: source.activationThreshold, path: single ? ['load'] : ['load', 'sources', j] }));
 }
 
 /**
- * A target whose every source is a `queue` or a `push` one: its work waits in the queue (or with
- * the pusher) while it sleeps, so it may go to zero and wake without an activator. A target
- * without a `load` is not one: nothing says where its work waits.
+ * A target whose every source holds its work while it sleeps (a queue, a pusher): it may go to
+ * zero and wake without an activator. A target without a `load` is not one: nothing says where
+ * its work waits.
  */
-export function isQueueDriven(load: TargetLoadConfig | undefined): boolean {
+export function isQueueDriven(load: LoadSpecConfig | undefined): boolean {
   const sources = loadSources(load);
-  return sources.length > 0 && sources.every((s) => s.source.source !== 'http');
+  return sources.length > 0 && sources.every((s) => kindOf(s.source.source).traits.holdsWork);
 }
 
-/** How often the target's sources are polled: the shortest period any gives (absent: none is polled). */
-export function pollIntervalOf(load: TargetLoadConfig | undefined, fallbackMs: number): number | undefined {
-  const polled = loadSources(load).filter((s) => s.source.source !== 'push');
+/**
+ * How often the target's sources are polled: the shortest period any gives (absent: none is
+ * polled), raised to the slowest kind's minimum (Azure Monitor: once a minute) for that kind only
+ * by the kind's reader, not here.
+ */
+export function pollIntervalOf(load: LoadSpecConfig | undefined, fallbackMs: number): number | undefined {
+  const polled = loadSources(load).filter((s) => kindOf(s.source.source).traits.delivery === 'polled');
   if (polled.length === 0) return undefined;
-  const given = [isSeveral(load) ? load.pollInterval : undefined, ...polled.map((s) => ('pollInterval' in s.source ? s.source.pollInterval : undefined))].filter((ms): ms is number => ms !== undefined);
+  const given = [load?.pollInterval, ...polled.map((s) => s.source.pollInterval)].filter((ms): ms is number => ms !== undefined);
   return given.length === 0 ? fallbackMs : Math.min(...given);
 }

@@ -4,13 +4,14 @@
  * probes, the reconcile queue, the lease and the clock. The reconcile itself never sees the
  * Runtime.
  */
-import type { QueueClient } from '@azure/storage-queue';
 import type { Clock } from '../clock.js';
 import type { TargetConfig } from '../config/schema.js';
 import { errorMessage, type Log } from '../log.js';
-import { queueClientFor, type QueueSourceConfig } from '../load/queue-source.js';
-import { readSampleSeries, readSamples, writeSampleSeries, writeSamples, type SampleSeries } from '../load/sample-store.js';
-import type { Sample } from '../load/samples.js';
+import type { NamedSourceConfig } from '../config/policy-schema.js';
+import { kindOf } from '../load/registry.js';
+import { readSampleSeries, writeSampleSeries, type SampleSeries } from '../load/sample-store.js';
+import type { SourceReader } from '../load/source-kind.js';
+import { sourcePorts } from '../load/source-ports.js';
 import { recordActivationLatency } from '../metrics/activation-latency.js';
 import { recordAndFlush } from '../metrics/export.js';
 import { probeActivator } from '../probe/activator-probe.js';
@@ -26,11 +27,11 @@ import type { ConfigId } from '../config/sequence.js';
 
 export interface TargetPassDeps {
   row: Pick<FencedTargetRow, 'read' | 'write' | 'confirm'>;
-  samples: { read(): Promise<Sample[]>; write(samples: readonly Sample[], now: number): Promise<void> };
-  /** The same row for a target with several sources: each source's samples by name. */
+  /** The target's samples row: each source's samples by name. */
   sampleSeries: { read(names: readonly string[]): Promise<SampleSeries>; write(series: SampleSeries, now: number): Promise<void> };
   port: TargetPort;
-  queueClient(source: QueueSourceConfig): QueueClient;
+  /** The reader of one of the target's polled sources, opened by its kind (load/registry.ts). */
+  sourceReader(source: NamedSourceConfig): SourceReader;
   /** One synchronous activator probe. */
   probe(): Promise<ProbeResult>;
   /** Offers the asynchronous probe; false when one is already in flight. */
@@ -54,10 +55,9 @@ export async function targetPassDeps(ctx: ReconcileContext, target: TargetConfig
   const port = await targetPortFor(rt, target);
   return {
     row: new FencedTargetRow(rt.table('targets'), target.name, { seq: rt.configuration.seq, hash: rt.configuration.hash }),
-    samples: sampleRow(rt.table('samples'), target.name),
     sampleSeries: sampleSeriesRow(rt.table('samples'), target.name),
     port,
-    queueClient: (source) => queueClientFor(source, () => rt.azureCredential()),
+    sourceReader: (source) => kindOf(source.source).open!(source, sourcePorts(rt, target)),
     probe: () => probeActivator(target.activator?.probeUrl, { signal }),
     offerProbe: () => offerProbe(rt.stores.probe, target),
     reconcileAt: (message, at) => rt.queues.reconcileAt({ ...message, kind: 'target', name: target.name }, at),
@@ -74,21 +74,7 @@ export async function targetPassDeps(ctx: ReconcileContext, target: TargetConfig
   };
 }
 
-/** The target's samples row: written only over the ETag it was read with. */
-function sampleRow(table: EntityTable, target: string): TargetPassDeps['samples'] {
-  let etag: string | undefined;
-  return {
-    async read() {
-      const stored = await readSamples(table, target);
-      etag = stored.etag;
-      return stored.samples;
-    },
-    write: (samples, now) => writeSamples(table, target, samples, now, etag),
-  };
-}
-
-
-/** The samples row of a target with several sources, written over the ETag it was read with. */
+/** The target's samples row, each source's samples by name, written over the ETag it was read with. */
 function sampleSeriesRow(table: EntityTable, target: string): TargetPassDeps['sampleSeries'] {
   let etag: string | undefined;
   return {

@@ -25,18 +25,13 @@ import type { TargetConfig } from '../config/schema.js';
 import { isTransient } from '../errors/transient.js';
 import { errorMessage } from '../log.js';
 import { collectLoad, type CollectedLoad } from '../load/collect.js';
-import { collectSources } from '../load/collect-sources.js';
 import type { SampleSeries } from '../load/sample-store.js';
-import type { Sample } from '../load/samples.js';
-import { isSeveral } from '../load/sources.js';
-import type { SourceObservation } from '../scaler/plan/sources-view.js';
 import { targetSettings } from '../scaler/decide/decide-target.js';
 import type { FollowUp } from '../scaler/decide/follow-ups.js';
 import type { TargetRecord } from '../scaler/decide/target-record.js';
 import { requestedAfter, runScaleStep, type ScaleStepOutcome, type TargetView } from '../scaler/shell/scale-step.js';
 import { isTargetMissing } from '../scaler/shell/target-port.js';
 import type { TargetHistoryFields } from '../state/history.js';
-import { SampleWindow } from '../load/sample-window.js';
 import { readinessWatch } from '../scaler/shell/readiness-watch.js';
 import type { TargetPassDeps } from './target-deps.js';
 import type { Decision, ReconcileRequest } from './types.js';
@@ -67,13 +62,13 @@ export async function reconcileTarget(deps: TargetPassDeps, target: TargetConfig
   const step = await runScaleStep(
     {
       record,
-      samples: load.samples,
-      holdLatest: load.gauge,
+      samples: load.sources[0]!.samples,
+      holdLatest: load.sources[0]!.holdLatest,
       view,
-      settings: targetSettings(target, load.targetPerReplica),
+      settings: targetSettings(target, 1),
       loadNote: load.note,
       ...(load.error ? { loadError: load.error } : {}),
-      ...(load.sources ? { sources: load.sources } : {}),
+      sources: load.sources.map((s) => ({ name: s.name, window: s.samples, holdLatest: s.holdLatest, read: s.read })),
       trigger: request.reason,
       dryRun: !persist,
       now,
@@ -112,41 +107,21 @@ async function fenceScaleWrite(deps: TargetPassDeps): Promise<void> {
   await deps.row.confirm();
 }
 
-/**
- * This reconcile's look at the load: its one source, or each of several (whose first source's
- * samples stand for the target's load in its history).
- */
-async function collect(deps: TargetPassDeps, target: TargetConfig, pushed: number | undefined, { now, persist }: { now: number; persist: boolean }): Promise<CollectedLoad & { sources?: SourceObservation[] }> {
+/** This reconcile's look at the load: every source read, within its own deadline (load/collect.ts). */
+async function collect(deps: TargetPassDeps, target: TargetConfig, pushed: number | undefined, { now, persist }: { now: number; persist: boolean }): Promise<CollectedLoad> {
   const { lease, signal } = deps;
-  const options = { now, keepMs: target.scaleToZero.stableWindow, persist, signal };
-  if (!isSeveral(target.load)) {
-    const write = async (samples: readonly Sample[]) => {
-      await lease.check();
-      await deps.samples.write(samples, now);
-    };
-    return collectLoad(target.load, pushed, { readSamples: () => deps.samples.read(), writeSamples: write, queueClient: deps.queueClient }, options);
-  }
   const writeSeries = async (series: SampleSeries) => {
     await lease.check();
     await deps.sampleSeries.write(series, now);
   };
-  const got = await collectSources(target.load, pushed, { readSeries: (names) => deps.sampleSeries.read(names), writeSeries, queueClient: deps.queueClient }, options);
-  const first = got.sources[0]!;
-  return {
-    samples: first.samples,
-    gauge: first.holdLatest,
-    targetPerReplica: 1,
-    note: got.note,
-    ...(got.error ? { error: got.error } : {}),
-    sources: got.sources.map((s) => ({ name: s.name, window: s.samples, holdLatest: s.holdLatest, read: s.read })),
-  };
+  return collectLoad(target.load, pushed, { readSeries: (names) => deps.sampleSeries.read(names), writeSeries, reader: deps.sourceReader }, { now, keepMs: target.scaleToZero.stableWindow, persist, signal });
 }
 
 /**
  * The decision with what the reconcile saw of a target it read, for the `history` table. A
  * target planned from its stored record was not seen: its minute gets no point.
  */
-function withObservation(decision: Decision, view: TargetView, step: ScaleStepOutcome, load: Pick<CollectedLoad, 'samples' | 'gauge'>): Decision {
+function withObservation(decision: Decision, view: TargetView, step: ScaleStepOutcome, load: CollectedLoad): Decision {
   if (view.kind !== 'read') return decision;
   const active = step.after.active?.status;
   const fields: TargetHistoryFields = {
@@ -156,8 +131,9 @@ function withObservation(decision: Decision, view: TargetView, step: ScaleStepOu
     ...(active === 'True' ? { active: 1 } : active === 'False' ? { active: 0 } : {}),
     ...(step.wake.kind === 'woke' ? { activationMs: step.wake.latencyMs } : {}),
   };
-  const samples = load.samples instanceof SampleWindow ? load.samples.toArray() : load.samples;
-  return { ...decision, observed: { kind: 'target', fields, events: targetEvents(step), samples, gauge: load.gauge } };
+  // The first source's samples stand for the target's load in its history.
+  const first = load.sources[0]!;
+  return { ...decision, observed: { kind: 'target', fields, events: targetEvents(step), samples: first.samples.toArray(), gauge: first.holdLatest } };
 }
 
 /** What a target pass marks on the timeline: its Active condition changing, a wake from zero. */

@@ -10,9 +10,9 @@
  * Feed rows in time order with `feed`, then `finish` at the end of the trace.
  */
 import type { PoolConfig, TargetConfig } from '../config/schema.js';
-import { takeReading } from '../load/collect.js';
+import { IMPLICIT_LOAD, takeReading } from '../load/collect.js';
+import { kindOf } from '../load/registry.js';
 import { SampleWindow } from '../load/sample-window.js';
-import { isSeveral, loadSources } from '../load/sources.js';
 import type { SourceObservation } from '../scaler/plan/sources-view.js';
 import { busyRetryDelay } from '../queue/retry.js';
 import { dueSecond } from '../queue/sender.js';
@@ -68,9 +68,8 @@ export interface TargetReplayResult {
 }
 
 export class TargetReplay {
-  private readonly samples = new SampleWindow();
-  /** A target with several sources: each one's samples (every source reads the trace's value). */
-  private readonly sourceSamples: Map<string, SampleWindow> | undefined;
+  /** Each source's samples (every source reads the trace's value). */
+  private readonly sourceSamples: Map<string, SampleWindow>;
   private readonly workload: ReplayWorkload;
   private readonly timeline = new Timeline();
   private readonly writes: number[] = [];
@@ -107,11 +106,11 @@ export class TargetReplay {
     this.workload = pool
       ? new PoolWorkload(pool, { creationDelayMs: options.creationDelayMs ?? DEFAULT_CREATION_DELAY_MS, startDelayMs: options.startDelayMs ?? DEFAULT_START_DELAY_MS, schedule: options.schedule, sizedBy: target.name }, initial, start)
       : new Workload(initial, options.readyDelayMs);
-    const sources = loadSources(target.load);
-    this.targetPerReplica = sources[0]?.source.targetPerReplica ?? 1;
-    this.settings = targetSettings(target, this.targetPerReplica);
-    this.push = sources.every((s) => s.source.source === 'push');
-    if (isSeveral(target.load)) this.sourceSamples = new Map(sources.map((s) => [s.name, new SampleWindow()]));
+    const sources = (target.load ?? IMPLICIT_LOAD).sources;
+    this.targetPerReplica = sources[0]!.targetPerReplica;
+    this.settings = targetSettings(target, 1);
+    this.push = sources.every((s) => kindOf(s.source).traits.delivery === 'pushed');
+    this.sourceSamples = new Map(sources.map((s) => [s.name, new SampleWindow()]));
     this.watch = readinessWatch(targetPortKind(target.scaleTargetRef), target.activationWatch);
     this.nextTimer = options.schedule.next(start - 1);
     this.cursor = start;
@@ -169,18 +168,18 @@ export class TargetReplay {
     }
   }
 
-  /** The trace's value as this reconcile's reading: of the one source, or of each of several. */
-  private takeReadings(reading: number | undefined, pushed: boolean, now: number): { note: string; sources?: SourceObservation[] } {
-    const target = this.target;
-    const keepMs = target.scaleToZero.stableWindow;
+  /** The trace's value as this reconcile's reading, of each source (collect.ts's takeReading, as a pass). */
+  private takeReadings(reading: number | undefined, pushed: boolean, now: number): { note: string; sources: SourceObservation[] } {
+    const keepMs = this.target.scaleToZero.stableWindow;
     const raw = reading === undefined ? undefined : { ok: true as const, value: reading };
-    if (!this.sourceSamples) return takeReading(this.samples, isSeveral(target.load) ? undefined : target.load, raw, pushed, now, keepMs);
-    const sources = loadSources(target.load).map((s): SourceObservation => {
-      const window = this.sourceSamples!.get(s.name)!;
-      takeReading(window, s.source, raw, pushed, now, keepMs);
-      return { name: s.name, window, holdLatest: s.source.source === 'push', read: raw === undefined ? 'none' : 'ok' };
+    const notes: string[] = [];
+    const sources = (this.target.load ?? IMPLICIT_LOAD).sources.map((s): SourceObservation => {
+      const window = this.sourceSamples.get(s.name)!;
+      const gauge = kindOf(s.source).traits.sampling === 'gauge';
+      notes.push(takeReading(window, { kind: s.source, gauge }, raw, pushed, now, keepMs).note);
+      return { name: s.name, window, holdLatest: gauge, read: raw === undefined ? 'none' : 'ok' };
     });
-    return { note: reading === undefined ? 'no reading' : `every source ${reading}`, sources };
+    return { note: sources.length === 1 ? notes[0]! : reading === undefined ? 'no reading' : `every source ${reading}`, sources };
   }
 
   /** The holder's lease is renewed while it watches: it ends no sooner than a lease period from now. */
@@ -219,12 +218,12 @@ export class TargetReplay {
     const step = await runScaleStep(
       {
         record: this.row,
-        samples: this.samples,
-        holdLatest: this.push,
+        samples: sources[0]!.window,
+        holdLatest: sources[0]!.holdLatest,
         view: { kind: 'read', observed },
         settings: this.settings,
         loadNote: note,
-        ...(sources ? { sources } : {}),
+        sources,
         trigger: 'replay',
         dryRun: false,
         now,

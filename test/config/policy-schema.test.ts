@@ -33,8 +33,12 @@ describe("a target's policy keys, as the configuration loader reads them", () =>
     expect(parsed({}).fallback).toBeUndefined();
   });
 
-  it('one source stays one source, its timeout and activation threshold filled in (the poll interval is left to the settings)', () => {
-    expect(parsed({ load: { source: 'http', url: 'http://m.example/q', targetPerReplica: 3 } }).load).toEqual({ source: 'http', url: 'http://m.example/q', timeout: 2_000, targetPerReplica: 3, activationThreshold: 0 });
+  it('one source stays one source, read as a list of one named "load" combined by max', () => {
+    expect(parsed({ load: { source: 'http', url: 'http://m.example/q', targetPerReplica: 3 } }).load).toEqual({
+      sources: [{ name: 'load', source: 'http', metricType: 'total', url: 'http://m.example/q', timeout: 2_000, targetPerReplica: 3, activationThreshold: 0 }],
+      combine: 'max',
+      pollInterval: undefined,
+    });
   });
 
   it('a one-source error names the field under load', () => {

@@ -1,31 +1,31 @@
 // One reconcile's look at the load: which reading counts, what is stored, and when nothing is.
 import { describe, expect, it } from 'vitest';
-import { SampleWindow } from '../../src/load/sample-window.js';
-import { collectLoad, type LoadPorts } from '../../src/load/collect.js';
-import type { LoadSourceConfig } from '../../src/config/schema.js';
+import { collectLoad, type CollectPorts } from '../../src/load/collect.js';
+import type { LoadSpecConfig } from '../../src/config/schema.js';
+import { kindOf } from '../../src/load/registry.js';
+import type { SourcePorts } from '../../src/load/source-kind.js';
 import type { Sample } from '../../src/load/samples.js';
 
 const NOW = 1_000_000;
 
 function ports(stored: Sample[]) {
   const written: Sample[][] = [];
-  const p: LoadPorts = {
-    readSamples: async () => stored,
-    writeSamples: async (samples) => {
-      written.push([...samples]);
+  const p: CollectPorts = {
+    readSeries: async () => ({ load: stored }),
+    writeSeries: async (series) => {
+      written.push([...series.load!]);
     },
-    queueClient: () => {
-      throw new Error('no queue in this test');
-    },
+    reader: (source) => kindOf(source.source).open!(source, {} as SourcePorts),
   };
   return { p, written };
 }
 
-const push: LoadSourceConfig = { source: 'push', targetPerReplica: 10 };
-const unreachable: LoadSourceConfig = { source: 'http', url: 'http://127.0.0.1:1/load', timeout: 300, targetPerReplica: 5 };
+const one = (source: Record<string, unknown>): LoadSpecConfig => ({ sources: [{ name: 'load', activationThreshold: 0, metricType: 'total', targetPerReplica: 1, source: 'push', ...source }], combine: 'max' });
+const push = one({ source: 'push', targetPerReplica: 10 });
+const unreachable = one({ source: 'http', url: 'http://127.0.0.1:1/load', timeout: 300, targetPerReplica: 5 });
 
 describe('collectLoad', () => {
-  it.each<{ name: string; source: LoadSourceConfig | undefined; pushed?: number; stored: Sample[]; persist?: boolean; want: { values: number[]; writes: number; tpr: number; note: RegExp } }>([
+  it.each<{ name: string; source: LoadSpecConfig | undefined; pushed?: number; stored: Sample[]; persist?: boolean; want: { values: number[]; writes: number; tpr: number; note: RegExp } }>([
     { name: 'a push is a new sample', source: push, pushed: 25, stored: [], want: { values: [25], writes: 1, tpr: 10, note: /pushed 25/ } },
     { name: 'a push equal to the gauge is not, and nothing is written', source: push, pushed: 25, stored: [{ at: NOW - 10, value: 25 }], want: { values: [25], writes: 0, tpr: 10, note: /pushed 25/ } },
     { name: 'no push: the stored gauge only', source: push, stored: [{ at: NOW - 10, value: 3 }], want: { values: [3], writes: 0, tpr: 10, note: /no new push/ } },
@@ -36,10 +36,10 @@ describe('collectLoad', () => {
     { name: 'a dry run writes nothing', source: push, pushed: 25, stored: [], persist: false, want: { values: [25], writes: 0, tpr: 10, note: /pushed 25/ } },
   ])('$name', async ({ source, pushed, stored, persist, want }) => {
     const { p, written } = ports(stored);
-    const got = await collectLoad(source, pushed, p, { now: NOW, keepMs: 5_000, persist: persist ?? true });
-    expect([...(got.samples instanceof SampleWindow ? got.samples.toArray() : got.samples)].map((s) => s.value)).toEqual(want.values);
+    const got = await collectLoad(source, pushed, p, { now: NOW, keepMs: 5_000, persist: persist ?? true, signal: new AbortController().signal });
+    expect(got.sources[0]!.samples.toArray().map((s) => s.value)).toEqual(want.values);
     expect(written).toHaveLength(want.writes);
-    expect(got.targetPerReplica).toBe(want.tpr);
+    expect((source ?? { sources: [{ targetPerReplica: 1 }] }).sources[0]!.targetPerReplica).toBe(want.tpr);
     expect(got.note).toMatch(want.note);
   });
 });

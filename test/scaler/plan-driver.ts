@@ -6,7 +6,7 @@
  * written: all of it ready unless a step says otherwise.
  */
 import { parseConfig } from '../../src/config/load.js';
-import { loadSources } from '../../src/load/sources.js';
+import { isSingle, loadSources } from '../../src/load/sources.js';
 import { markActive, markInactive, type TargetConditions } from '../../src/scaler/decide/conditions.js';
 import { targetSettings, type TargetSettings } from '../../src/scaler/decide/target-settings.js';
 import { applyRecordPatch, conditionFields, type TargetRecord } from '../../src/scaler/decide/target-record.js';
@@ -26,7 +26,8 @@ export function settingsOf(target: Record<string, unknown>): TargetSettings {
     targets: [{ name: 'web', scaleTargetRef: { kind: 'Deployment', name: 'web' }, policy: 'knative', ...target }],
   });
   const parsed = config.targets[0]!;
-  return targetSettings(parsed, loadSources(parsed.load)[0]?.source.targetPerReplica ?? 1);
+  // A step of one raw window reads it with its source's target; several sources come combined, in replicas.
+  return targetSettings(parsed, parsed.load === undefined || isSingle(parsed.load) ? (loadSources(parsed.load)[0]?.source.targetPerReplica ?? 1) : 1);
 }
 
 /** A push source of this target per replica: each step gives its window averages. */

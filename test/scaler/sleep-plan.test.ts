@@ -80,7 +80,11 @@ describe('configuration of sources and activators', () => {
 
   it('reads one source as it always did, with an optional activation threshold', () => {
     const config = load(queue({ activationThreshold: 3 }))();
-    expect(config.targets[0]!.load).toEqual({ source: 'queue', queueName: 'jobs', connection: 'UseDevelopmentStorage=true', targetPerReplica: 1, activationThreshold: 3 });
+    expect(config.targets[0]!.load).toEqual({
+      sources: [{ name: 'load', source: 'queue', queueName: 'jobs', connection: 'UseDevelopmentStorage=true', targetPerReplica: 1, metricType: 'total', activationThreshold: 3 }],
+      combine: 'max',
+      pollInterval: undefined,
+    });
     expect(config.targets[0]!.cooldown).toBe(300_000);
   });
 });

@@ -7,8 +7,7 @@ import type { ScaleBounds } from './bounds.js';
 import type { ScaleToZeroSettings } from './scale-to-zero.js';
 import { policySettings, type PolicySettings } from '../policy/settings.js';
 import type { AdaptiveSettings } from '../policy/adaptive.js';
-import type { LoadSpecConfig, NamedSourceConfig } from '../../config/policy-schema.js';
-import { isQueueDriven, isSeveral, loadSources, pollIntervalOf } from '../../load/sources.js';
+import { isQueueDriven, pollIntervalOf } from '../../load/sources.js';
 
 export interface TargetSettings {
   /** An http or queue source's poll period: each reconcile asks for the next aligned one. */
@@ -28,8 +27,9 @@ export interface TargetSettings {
 }
 
 /**
- * `targetPerReplica` comes from the load source (1 for a target without one). Several sources
- * each have their own: their combined demand is in replicas already, so the windows take 1.
+ * `targetPerReplica` is what the windows divide the load by: 1 when the pass gives the plan its
+ * sources (their combined demand is in replicas already, as every reconcile and replay does);
+ * a plan fed one window of raw samples gives its source's.
  */
 export function targetSettings(target: TargetConfig, targetPerReplica: number): TargetSettings {
   const stableWindowMs = target.scaleToZero.stableWindow;
@@ -47,14 +47,14 @@ export function targetSettings(target: TargetConfig, targetPerReplica: number): 
       activationTimeoutMs: target.activationTimeout,
     },
     desired: {
-      targetPerReplica: isSeveral(target.load) ? 1 : targetPerReplica,
+      targetPerReplica,
       stableWindowMs,
       maxScaleUpRate: target.maxScaleUpRate,
       maxScaleDownRate: target.maxScaleDownRate,
       panic: { enabled: target.panic.enabled, windowMs: target.panic.window ?? stableWindowMs / 10, thresholdPercent: target.panic.threshold },
     },
     policy: withAdaptive(target, policySettings({
-      ...(target.load ? { load: loadSpecOf(target) } : {}),
+      ...(target.load ? { load: target.load } : {}),
       cooldown: target.cooldown,
       fallback: target.fallback,
       behavior: target.behavior,
@@ -91,10 +91,3 @@ export interface Observation {
 }
 
 
-/** The target's sources in the policy modules' form: one source is a list of one named `load`. */
-function loadSpecOf(target: TargetConfig): LoadSpecConfig {
-  const load = target.load;
-  if (isSeveral(load)) return load;
-  const sources = loadSources(load).map((s) => ({ ...s.source, name: s.name, activationThreshold: s.activationThreshold }) as NamedSourceConfig);
-  return { sources, combine: 'max' };
-}

@@ -15,7 +15,7 @@ import { SampleWindow } from '../../load/sample-window.js';
 import type { TargetRecord, TargetRecordPatch } from '../decide/target-record.js';
 import type { Observation, TargetSettings } from '../decide/target-settings.js';
 import { NO_POLICY } from '../policy/settings.js';
-import { anySourceActive, combinedWindow, fallbackEngaged, nextFailures, sourcesDemand, type SourceReading, type SourcesDemand } from '../policy/sources.js';
+import { anySourceActive, combinedWindow, fallbackEngaged, nextFailures, sourcesDemand, type Combine, type SourceReading, type SourceSpec, type SourcesDemand } from '../policy/sources.js';
 
 /** One source's samples and this reconcile's read of it. */
 export interface SourceObservation {
@@ -95,21 +95,44 @@ function severalView(ctx: SourcesContext, sources: readonly SourceObservation[])
   const rest = { combine: policy.combine, fallback: policy.fallback, current: ctx.observation.scale };
   const { now } = ctx;
   const { stableWindowMs } = ctx.settings.desired;
+  const asTotal = totalOf(policy.combine, ctx.observation.ready);
   const combined = combinedWindow(
-    sources.map((s) => ({ spec: specOf(ctx.settings, s.name), window: windowOf(s.window), holdLatest: s.holdLatest, failures: failures[s.name] ?? 0 })),
+    sources.map((s) => {
+      const spec = specOf(ctx.settings, s.name);
+      return { spec, window: asTotal(spec, windowOf(s.window)), holdLatest: s.holdLatest, failures: failures[s.name] ?? 0 };
+    }),
     rest,
   );
   const readings = (value: (s: SourceObservation) => number | undefined): SourceReading[] => sources.map((s) => ({ name: s.name, value: value(s), failures: failures[s.name] ?? 0 }));
-  const demand: SourcesDemand = sourcesDemand({ ...rest, specs: policy.sources, readings: readings((s) => averageOf(s.window, now, stableWindowMs, s.holdLatest)) });
+  const total = (s: SourceObservation) => asTotal(specOf(ctx.settings, s.name), windowOf(s.window));
+  const demand: SourcesDemand = sourcesDemand({ ...rest, specs: policy.sources, readings: readings((s) => total(s).average(now, stableWindowMs, s.holdLatest)) });
   const text = encodeHealth(failures);
   return {
     failures,
-    healthChanges: text === ctx.record?.sourceHealth ? {} : { sourceHealth: text },
+    healthChanges: text === ctx.record?.sourceHealth && ctx.record?.sourceFailures === undefined ? {} : { sourceHealth: text, sourceFailures: undefined },
     combined,
     replicas: demand.kind === 'known' ? replicasFor(demand.demand, 1) : undefined,
     failing: demand.failing.length > 0,
     allFallback: demand.fallback.length === sources.length,
     active: anySourceActive({ ...rest, specs: policy.sources, readings: readings((s) => latestOf(s.window, now, stableWindowMs, s.holdLatest)) }),
+  };
+}
+
+/**
+ * A source's window as the combine reads it. With max, min or sum each source gives its own
+ * replica count, so a `perReplica` value (an average over the ready replicas: CPU %, latency) is
+ * made a total first, ready × value (KEDA's Value target); with no ready replica it says nothing
+ * of how many are needed, so it is no reading. A formula reads every value as it was read.
+ */
+function totalOf(combine: Combine, ready: number): (spec: SourceSpec, window: LoadWindow) => LoadWindow {
+  return (spec, window) => {
+    if (spec.metricType !== 'perReplica' || combine.kind === 'formula') return window;
+    return {
+      average(now, windowMs, holdLatest) {
+        const value = window.average(now, windowMs, holdLatest);
+        return value === undefined || ready <= 0 ? undefined : value * ready;
+      },
+    };
   };
 }
 
@@ -141,7 +164,8 @@ function latestOf(samples: DesiredInput['samples'], now: number, windowMs: numbe
 
 /** The record's `sourceHealth`: failures by source name, only those above 0; a damaged text reads as all healthy. */
 export function healthOf(record: TargetRecord | undefined): Record<string, number> {
-  if (!record?.sourceHealth) return {};
+  // A record written when one source kept its count in `sourceFailures`: that source is `load`.
+  if (!record?.sourceHealth) return record?.sourceFailures ? { load: record.sourceFailures } : {};
   try {
     const parsed: unknown = JSON.parse(record.sourceHealth);
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return {};

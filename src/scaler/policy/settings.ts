@@ -7,6 +7,7 @@ import { DEFAULT_COOLDOWN_MS } from './activation.js';
 import type { AdaptiveSettings } from './adaptive.js';
 import type { BehaviorSettings, ScalingRules } from './behavior.js';
 import { parseFormula } from './formula.js';
+import { kindOf } from '../../load/registry.js';
 import type { Schedule } from './schedules.js';
 import type { Combine, FallbackSettings, SourceSpec } from './sources.js';
 
@@ -14,7 +15,7 @@ export interface PolicySettings {
   sources: readonly SourceSpec[];
   combine: Combine;
   fallback?: FallbackSettings;
-  /** Every source is `queue` or `push`: the target may sleep and wake without an activator. */
+  /** Every source holds its work while the target sleeps (its kind's `holdsWork`): it may sleep and wake without an activator. */
   queueDriven: boolean;
   cooldownMs: number;
   behavior: BehaviorSettings;
@@ -27,10 +28,10 @@ export interface PolicySettings {
 }
 
 /** A target without a `load` acts as one push source of target 1, as `load/collect.ts` reads it. */
-const IMPLICIT: SourceSpec = { name: 'load', kind: 'push', targetPerReplica: 1, activationThreshold: 0 };
+const IMPLICIT: SourceSpec = { name: 'load', kind: 'push', targetPerReplica: 1, metricType: 'total', activationThreshold: 0 };
 
 export function policySettings(config: Partial<PolicyConfig>): PolicySettings {
-  const sources = config.load?.sources.map((s) => ({ name: s.name, kind: s.source, targetPerReplica: s.targetPerReplica, activationThreshold: s.activationThreshold })) ?? [IMPLICIT];
+  const sources = config.load?.sources.map((s): SourceSpec => ({ name: s.name, kind: s.source, targetPerReplica: s.targetPerReplica, metricType: s.metricType, activationThreshold: s.activationThreshold })) ?? [IMPLICIT];
   const combine = config.load?.combine ?? 'max';
   const behavior: BehaviorSettings = {
     ...(config.behavior?.scaleUp ? { scaleUp: rulesOf(config.behavior.scaleUp) } : {}),
@@ -43,7 +44,7 @@ export function policySettings(config: Partial<PolicyConfig>): PolicySettings {
         ? { kind: combine }
         : { kind: 'formula', formula: parseFormula(combine.formula, sources.map((s) => s.name)), targetPerReplica: combine.targetPerReplica },
     ...(config.fallback ? { fallback: { ...config.fallback } } : {}),
-    queueDriven: sources.every((s) => s.kind !== 'http'),
+    queueDriven: sources.every((s) => kindOf(s.kind).traits.holdsWork),
     cooldownMs: config.cooldown ?? DEFAULT_COOLDOWN_MS,
     behavior,
     scaleDownDelayMs: config.scaleDownDelay ?? 0,

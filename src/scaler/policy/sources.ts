@@ -16,12 +16,17 @@
 import { replicasFor, type LoadWindow } from '../../load/decider.js';
 import { evaluateFormula, type Formula } from './formula.js';
 
-export type SourceKind = 'http' | 'queue' | 'push';
+import type { SourceKindName } from '../../load/registry.js';
+import type { MetricType } from '../../load/source-kind.js';
+
+export type SourceKind = SourceKindName;
 
 export interface SourceSpec {
   name: string;
   kind: SourceKind;
   targetPerReplica: number;
+  /** `perReplica`: the value is an average over the ready replicas (load/source-kind.ts); the view makes it a total before combining. */
+  metricType: MetricType;
   /** Active when the value is strictly above it (KEDA activationTargetValue). */
   activationThreshold: number;
 }
