@@ -73,6 +73,7 @@ export function targetLine(t: TargetStatus, now: number): string {
   const parts = [`${t.actualScale ?? '?'}/${t.requestedScale ?? '?'} ready (${desired})`, `${state}${t.reason ? ` (${t.reason})` : ''}${t.activeSince ? ` since ${relative(t.activeSince, now)}` : ''}`];
   if (t.wakingSince) parts.push(`waking for ${formatDuration(now - Date.parse(t.wakingSince))}`);
   if (t.lastError) parts.push(`error: ${t.lastError}`);
+  for (const s of t.sources) if (s.error) parts.push(`source ${s.name} (${s.kind}) failing: ${s.error}`);
   if (t.leftAlone) parts.push(`${t.leftAlone}: not touched by this host`);
   return `${t.name}: ${parts.join(', ')}`;
 }

@@ -47,6 +47,7 @@ export interface CollectedSource {
   /** This reconcile's value, when it answered (at: when measured, if older than now). */
   value?: { value: number; at: number };
   note: string;
+  /** Why its read failed (without its name). */
   error?: string;
 }
 
@@ -77,14 +78,14 @@ export async function collectLoad(
     const taken = takeReading(samples, { kind: config.source, gauge }, raw[i], wasPushed, options.now, options.keepMs);
     const read = raw[i] === undefined ? 'none' : taken.error === undefined ? 'ok' : 'failed';
     const prefix = single ? '' : `${config.name} `;
-    return { name: config.name, kind: config.source, samples, holdLatest: gauge, read, ...(taken.value ? { value: taken.value } : {}), note: `${prefix}${taken.note}`, ...(taken.error ? { error: `${prefix.replace(/ $/, ': ')}${taken.error}` } : {}) };
+    return { name: config.name, kind: config.source, samples, holdLatest: gauge, read, ...(taken.value ? { value: taken.value } : {}), note: `${prefix}${taken.note}`, ...(taken.error ? { error: taken.error } : {}) };
   });
   if (options.persist) {
     const retained = Object.fromEntries(sources.map((s) => [s.name, s.samples.toArray()]));
     if (!names.every((n) => sameSamples(stored[n] ?? [], retained[n]!))) await ports.writeSeries(retained);
   }
   const unused = pushed !== undefined && takesPush === undefined ? [`pushed ${pushed} unused: no push source`] : [];
-  const errors = sources.flatMap((s) => (s.error ? [s.error] : []));
+  const errors = sources.flatMap((s) => (s.error ? [single ? s.error : `${s.name}: ${s.error}`] : []));
   return { sources, note: [...sources.map((s) => s.note), ...unused].join('; '), ...(errors.length ? { error: errors.join('; ') } : {}) };
 }
 

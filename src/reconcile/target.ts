@@ -68,7 +68,7 @@ export async function reconcileTarget(deps: TargetPassDeps, target: TargetConfig
       settings: targetSettings(target, 1),
       loadNote: load.note,
       ...(load.error ? { loadError: load.error } : {}),
-      sources: load.sources.map((s) => ({ name: s.name, window: s.samples, holdLatest: s.holdLatest, read: s.read })),
+      sources: load.sources.map((s) => ({ name: s.name, window: s.samples, holdLatest: s.holdLatest, read: s.read, ...(s.error ? { error: s.error } : {}) })),
       trigger: request.reason,
       dryRun: !persist,
       now,

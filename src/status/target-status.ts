@@ -10,6 +10,19 @@ import type { TargetRecord } from '../scaler/decide/target-record.js';
 import { iso } from './time.js';
 import { leftAloneField } from './configuration.js';
 import { policyStatus, type PolicyStatus } from './policy-status.js';
+import { IMPLICIT_LOAD } from '../load/collect.js';
+import { readSampleSeries, type SampleSeries } from '../load/sample-store.js';
+
+/** The record's `sourceErrors` (JSON `{ name: error }`); a damaged text reads as none. */
+function errorsOf(text: string | undefined): Record<string, string> {
+  if (!text) return {};
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? Object.fromEntries(Object.entries(parsed).filter((e): e is [string, string] => typeof e[1] === 'string')) : {};
+  } catch {
+    return {};
+  }
+}
 
 export interface TargetStatus {
   name: string;
@@ -38,15 +51,36 @@ export interface TargetStatus {
   policy?: PolicyStatus;
   /** "left to a newer configuration (seq N)": its row carries a newer stamp than this host's configuration; absent otherwise. */
   leftAlone?: string;
+  /** Each load source: its newest value and when it was read (null: none in the samples), and why its last read failed (null: it answered). */
+  sources: SourceStatus[];
+}
+
+export interface SourceStatus {
+  name: string;
+  kind: string;
+  value: number | null;
+  at: string | null;
+  error: string | null;
 }
 
 export async function targetStatus(rt: Runtime, target: TargetConfig): Promise<TargetStatus> {
-  return targetStatusOf(rt, target, await readTargetRecord(rt.table('targets'), target.name));
+  const names = (target.load ?? IMPLICIT_LOAD).sources.map((s) => s.name);
+  const [r, samples] = await Promise.all([readTargetRecord(rt.table('targets'), target.name), readSampleSeries(rt.table('samples'), target.name, names)]);
+  return targetStatusOf(rt, target, r, samples.series);
 }
 
-/** The status of a target from its row as read (one read of a whole fleet's rows, in status.ts). */
-export async function targetStatusOf(rt: Pick<Runtime, 'configuration'>, target: TargetConfig, r: TargetRecord | undefined): Promise<TargetStatus> {
+/**
+ * The status of a target from its row as read (one read of a whole fleet's rows, in status.ts),
+ * and its samples row when read: without it (a fleet's scan) each source shows no value, only
+ * its error.
+ */
+export async function targetStatusOf(rt: Pick<Runtime, 'configuration'>, target: TargetConfig, r: TargetRecord | undefined, samples: SampleSeries = {}): Promise<TargetStatus> {
+  const errors = errorsOf(r?.sourceErrors);
   return {
+    sources: (target.load ?? IMPLICIT_LOAD).sources.map((s) => {
+      const newest = samples[s.name]?.at(-1);
+      return { name: s.name, kind: s.source, value: newest?.value ?? null, at: iso(newest?.at), error: errors[s.name] ?? null };
+    }),
     name: target.name,
     // The row keeps no desired scale while no sample is in the window: shown as -1.
     desiredScale: r?.activeStatus === undefined ? null : (r.desiredScale ?? -1),

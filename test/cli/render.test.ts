@@ -25,7 +25,7 @@ function pool(o: Partial<PoolStatus> = {}): PoolStatus {
 }
 const web: TargetStatus = {
   name: 'web', desiredScale: 3, actualScale: 3, active: 'True', activeSince: iso(NOW - 120_000), reason: null, requestedScale: 3,
-  activatorSeenSince: null, lastActivation: null, wakingSince: null, panicSince: null, lastError: null,
+  activatorSeenSince: null, lastActivation: null, wakingSince: null, panicSince: null, lastError: null, sources: [],
 };
 
 describe('human status', () => {

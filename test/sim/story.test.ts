@@ -27,7 +27,7 @@ function pool(over: Partial<PoolStatus> = {}): PoolStatus {
 function target(over: Partial<TargetStatus> = {}): TargetStatus {
   return {
     name: 'web', desiredScale: 1, actualScale: 1, active: 'True', activeSince: null, reason: null, requestedScale: 1,
-    activatorSeenSince: null, lastActivation: null, wakingSince: null, panicSince: null, lastError: null, ...over,
+    activatorSeenSince: null, lastActivation: null, wakingSince: null, panicSince: null, lastError: null, sources: [], ...over,
   };
 }
 

@@ -49,6 +49,7 @@ function target(overrides: Partial<TargetStatus> = {}): TargetStatus {
     wakingSince: null,
     panicSince: null,
     lastError: null,
+    sources: [{ name: 'load', kind: 'http', value: 25, at: iso(NOW - 5_000), error: null }],
     ...overrides,
   };
 }
@@ -129,6 +130,16 @@ describe('the status page', () => {
     const html = renderStatusPage(status({ pools: [pool({ cache })] }), options());
     expect(html).toContain('refresh due on the next pass');
     expect(html).not.toMatch(/next refresh \d+s ago/);
+  });
+
+  it('lists each load source with its kind, newest value and age, or why it fails', () => {
+    const sources = [
+      { name: 'web', kind: 'prometheus', value: 45, at: iso(NOW - 5_000), error: null },
+      { name: 'jobs', kind: 'queue', value: null, at: null, error: 'queue jobs: <no answer> within 5000 ms' },
+    ];
+    const html = renderStatusPage(status({ targets: [target({ sources })] }), options());
+    expect(html).toContain('<li data-source="web">web (prometheus): 45 (5s ago)</li>');
+    expect(html).toContain('<li data-source="jobs">jobs (queue): no value yet <span class="alert">failing: queue jobs: &lt;no answer&gt; within 5000 ms</span></li>');
   });
 
   it('shows the Active condition and the activation latencies of the hour', () => {

@@ -25,7 +25,7 @@ function pool(name: string, trouble: Partial<PoolStatus> = {}): PoolStatus {
 }
 
 function target(name: string, trouble: Partial<TargetStatus> = {}): TargetStatus {
-  return { name, desiredScale: 1, actualScale: 1, active: 'True', activeSince: null, reason: null, requestedScale: 1, activatorSeenSince: null, lastActivation: null, wakingSince: null, panicSince: null, lastError: null, ...trouble };
+  return { name, desiredScale: 1, actualScale: 1, active: 'True', activeSince: null, reason: null, requestedScale: 1, activatorSeenSince: null, lastActivation: null, wakingSince: null, panicSince: null, lastError: null, sources: [], ...trouble };
 }
 
 const decided = (object: string, secondsAgo: number) => ({ at: new Date(AT - secondsAgo * 1000).toISOString(), object, decision: 'scaled 1 → 2', reason: 'load' });

@@ -12,6 +12,7 @@ import { readSampleSeries } from '../../src/load/sample-store.js';
 import { silentLog } from '../../src/log.js';
 import { reconcileObject } from '../../src/reconcile/object.js';
 import { readTargetRecord } from '../../src/scaler/shell/target-store.js';
+import { targetStatus } from '../../src/status/target-status.js';
 import { startTargetWorld, worldPerTest, webTarget } from './support.js';
 
 const deployment = (name: string): KubernetesScaleTargetRef => ({ kind: 'Deployment', namespace: 'default', name });
@@ -93,6 +94,11 @@ describe('a target with several load sources', () => {
     const held = await readTargetRecord(rt.table('targets'), 'web');
     expect(held).toMatchObject({ boundBy: 'SourceFailing', sourceHealth: expect.stringMatching(/"b":2/) });
     expect(held?.lastError).toMatch(/b: .*503/);
+    // Status shows each source: a's newest value and when, b's failure.
+    expect((await targetStatus(rt, rt.config.targets[0]!)).sources).toEqual([
+      { name: 'a', kind: 'http', value: 10, at: new Date(clock.now()).toISOString(), error: null },
+      { name: 'b', kind: 'http', value: 20, at: expect.any(String), error: expect.stringMatching(/\/b answered 503/) },
+    ]);
 
     // Still failing (four reads in a row now), but a asks for more: a rise is allowed.
     values.a = 60;

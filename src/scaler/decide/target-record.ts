@@ -32,6 +32,8 @@ export type TargetRecord = {
   sourceFailures?: number;
   /** Several sources' consecutive failed reads, JSON `{ name: count }` of those above 0; absent when all answer. */
   sourceHealth?: string;
+  /** Each failing source's last error, JSON `{ name: error }`; absent when all answer (status's `sources[].error`). */
+  sourceErrors?: string;
   /** When a source was last seen active (KEDA's lastActiveTime): a queue-driven target's cooldown counts from it. */
   lastActiveAt?: number;
   /** HPA behavior's recommendation and scale-event history, JSON, bounded (src/scaler/policy/history.ts). */

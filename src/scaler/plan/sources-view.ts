@@ -25,6 +25,8 @@ export interface SourceObservation {
   holdLatest: boolean;
   /** This reconcile's read: answered, failed, or none made (a push source between pushes). */
   read: 'ok' | 'failed' | 'none';
+  /** Why it failed, for status (`sources[].error`). */
+  error?: string;
 }
 
 /** The part of the pipeline's context the view reads. */
@@ -107,9 +109,11 @@ function severalView(ctx: SourcesContext, sources: readonly SourceObservation[])
   const total = (s: SourceObservation) => asTotal(specOf(ctx.settings, s.name), windowOf(s.window));
   const demand: SourcesDemand = sourcesDemand({ ...rest, specs: policy.sources, readings: readings((s) => total(s).average(now, stableWindowMs, s.holdLatest)) });
   const text = encodeHealth(failures);
+  const errors = encodeErrors(sources);
+  const unchanged = text === ctx.record?.sourceHealth && errors === ctx.record?.sourceErrors && ctx.record?.sourceFailures === undefined;
   return {
     failures,
-    healthChanges: text === ctx.record?.sourceHealth && ctx.record?.sourceFailures === undefined ? {} : { sourceHealth: text, sourceFailures: undefined },
+    healthChanges: unchanged ? {} : { sourceHealth: text, sourceErrors: errors, sourceFailures: undefined },
     combined,
     replicas: demand.kind === 'known' ? replicasFor(demand.demand, 1) : undefined,
     failing: demand.failing.length > 0,
@@ -173,6 +177,12 @@ export function healthOf(record: TargetRecord | undefined): Record<string, numbe
   } catch {
     return {};
   }
+}
+
+/** The failing sources' errors as the record keeps them; a source not read this time keeps no error. */
+function encodeErrors(sources: readonly SourceObservation[]): string | undefined {
+  const failing = sources.filter((s) => s.read === 'failed' && s.error !== undefined);
+  return failing.length === 0 ? undefined : JSON.stringify(Object.fromEntries(failing.map((s) => [s.name, s.error!.slice(0, 500)])));
 }
 
 function encodeHealth(failures: Record<string, number>): string | undefined {

@@ -98,7 +98,8 @@ async function fencedUpdate(
  * API server's 200 KiB error must not make the row too large to write.
  */
 function redacted(record: TargetRecord): TargetRecord {
-  return record.lastError === undefined ? record : { ...record, lastError: capText(redact(record.lastError)) };
+  const errors = record.sourceErrors === undefined ? {} : { sourceErrors: capText(redact(record.sourceErrors)) };
+  return record.lastError === undefined ? { ...record, ...errors } : { ...record, ...errors, lastError: capText(redact(record.lastError)) };
 }
 
 /**

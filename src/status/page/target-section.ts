@@ -16,8 +16,19 @@ export function renderTarget(target: TargetStatus, rows: readonly HistoryRow[], 
 <p class="summary"><span class="figure" data-field="desired">desired ${esc(desired)}</span>
 <span class="figure" data-field="scale">scale ${target.requestedScale ?? 'unknown'}</span>
 <span class="figure" data-field="ready">ready ${target.actualScale ?? 'unknown'}</span></p>
-${active(target, now)}${target.lastError ? `<p class="alert" data-field="error">last error: ${esc(target.lastError)}</p>\n` : ''}${timelineFigure(chart, now)}
+${active(target, now)}${target.lastError ? `<p class="alert" data-field="error">last error: ${esc(target.lastError)}</p>\n` : ''}${sources(target, now)}${timelineFigure(chart, now)}
 ${activations(target, rows, now)}</section>`;
+}
+
+/** Each load source: its kind, newest value and its age, or why its last read failed. */
+function sources(t: TargetStatus, now: number): string {
+  if (t.sources.length === 0) return '';
+  const item = (s: TargetStatus['sources'][number]) => {
+    const value = s.value === null ? 'no value yet' : `${s.value}${s.at ? ` (${esc(relative(s.at, now))})` : ''}`;
+    const error = s.error ? ` <span class="alert">failing: ${esc(s.error)}</span>` : '';
+    return `<li data-source="${esc(s.name)}">${esc(s.name)} (${esc(s.kind)}): ${value}${error}</li>`;
+  };
+  return `<ul class="sources" data-field="sources">${t.sources.map(item).join('')}</ul>\n`;
 }
 
 function active(t: TargetStatus, now: number): string {
