@@ -75,7 +75,7 @@ export async function replayTrace(config: DroverConfig, source: TraceSource, opt
         replay = new TargetReplay(target, options, row.at, sizedPool(config, target));
         replays.set(name, replay);
       }
-      await replay.feed(row.at, row.load);
+      await replay.feed(row.at, row.load, row.values);
       end = row.at;
     }
   }

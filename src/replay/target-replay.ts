@@ -2,9 +2,10 @@
  * One target's replay on a virtual clock. Reconciles happen when production would run them:
  * at every pushed row of a `push` target (each is a `drover enqueue --load`), at every timer
  * occurrence, and at the due second of every re-enqueue a reconcile asked for (re-enqueues due
- * in the same second collapse, as the sender collapses them). An `http` or `queue` source
- * answers each reconcile with the trace's last value at or before it (with several sources, every
- * source reads it, a push source among polled ones too). Between reconciles the
+ * in the same second collapse, as the sender collapses them). A polled source answers each
+ * reconcile with the trace's last value at or before it in its own column (`time,web,jobs`), or
+ * in the `load` column when it has none (a lone `load` column feeds every source; a push
+ * source among polled ones reads it too). Between reconciles the
  * workload moves on by itself (replicas becoming ready), and the summary integrates over time.
  *
  * Feed rows in time order with `feed`, then `finish` at the end of the trace.
@@ -88,6 +89,8 @@ export class TargetReplay {
   private nextTimer: number;
   private cursor: number;
   private load: number | undefined;
+  /** Each column's last value so far (`load`, or a source's name). */
+  private readonly values = new Map<string, number>();
   private desired: number | undefined;
   /** What bound the last decision, for the timeline. */
   private boundBy: BoundRule | undefined;
@@ -118,14 +121,28 @@ export class TargetReplay {
     this.record();
   }
 
-  /** The trace's next value for this target, at `at` (not before the previous one). */
-  async feed(at: number, load: number): Promise<void> {
+  /**
+   * The trace's next row for this target, at `at` (not before the previous one): `load` for the
+   * timeline, `values` by column (a source's own, or `load` for every source without one).
+   */
+  async feed(at: number, load: number, values: Record<string, number> = { load }): Promise<void> {
     await this.runDue(at, false);
     await this.advance(at);
     this.load = load;
-    if (this.push && at < this.busyUntil) this.retryLater(at, load);
-    else if (this.push) await this.reconcile(at, load);
+    for (const [name, value] of Object.entries(values)) this.values.set(name, value);
+    const pushed = this.push ? this.columnOf(this.sources()[0]!.name) : undefined;
+    if (pushed !== undefined && at < this.busyUntil) this.retryLater(at, pushed);
+    else if (pushed !== undefined) await this.reconcile(at, pushed);
     else this.record();
+  }
+
+  private sources() {
+    return (this.target.load ?? IMPLICIT_LOAD).sources;
+  }
+
+  /** A source's value now: its own column's, else the `load` column's. */
+  private columnOf(name: string): number | undefined {
+    return this.values.get(name) ?? this.values.get('load');
   }
 
   async finish(end: number): Promise<TargetReplayResult> {
@@ -168,18 +185,23 @@ export class TargetReplay {
     }
   }
 
-  /** The trace's value as this reconcile's reading, of each source (collect.ts's takeReading, as a pass). */
-  private takeReadings(reading: number | undefined, pushed: boolean, now: number): { note: string; sources: SourceObservation[] } {
+  /**
+   * The trace as this reconcile's readings, each source's from its column (collect.ts's
+   * takeReading, as a pass): a pushed value for a push target, else the columns' values.
+   */
+  private takeReadings(pushed: number | undefined, now: number): { note: string; sources: SourceObservation[] } {
     const keepMs = this.target.scaleToZero.stableWindow;
-    const raw = reading === undefined ? undefined : { ok: true as const, value: reading };
     const notes: string[] = [];
-    const sources = (this.target.load ?? IMPLICIT_LOAD).sources.map((s): SourceObservation => {
+    const sources = this.sources().map((s): SourceObservation => {
+      const reading = pushed ?? (this.push ? undefined : this.columnOf(s.name));
+      const raw = reading === undefined ? undefined : { ok: true as const, value: reading };
       const window = this.sourceSamples.get(s.name)!;
       const gauge = kindOf(s.source).traits.sampling === 'gauge';
-      notes.push(takeReading(window, { kind: s.source, gauge }, raw, pushed, now, keepMs).note);
+      const taken = takeReading(window, { kind: s.source, gauge }, raw, pushed !== undefined, now, keepMs);
+      notes.push(this.sourceSamples.size === 1 ? taken.note : `${s.name} ${taken.note}`);
       return { name: s.name, window, holdLatest: gauge, read: raw === undefined ? 'none' : 'ok' };
     });
-    return { note: sources.length === 1 ? notes[0]! : reading === undefined ? 'no reading' : `every source ${reading}`, sources };
+    return { note: notes.join('; '), sources };
   }
 
   /** The holder's lease is renewed while it watches: it ends no sooner than a lease period from now. */
@@ -204,8 +226,7 @@ export class TargetReplay {
     this.summary.reconciles++;
     const w = this.workload;
     const target = this.target;
-    const reading = pushed !== undefined ? pushed : !this.push ? this.load : undefined;
-    const { note, sources } = this.takeReadings(reading, pushed !== undefined, now);
+    const { note, sources } = this.takeReadings(pushed, now);
     const observed = w.observed(now);
     const ports: ScaleStepPorts = {
       target: { kind: targetPortKind(target.scaleTargetRef), write: async (to) => void (await w.scaleTo(to, now)) },

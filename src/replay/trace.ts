@@ -1,6 +1,8 @@
 /**
- * Load traces, read as a stream: CSV with a header naming `time`, `load` and optionally
- * `target`, or JSON lines with the same fields. A time is ISO 8601 or seconds from the start
+ * Load traces, read as a stream: CSV with a header naming `time`, optionally `target`, and one
+ * column per source (`time,web,jobs`; a lone `load` column feeds a one-source target, or every
+ * source), or JSON lines with the same fields. An empty cell (a key left out) leaves that
+ * source's value as the row before gave it. A time is ISO 8601 or seconds from the start
  * of the trace (counted from the epoch, so printed times read as offsets from 1970-01-01);
  * one trace uses one kind. Rows come out in time order or not at all: a line that does not
  * parse, or a time earlier than the line before, is a TraceError naming the line and field.
@@ -27,7 +29,10 @@ export interface TraceRow {
   at: number;
   /** Undefined when the trace names no target (the config then has one). */
   target: string | undefined;
+  /** The row's first value (its `load` column when there is one): the timeline's load. */
   load: number;
+  /** Each value column the row fills, by name (`load`, or a source's name); absent: `{ load }`. */
+  values?: Record<string, number>;
   /** 1-based line in the file. */
   line: number;
 }
@@ -51,7 +56,7 @@ const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 /** Parses a trace line by line: `line` returns the row a line holds (none for a blank or the header). */
 export class TraceParser {
   private lineNo = 0;
-  private columns: { time: number; load: number; target: number } | undefined;
+  private columns: Columns | undefined;
   private kind: TimeKind | undefined;
   private last = -Infinity;
   private first: number | undefined;
@@ -63,17 +68,14 @@ export class TraceParser {
     const text = raw.trim();
     if (text === '') return undefined;
     this.format ??= text.startsWith('{') ? 'jsonl' : 'csv';
-    let fields: { time: unknown; target: unknown; load: unknown };
+    let fields: Fields;
     if (this.format === 'jsonl') {
       fields = jsonFields(text, lineNo);
     } else if (this.columns === undefined) {
       this.columns = csvHeader(text, lineNo);
       return undefined;
     } else {
-      const columns = this.columns;
-      const cells = text.split(',').map((c) => c.trim().replace(/^"(.*)"$/, '$1'));
-      if (cells.length < Math.max(columns.time, columns.load, columns.target) + 1) throw new TraceError(lineNo, 'line', `expected ${columns.target >= 0 ? 3 : 2} fields, got ${cells.length}`);
-      fields = { time: cells[columns.time], load: cells[columns.load], target: columns.target >= 0 ? cells[columns.target] : undefined };
+      fields = csvFields(this.columns, text, lineNo);
     }
     const time = parseTime(fields.time, lineNo);
     if (this.kind !== undefined && time.kind !== this.kind) throw new TraceError(lineNo, 'time', `${time.kind === 'iso' ? 'an ISO time' : 'seconds from the start'} in a trace whose times are ${this.kind === 'iso' ? 'ISO times' : 'seconds from the start'}`);
@@ -84,7 +86,10 @@ export class TraceParser {
       throw new TraceError(lineNo, 'time', `the trace would span more than ${MAX_TRACE_SPAN_MS / 86_400_000} days (from ${new Date(this.first).toISOString()} to ${new Date(time.at).toISOString()}); replay a part of it`);
     }
     this.last = time.at;
-    return { at: time.at, target: parseTarget(fields.target, lineNo), load: parseLoad(fields.load, lineNo), line: lineNo };
+    const values = Object.fromEntries(Object.entries(fields.values).filter(([, v]) => v !== undefined && v !== '').map(([name, v]) => [name, parseLoad(v, name, lineNo)]));
+    const first = values.load ?? Object.values(values)[0];
+    if (first === undefined) throw new TraceError(lineNo, 'load', 'expected a value: a load column or one named after a source');
+    return { at: time.at, target: parseTarget(fields.target, lineNo), load: first, values, line: lineNo };
   }
 
   /** The 1-based number of the line the next call reads. */
@@ -94,7 +99,7 @@ export class TraceParser {
 
   /** At the end of the trace: a CSV file must have had its header. */
   end(): void {
-    if (this.format === 'csv' && this.columns === undefined && this.lineNo > 0) throw new TraceError(this.lineNo, 'header', 'expected a header line "time,target,load"');
+    if (this.format === 'csv' && this.columns === undefined && this.lineNo > 0) throw new TraceError(this.lineNo, 'header', 'expected a header line such as "time,target,load" or "time,web,jobs"');
   }
 }
 
@@ -172,15 +177,31 @@ function checkLineLength(line: string, lineNo: number): void {
   }
 }
 
-function csvHeader(text: string, line: number): { time: number; load: number; target: number } {
-  const names = text.split(',').map((c) => c.trim().replace(/^"(.*)"$/, '$1').toLowerCase());
-  const time = names.indexOf('time');
-  const load = names.indexOf('load');
-  if (time < 0 || load < 0) throw new TraceError(line, 'header', `expected a header naming time, load and optionally target, got "${text}"`);
-  return { time, load, target: names.indexOf('target') };
+type Fields = { time: unknown; target: unknown; values: Record<string, unknown> };
+/** The header's columns: where time and target are, and each value column's name by position. */
+type Columns = { time: number; target: number; values: [name: string, index: number][] };
+const COLUMN_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,31}$/;
+
+function csvHeader(text: string, line: number): Columns {
+  const names = text.split(',').map((c) => c.trim().replace(/^"(.*)"$/, '$1'));
+  const lower = names.map((n) => n.toLowerCase());
+  const time = lower.indexOf('time');
+  const target = lower.indexOf('target');
+  const values = names.flatMap((name, i): [string, number][] => (i === time || i === target ? [] : [[lower[i] === 'load' ? 'load' : name, i]]));
+  if (time < 0 || values.length === 0) throw new TraceError(line, 'header', `expected a header naming time, optionally target, and a load column or one per source (time,web,jobs), got "${text}"`);
+  const bad = values.find(([name]) => !COLUMN_NAME.test(name));
+  if (bad) throw new TraceError(line, 'header', `column "${bad[0]}" is not a source name (1–32 letters, digits or "_")`);
+  return { time, target, values };
 }
 
-function jsonFields(text: string, line: number): { time: unknown; target: unknown; load: unknown } {
+function csvFields(columns: Columns, text: string, line: number): Fields {
+  const cells = text.split(',').map((c) => c.trim().replace(/^"(.*)"$/, '$1'));
+  const width = Math.max(columns.time, columns.target, ...columns.values.map(([, i]) => i)) + 1;
+  if (cells.length < width) throw new TraceError(line, 'line', `expected ${width} fields, got ${cells.length}`);
+  return { time: cells[columns.time], target: columns.target >= 0 ? cells[columns.target] : undefined, values: Object.fromEntries(columns.values.map(([name, i]) => [name, cells[i]])) };
+}
+
+function jsonFields(text: string, line: number): Fields {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -188,8 +209,10 @@ function jsonFields(text: string, line: number): { time: unknown; target: unknow
     throw new TraceError(line, 'line', 'not a JSON object');
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new TraceError(line, 'line', 'not a JSON object');
-  const o = parsed as Record<string, unknown>;
-  return { time: o.time, target: o.target, load: o.load };
+  const { time, target, ...values } = parsed as Record<string, unknown>;
+  const bad = Object.keys(values).find((name) => !COLUMN_NAME.test(name));
+  if (bad !== undefined) throw new TraceError(line, bad, 'not a source name (1–32 letters, digits or "_")');
+  return { time, target, values: values.load === undefined ? values : { ...values, load: values.load } };
 }
 
 function parseTime(value: unknown, line: number): { at: number; kind: TimeKind } {
@@ -213,10 +236,10 @@ function clip(value: unknown): string {
   return text.length > 80 ? `${text.slice(0, 80)}…` : text;
 }
 
-function parseLoad(value: unknown, line: number): number {
+function parseLoad(value: unknown, field: string, line: number): number {
   const n = typeof value === 'number' ? value : typeof value === 'string' && NUMBER.test(value) ? Number(value) : NaN;
   // A decimal too large for a double (`1e309`) reads as Infinity: past the ceiling, as a source's would be.
-  if (Number.isNaN(n) || n < 0) throw new TraceError(line, 'load', `expected a number ≥ 0, got ${clip(value)}`);
+  if (Number.isNaN(n) || n < 0) throw new TraceError(line, field, `expected a number ≥ 0, got ${clip(value)}`);
   // As a reconcile keeps a reading: a load past the ceiling counts as the ceiling.
   return clampLoad(n)!.value;
 }
