@@ -1,3 +1,4 @@
+import type { SourceKind } from '../src/load/source-kind.js';
 import type { Metafile } from 'esbuild';
 import type { DroverConfig } from '../src/config/schema.js';
 
@@ -27,6 +28,8 @@ export function buildDeployPackage(options: {
   outDir: string;
   configFile: string;
   loadConfig: (file: string) => Promise<DroverConfig>;
+  /** The source kinds whose deploy checks run (default: the registry tsc compiled into dist/). */
+  loadKinds?: () => Promise<readonly Pick<SourceKind, 'name' | 'secrets'>[]>;
   env?: Record<string, string | undefined>;
   /** A missing configuration throws instead of a note; default: under azd (AZURE_ENV_NAME set). A refused one always throws. */
   strict?: boolean;

@@ -174,7 +174,7 @@ export function deployPackageJson(rootPackage) {
  * under azd it is refused. A missing configuration is a note outside strict mode (a fresh
  * checkout builds), an error in it (under azd, or --strict).
  */
-async function checkedConfigFiles(configFile, { loadConfig, env, strict, allowDevConfig, warn }) {
+async function checkedConfigFiles(configFile, { loadConfig, loadKinds, env, strict, allowDevConfig, warn }) {
   const name = path.relative(ROOT, configFile);
   if (allowDevConfig && env.AZURE_ENV_NAME) throw new Error('--allow-dev-config is for local builds only; azd deploys what it builds');
   if (!existsSync(configFile)) {
@@ -198,6 +198,7 @@ async function checkedConfigFiles(configFile, { loadConfig, env, strict, allowDe
   const report = checkDeployConfig(config, {
     env,
     configDir,
+    kinds: await loadKinds(),
     exists: (file) => existsSync(path.resolve(configDir, file)),
     read: (file) => readFileSync(path.resolve(configDir, file), 'utf8'),
   });
@@ -212,8 +213,8 @@ async function checkedConfigFiles(configFile, { loadConfig, env, strict, allowDe
  * Writes the whole deploy directory; returns the bundle's metafile. `loadConfig` is Drover's
  * own loader (src/config/load.ts), so the package is checked against the real schema.
  */
-export async function buildDeployPackage({ outDir, configFile, loadConfig, env = process.env, strict = Boolean(env.AZURE_ENV_NAME), allowDevConfig = false, warn = (line) => console.warn(line), builtAt = Date.now() }) {
-  const configFiles = await checkedConfigFiles(configFile, { loadConfig, env, strict, allowDevConfig, warn });
+export async function buildDeployPackage({ outDir, configFile, loadConfig, loadKinds = compiledSourceKinds, env = process.env, strict = Boolean(env.AZURE_ENV_NAME), allowDevConfig = false, warn = (line) => console.warn(line), builtAt = Date.now() }) {
+  const configFiles = await checkedConfigFiles(configFile, { loadConfig, loadKinds, env, strict, allowDevConfig, warn });
   await rm(outDir, { recursive: true, force: true });
   await mkdir(outDir, { recursive: true });
   const metafile = await bundleFunctions(outDir);
@@ -245,6 +246,13 @@ async function compiledConfigLoader(file) {
   if (!existsSync(loader)) throw new Error(`${loader} is missing: run tsc -p tsconfig.build.json first (npm run build does)`);
   const { loadConfig } = await import(pathToFileURL(loader).href);
   return loadConfig(file);
+}
+
+/** The source kinds tsc compiled into dist/ (their deploy checks), beside the loader. */
+async function compiledSourceKinds() {
+  const registry = path.join(ROOT, 'dist/src/load/registry.js');
+  if (!existsSync(registry)) throw new Error(`${registry} is missing: run tsc -p tsconfig.build.json first (npm run build does)`);
+  return (await import(pathToFileURL(registry).href)).SOURCE_KINDS;
 }
 
 async function main() {

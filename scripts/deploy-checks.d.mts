@@ -1,4 +1,5 @@
 import type { DroverConfig } from '../src/config/schema.js';
+import type { SourceKind } from '../src/load/source-kind.js';
 
 export interface DeployCheckReport {
   /** The package could not work in Azure. */
@@ -16,6 +17,8 @@ export function checkDeployConfig(
     exists: (relativePath: string) => boolean;
     read?: (relativePath: string) => string;
     configDir?: string;
+    /** The source kinds (src/load/registry.ts SOURCE_KINDS): each one's `secrets` check. */
+    kinds?: readonly Pick<SourceKind, 'name' | 'secrets'>[];
   },
 ): DeployCheckReport;
 

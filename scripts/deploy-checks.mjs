@@ -21,7 +21,7 @@ const DEFAULT_PREFIX = 'drover';
  *   against it, so they are taken relative to it again here. `read`: the text of a shipped
  *   file (the kubeconfig is checked for credentials).
  */
-export function checkDeployConfig(config, { env, exists, read, configDir }) {
+export function checkDeployConfig(config, { env, exists, read, configDir, kinds = [] }) {
   const errors = [];
   const warnings = [];
   const files = [];
@@ -42,7 +42,7 @@ export function checkDeployConfig(config, { env, exists, read, configDir }) {
     return undefined;
   };
 
-  errors.push(...secretsInConfig(config));
+  errors.push(...secretsInConfig(config, kinds));
 
   if (config.storage?.connection) {
     errors.push(
@@ -132,10 +132,11 @@ const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+/gi;
  * Secrets in the configuration itself, by path, found by walking every value (so a field added
  * later, such as another load source's URL, is covered without being listed): a key holding a
  * credential, a key-based connection string, a URL with a user or password or a credential in
- * its query string; and a queue load source given a connection string at all (in Azure it reads
- * with the identity, by accountName).
+ * its query string; and what each source kind refuses itself (its `secrets`: a queue load source
+ * given a connection string at all, since in Azure it reads with the identity, by accountName).
+ * A one-source `load`, which config load made a list of one, is walked as it was written.
  */
-function secretsInConfig(config) {
+function secretsInConfig(config, kinds) {
   const errors = [];
   const walk = (value, at, key) => {
     if (typeof value === 'string') {
@@ -148,15 +149,22 @@ function secretsInConfig(config) {
       for (const [k, v] of Object.entries(value)) walk(v, at ? `${at}.${k}` : k, k);
     }
   };
-  walk(config, '', undefined);
+  walk({ ...config, ...(config.targets ? { targets: config.targets.map((t) => ({ ...t, load: asWritten(t.load) })) } : {}) }, '', undefined);
   (config.targets ?? []).forEach((target, i) => {
-    for (const { load, at } of loadSources(target.load, `targets[${i}].load`)) {
-      if (load.source === 'queue' && load.connection && !KEYED_CONNECTION.test(load.connection)) {
-        errors.push(`${at}.connection: in Azure a queue load source reads with the managed identity; give accountName instead`);
-      }
+    for (const { load, at } of loadSources(asWritten(target.load), `targets[${i}].load`)) {
+      const kind = kinds.find((k) => k.name === load.source);
+      for (const issue of kind?.secrets?.(load) ?? []) errors.push(`${[at, ...issue.path].join('.')}: ${issue.message}`);
     }
   });
   return errors;
+}
+
+/** A `load` as the user wrote it: a list of one source named `load` is the one source. */
+function asWritten(load) {
+  if (!load || !Array.isArray(load.sources) || load.sources.length !== 1 || load.sources[0].name !== 'load') return load;
+  const source = { ...load.sources[0] };
+  delete source.name;
+  return source;
 }
 
 /** A target's load sources with their paths: `load` itself, or each of `load.sources`. */

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig, parseConfig } from '../../src/config/load.js';
 import { ROOT } from './support/source-graph.js';
 import { checkDeployConfig } from '../../scripts/deploy-checks.mjs';
+import { SOURCE_KINDS } from '../../src/load/registry.js';
 
 const SUBSCRIPTION = '00000000-0000-0000-0000-000000000001';
 const OTHER_SUBSCRIPTION = '00000000-0000-0000-0000-000000000002';
@@ -284,6 +285,7 @@ describe('checkDeployConfig', () => {
   it.each([...rows, ...secretRows])('$name', ({ config, env = {}, existing = [], contents = {}, wantErrors = [], wantWarnings = [], wantFiles = [] }) => {
     const report = checkDeployConfig(parseConfig(config), {
       env,
+      kinds: SOURCE_KINDS,
       exists: (file) => existing.includes(file) || file in contents,
       read: (file) => contents[file] ?? '',
     });
@@ -307,7 +309,7 @@ describe('checkDeployConfig over several load sources', () => {
       { name: 'clean', source: 'http', url: 'https://metrics.example/load', targetPerReplica: 5 },
     ];
     const config = { targets: [{ name: 'web', load: { sources, combine: 'max' } }] } as unknown as Parameters<typeof checkDeployConfig>[0];
-    const report = checkDeployConfig(config, { env: {}, exists: () => false });
+    const report = checkDeployConfig(config, { env: {}, exists: () => false, kinds: SOURCE_KINDS });
     expect(report.errors.map((e) => e.split(':')[0]).sort()).toEqual(['targets[0].load.sources[0].connection', 'targets[0].load.sources[1].url']);
     for (const message of report.errors) expect(message).not.toContain(KEY);
   });
@@ -330,7 +332,7 @@ describe('checkDeployConfig over several load sources', () => {
         },
       ],
     });
-    const report = checkDeployConfig(config, { env: {}, exists: () => false });
+    const report = checkDeployConfig(config, { env: {}, exists: () => false, kinds: SOURCE_KINDS });
     expect(report.errors.filter((e) => e.startsWith('targets')).map((e) => e.split(':')[0])).toEqual(['targets[0].load.sources[1].url']);
     for (const message of report.errors) expect(message).not.toContain(KEY);
   });
@@ -348,6 +350,7 @@ current-context: aks
   it('is a valid configuration that the deploy checks let through with its kubeconfig', async () => {
     const config = await loadConfig(example);
     const report = checkDeployConfig(config, {
+      kinds: SOURCE_KINDS,
       env: { ...AZD, AZURE_SUBSCRIPTION_ID: '00000000-0000-0000-0000-000000000000', DROVER_SCALE_SETS: 'rg-workers/vmss-workers' },
       configDir: ROOT,
       exists: (file) => file === 'aks.kubeconfig',

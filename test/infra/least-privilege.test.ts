@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { ARM_OPERATIONS, roleKeyFor } from '../../src/azure/operations.js';
 import { KUBERNETES_OPERATIONS } from '../../src/kubernetes/operations.js';
 import { parseConfig } from '../../src/config/load.js';
+import { kindOf, SOURCE_KINDS } from '../../src/load/registry.js';
 import { kubernetesRbac } from '../../scripts/kubernetes-rbac.mjs';
 import { LINKED_TYPES, linkedScopes } from '../../scripts/linked-resources.mjs';
 import { bicepFiles, readInfra } from './support/bicep.js';
@@ -260,5 +261,32 @@ describe('linked resources of a scale set model', () => {
         from: 'virtualMachineProfile.capacityReservation.capacityReservationGroup',
       },
     ]);
+  });
+});
+
+describe('load source kinds: each grant a kind asks for is a role of roles.json, scoped to the resource the source names', () => {
+  const roles = JSON.parse(readInfra('roles.json')) as Record<string, { id?: string }>;
+  const roleIds = new Set(Object.values(roles).flatMap((r) => (r.id ? [r.id] : [])));
+  const target = { kind: 'kubernetes' as const, ref: { kind: 'Deployment' as const, namespace: 'default', name: 'web' } };
+  const grantsOf = (load: Record<string, unknown>) => {
+    const config = parseConfig({ kubernetes: { kubeconfig: '/nonexistent' }, targets: [{ name: 'web', scaleTargetRef: { kind: 'Deployment', name: 'web' }, minScale: 1, load }] });
+    const source = config.targets[0]!.load!.sources[0]!;
+    return kindOf(source.source).grants?.(source, target) ?? [];
+  };
+  it.each([
+    ['a prometheus source with auth: azure reads one workspace with Monitoring Data Reader', { source: 'prometheus', serverAddress: 'https://ws-1.eastus.prometheus.monitor.azure.com', query: 'up', targetPerReplica: 1, auth: 'azure' }, [{ role: 'monitoringDataReader', equals: 'https://ws-1.eastus.prometheus.monitor.azure.com', suffix: undefined }]],
+    ['a prometheus source without auth needs nothing', { source: 'prometheus', serverAddress: 'https://prom.example', query: 'up', targetPerReplica: 1 }, []],
+    ['a queue source read with the identity reads its one queue', { source: 'queue', accountName: 'stjobs', queueName: 'work', targetPerReplica: 1 }, [{ role: 'storageQueueDataReader', equals: 'stjobs', suffix: '/queueServices/default/queues/work' }]],
+    ['an http source needs nothing', { source: 'http', url: 'https://m.example/q', targetPerReplica: 1 }, []],
+  ])('%s', (_name, load, want) => {
+    const got = grantsOf(load);
+    for (const grant of got) if (grant.kind === 'azureRole') expect(roleIds).toContain(grant.roleId);
+    expect(
+      got.map((g) => (g.kind === 'azureRole' && 'lookup' in g.scope ? { role: Object.keys(roles).find((k) => roles[k]!.id === g.roleId), equals: g.scope.lookup.equals, suffix: g.scope.suffix } : g)),
+    ).toEqual(want);
+  });
+
+  it('every registered kind is in this table or asks for no grant', () => {
+    expect(SOURCE_KINDS.map((k) => k.name).sort()).toEqual(['http', 'prometheus', 'push', 'queue']);
   });
 });

@@ -12,6 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { loadConfig } from '../../src/config/load.js';
 import { buildDeployPackage, lockKey, SEQUENCE_FILE } from '../../scripts/build.mjs';
+import { SOURCE_KINDS } from '../../src/load/registry.js';
+
+const loadKinds = () => Promise.resolve(SOURCE_KINDS);
 import { readConfigSequence, SEQUENCE_FILE as RUNTIME_SEQUENCE_FILE } from '../../src/config/sequence.js';
 
 /** A build time that is not now: the stamp must be the one the build was given. */
@@ -46,7 +49,7 @@ beforeAll(async () => {
     },
     { 'aks.kubeconfig': 'apiVersion: v1\nkind: Config\n' },
   );
-  metafile = await buildDeployPackage({ outDir: deploy, configFile, loadConfig, env: {}, strict: true, builtAt: BUILT_AT });
+  metafile = await buildDeployPackage({ outDir: deploy, configFile, loadConfig, loadKinds, env: {}, strict: true, builtAt: BUILT_AT });
 }, 60_000);
 
 afterAll(async () => {
@@ -185,7 +188,7 @@ describe('building with a configuration', () => {
   it('stops a strict build on a configuration that cannot be deployed, before writing anything', async () => {
     const configFile = await writeSource(path.join(tmp, 'bad'), { storage: { connection: 'UseDevelopmentStorage=true' } });
     const outDir = path.join(tmp, 'bad-deploy');
-    await expect(buildDeployPackage({ outDir, configFile, loadConfig, env: {}, strict: true })).rejects.toThrow(
+    await expect(buildDeployPackage({ outDir, configFile, loadConfig, loadKinds, env: {}, strict: true })).rejects.toThrow(
       /drover\.config\.yaml cannot be deployed:\n {2}storage\.connection: /,
     );
     expect(existsSync(outDir)).toBe(false);
@@ -198,7 +201,7 @@ describe('building with a configuration', () => {
       targets: [{ name: 'web', scaleTargetRef: { kind: 'Pool', name: 'workers' }, minScale: 1, load: { source: 'http', url: 'https://ops:pw@metrics.example/load?api_key=k', targetPerReplica: 5 } }],
     });
     const outDir = path.join(tmp, 'secrets-deploy');
-    const message = await buildDeployPackage({ outDir, configFile, loadConfig, env: {}, warn: () => undefined }).then(() => 'built', (e: unknown) => String((e as Error).message));
+    const message = await buildDeployPackage({ outDir, configFile, loadConfig, loadKinds, env: {}, warn: () => undefined }).then(() => 'built', (e: unknown) => String((e as Error).message));
     expect(message).toMatch(/cannot be deployed:\n {2}azure\.devToken: .*\n {2}targets\[0\]\.load\.url: the URL carries a user and password.*\n {2}targets\[0\]\.load\.url: its query string carries a credential \(api_key=\)/);
     expect(message).not.toMatch(/dev-token-value|ops:pw|=k\b/);
     expect(existsSync(outDir)).toBe(false);
@@ -209,7 +212,7 @@ describe('building with a configuration', () => {
     await expect(buildDeployPackage({ outDir: path.join(tmp, 'dev-azd'), configFile, loadConfig, env: { AZURE_ENV_NAME: 'dev' }, allowDevConfig: true })).rejects.toThrow(/--allow-dev-config is for local builds only/);
     const outDir = path.join(tmp, 'dev-deploy');
     const notes: string[] = [];
-    await buildDeployPackage({ outDir, configFile, loadConfig, env: {}, allowDevConfig: true, warn: (line) => notes.push(line) });
+    await buildDeployPackage({ outDir, configFile, loadConfig, loadKinds, env: {}, allowDevConfig: true, warn: (line) => notes.push(line) });
     expect(notes.join('\n')).toMatch(/storage\.connection: [\s\S]*allowed by --allow-dev-config: dist\/deploy gets no configuration/);
     expect(existsSync(path.join(outDir, 'app', 'main.js'))).toBe(true);
     expect(existsSync(path.join(outDir, 'drover.config.yaml'))).toBe(false);

@@ -21,6 +21,8 @@ const BUILT_IN_ROLES: Record<string, { id: string; name: string }> = {
   storageTableDataContributor: { id: '0a9a7e1f-b9d0-4cc4-a60d-0319b160aaa3', name: 'Storage Table Data Contributor' },
   // Assigned by the post-provision hook on each queue a queue load source reads by accountName (hooks.test.ts).
   storageQueueDataReader: { id: '19e7f393-937e-4f77-808e-94535e297925', name: 'Storage Queue Data Reader' },
+  // What a prometheus source with auth: azure asks for (its kind's grants, least-privilege.test.ts), on its one workspace.
+  monitoringDataReader: { id: 'b0d8363b-8ddd-447d-831f-62ca05bff136', name: 'Monitoring Data Reader' },
   monitoringMetricsPublisher: { id: '3913510d-42f4-4e42-8a64-420c390055eb', name: 'Monitoring Metrics Publisher' },
 };
 
