@@ -26,7 +26,7 @@ export function historyTrace(entities: Iterable<HistoryEntity>, since: number, t
     const name = object.slice('target/'.length);
     if (targets.length > 0 && !targets.includes(name)) continue;
     const points = parseHistoryRow(object, unescapeKey(e.rowKey ?? ''), e)?.load?.points ?? [];
-    for (const p of points) if (p.at >= since && p.value >= 0) rows.push({ at: p.at, target: name, load: p.value, values: { load: p.value }, line: 0 });
+    for (const p of points) if (p.at >= since && p.value >= 0) rows.push({ at: p.at, target: name, load: p.value, line: 0 });
   }
   rows.sort((a, b) => a.at - b.at);
   return rows.map((r, i) => ({ ...r, line: i + 1 }));

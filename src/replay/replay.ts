@@ -75,6 +75,8 @@ export async function replayTrace(config: DroverConfig, source: TraceSource, opt
         replay = new TargetReplay(target, options, row.at, sizedPool(config, target));
         replays.set(name, replay);
       }
+      const unknown = Object.keys(row.values ?? {}).find((column) => column !== 'load' && !target.load?.sources.some((s) => s.name === column));
+      if (unknown !== undefined) throw new ReplayInputError(`trace line ${row.line}: ${unknown}: names no source of target "${name}" (its sources: ${(target.load?.sources ?? []).map((s) => s.name).join(', ') || 'none'}; a load column feeds them all)`);
       await replay.feed(row.at, row.load, row.values);
       end = row.at;
     }

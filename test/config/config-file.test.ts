@@ -21,7 +21,7 @@ const badFiles: { name: string; doc: unknown; path: string; message: RegExp }[] 
   { name: 'a subscription id that is not a GUID', doc: { azure: { ...azure, subscriptionId: 'abc' } }, path: 'azure.subscriptionId', message: /GUID/ },
   { name: 'an unknown credential mode', doc: { azure: { ...azure, credential: 'password' } }, path: 'azure.credential', message: /"default", "managed-identity", "dev"/ },
   { name: 'duplicate pool names', doc: { azure, pools: [pool(), pool()] }, path: 'pools[1].name', message: /duplicate pool name "workers"/ },
-  { name: 'an unknown load source', doc: { kubernetes: k8s, targets: [target({ load: { source: 'prometheus', targetPerReplica: 1 } })] }, path: 'targets[0].load.source', message: /http|queue|push/ },
+  { name: 'an unknown load source', doc: { kubernetes: k8s, targets: [target({ load: { source: 'kafka', targetPerReplica: 1 } })] }, path: 'targets[0].load.source', message: /http|queue|push|prometheus/ },
   { name: 'a fractional minScale', doc: { kubernetes: k8s, targets: [target({ minScale: 1.5 })] }, path: 'targets[0].minScale', message: /whole number/ },
   { name: 'both connection and accountName', doc: { storage: { connection: 'x', accountName: 'acct' } }, path: 'storage', message: /either connection or accountName/ },
   { name: 'pools without the azure section', doc: { pools: [pool()] }, path: 'azure', message: /required when pools are configured/ },
