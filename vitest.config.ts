@@ -76,6 +76,7 @@ export const UNIT_FILES = [
   'test/scaler/kpa-tables.test.ts',
   'test/scaler/metric-type.test.ts',
   'test/replay/source-columns.test.ts',
+  'test/docs/scaling-examples.test.ts',
   'test/scaler/no-evidence.property.test.ts',
   'test/scaler/policy-cases-hpa.test.ts',
   'test/scaler/policy-cases-keda-knative.test.ts',
