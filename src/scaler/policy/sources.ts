@@ -15,7 +15,6 @@
  */
 import { replicasFor, type LoadWindow } from '../../load/decider.js';
 import { evaluateFormula, type Formula } from './formula.js';
-
 import type { SourceKindName } from '../../load/registry.js';
 import type { MetricType } from '../../load/source-kind.js';
 
