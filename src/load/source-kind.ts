@@ -1,9 +1,11 @@
 /**
  * The seam every load source kind plugs into (as a KEDA scaler is one file): a kind is ONE
  * module exporting one `SourceKind`, listed by one line in `registry.ts`. Everything else — the
- * configuration's union of sources, the one collection loop, status, replay, the deploy checks
- * and the grants the deploy tools assign — takes what it needs from the registry, never from a
- * `switch` on the kind.
+ * configuration's union of sources, config checks, the one collection loop, status, replay, the
+ * deploy checks (`scripts/deploy-checks.mjs`, given the compiled registry) and the
+ * least-privilege test of the grants — takes what it needs from the registry, never from a
+ * `switch` on the kind. (The post-provision hook and `scripts/kubernetes-rbac.mjs` read the raw
+ * YAML and do not take `grants` from here yet.)
  *
  * A kind owns only its own keys. The seam adds the keys every source shares, so a kind never
  * declares them: `source` (the kind's name, the union's discriminator), `name` (in
@@ -44,7 +46,11 @@ export interface SourceTraits {
   sampling: 'gauge' | 'total';
   /** What a value means when `metricType` is not given; `fixed`: giving `metricType` is a config error (`resource`). */
   metricType: { default: MetricType; fixed: boolean };
-  /** The shortest period worth polling it at (Azure Monitor: 60 s); a shorter `pollInterval` is raised to it. */
+  /**
+   * The shortest period worth reading it at (Azure Monitor: 60 s). Declared for the kinds that
+   * need it; the collection loop does not enforce it yet (to come with the first such kind: skip
+   * the read while the source's newest stored sample is younger, so it holds across processes).
+   */
   minPollIntervalMs?: number;
 }
 
@@ -66,7 +72,11 @@ export interface SourcePorts {
   azure: { subscriptionId: string | undefined; resourceManagerEndpoint: string };
   /** The target the source sizes. */
   target: { name: string; ref: SourceTargetRef };
-  /** A Kubernetes API client for the target's cluster (kinds reading pods or metrics.k8s.io); absent for a Pool target. */
+  /**
+   * A Kubernetes API client for the target's cluster (kinds reading pods or metrics.k8s.io);
+   * absent for a Pool target. Not wired in source-ports.ts yet: the first kind that reads the
+   * cluster types it and wires it from the runtime's kubeconfig.
+   */
   kubernetes?: () => Promise<unknown>;
   /** Epoch ms; injected so tests run on a fake clock. */
   now(): number;
