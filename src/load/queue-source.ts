@@ -7,7 +7,6 @@ import { QueueClient } from '@azure/storage-queue';
 import type { TokenCredential } from '@azure/core-auth';
 import { nonEmpty } from '../config/fields.js';
 import { errorMessage } from '../log.js';
-import { queueOptions } from '../state/storage.js';
 import type { LoadReading } from './http-source.js';
 import { defineKind } from './source-kind.js';
 
@@ -17,9 +16,16 @@ export interface QueueSourceConfig {
   accountName?: string;
 }
 
+/**
+ * The queue's client retries as Drover's own storage clients do (a few tries close together),
+ * inside the read's deadline; kept here so the source kinds, which config load reads, do not
+ * import the storage adapter (and through it the configuration again).
+ */
+const QUEUE_SOURCE_OPTIONS = { retryOptions: { maxTries: 3, tryTimeoutInMs: 5_000, retryDelayInMs: 200, maxRetryDelayInMs: 1_000 } };
+
 export function queueClientFor(source: QueueSourceConfig, credential: () => TokenCredential): QueueClient {
-  if (source.connection) return new QueueClient(source.connection, source.queueName, queueOptions);
-  if (source.accountName) return new QueueClient(`https://${source.accountName}.queue.core.windows.net/${source.queueName}`, credential(), queueOptions);
+  if (source.connection) return new QueueClient(source.connection, source.queueName, QUEUE_SOURCE_OPTIONS);
+  if (source.accountName) return new QueueClient(`https://${source.accountName}.queue.core.windows.net/${source.queueName}`, credential(), QUEUE_SOURCE_OPTIONS);
   throw new Error('a queue load source needs connection or accountName');
 }
 
