@@ -222,10 +222,11 @@ function registerHostVerbs(program: Command, io: CliIO, configFile: () => string
     .description('Azurite, the simulators and the local host on an example configuration (what npm start runs)')
     .option('--for <duration>', 'stop by itself after this long (default: run until Ctrl+C)', durationArg)
     .option('--verbose', 'every log line of every pass, not only the changes')
+    .option('--record <dir>', "record every exchange with the ARM and Kubernetes simulators in this folder, for `npm run check:api`")
     .action(async function (this: Command) {
-      const o = this.opts<{ for?: number; verbose?: boolean }>();
+      const o = this.opts<{ for?: number; verbose?: boolean; record?: string }>();
       const { commands } = await verbs();
-      return run(() => commands.sim(io, { forMs: o.for, verbose: o.verbose === true }, demo))();
+      return run(() => commands.sim(io, { forMs: o.for, verbose: o.verbose === true, ...(o.record ? { recordDir: o.record } : {}) }, demo))();
     });
 }
 

@@ -152,7 +152,7 @@ export const commands = {
     return 0;
   },
 
-  async sim(io: CliIO, opts: { forMs?: number; verbose?: boolean }, bundled?: BundledDemo): Promise<number> {
+  async sim(io: CliIO, opts: { forMs?: number; verbose?: boolean; recordDir?: string }, bundled?: BundledDemo): Promise<number> {
     const demo = bundled?.module ?? (await importDemo());
     if (demo === undefined) {
       throw new CliUsageError(
@@ -173,7 +173,7 @@ export const commands = {
 };
 
 export interface DemoModule {
-  runDemo(io: CliIO, opts: { forMs?: number; verbose?: boolean; signal?: AbortSignal; cliCommand?: string }): Promise<number>;
+  runDemo(io: CliIO, opts: { forMs?: number; verbose?: boolean; recordDir?: string; signal?: AbortSignal; cliCommand?: string }): Promise<number>;
 }
 
 /** The demo `npm start` bundles with the command line, and the command its lines should print. */
