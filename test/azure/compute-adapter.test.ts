@@ -209,6 +209,16 @@ describe('delete instances', () => {
     expect(control.vms().map((vm) => vm.name)).toEqual([second!.name]);
   });
 
+  it('Flexible: deallocates and starts one VM by name, done once ARM finishes', async () => {
+    const control = h.sim.addScaleSet({ resourceGroup: rg, name: 'flex', orchestrationMode: 'Flexible', capacity: 2 });
+    const [first, second] = control.vms();
+    const slowApi = await h.newApi({ clock, lroWaitMs: 5_000, lroPollIntervalMs: 10 });
+    expect(await advancedWhilePending(() => slowApi.setPower(rg, 'flex', 'Flexible', 'deallocate', [first!.name]))).toEqual({ done: true });
+    expect(control.vms().map((vm) => vm.powerState)).toEqual(['PowerState/deallocated', second!.powerState]);
+    expect(await advancedWhilePending(() => slowApi.setPower(rg, 'flex', 'Flexible', 'start', [first!.name]))).toEqual({ done: true });
+    expect(control.vms().map((vm) => vm.powerState)).toEqual(['PowerState/running', second!.powerState]);
+  });
+
   it('nothing to delete calls nothing', async () => {
     expect(await api.deleteInstances(rg, 'uni', [])).toEqual({ done: true });
     expect(h.sim.counts.requests).toBe(0);
