@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { RecordedExchange } from '../recorder.js';
+import { sharedFolder } from '../shared-folder.js';
 import { checkRecording } from './run.js';
 
 /** Integration files whose traffic, with the demo's, makes every call of Drover's lists. */
@@ -51,7 +52,7 @@ async function main(): Promise<number> {
   const { values } = parseArgs({
     options: { specs: { type: 'string' }, kubernetes: { type: 'string' }, recording: { type: 'string' }, 'demo-for': { type: 'string' } },
   });
-  const specs = path.resolve(values.specs ?? '../shared/arm-specs');
+  const specs = path.resolve(values.specs ?? sharedFolder('arm-specs'));
   const kubernetes = path.resolve(values.kubernetes ?? path.join(specs, '../k8s-specs/v1.34.0/swagger.json'));
   const temporary = values.recording ? undefined : mkdtempSync(path.join(tmpdir(), 'drover-api-record-'));
   try {

@@ -3,12 +3,13 @@
 // (DROVER_SPECS_DIR names another folder holding arm-specs and k8s-specs).
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { sharedFolder } from '../../sim/shared-folder.js';
 import type { RecordedExchange } from '../../sim/recorder.js';
 import { loadSpecs, type LoadedSpecs } from '../../sim/api-check/load.js';
 import { checkExchanges } from '../../sim/api-check/run.js';
 import { coverageGaps, droverCalls } from '../../sim/api-check/coverage.js';
 
-const SHARED = process.env.DROVER_SPECS_DIR ?? path.resolve('../shared');
+const SHARED = process.env.DROVER_SPECS_DIR ?? path.dirname(sharedFolder('arm-specs'));
 const VMSS = '/subscriptions/s1/resourceGroups/rg/providers/Microsoft.Compute/virtualMachineScaleSets/pool';
 const SCALE = '/apis/apps/v1/namespaces/default/deployments/web/scale';
 

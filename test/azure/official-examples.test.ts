@@ -6,11 +6,12 @@ import path from 'node:path';
 import { createHttpHeaders, type PipelineRequest, type PipelineResponse } from '@azure/core-rest-pipeline';
 import type { VirtualMachineScaleSet } from '@azure/arm-compute';
 import { describe, expect, it } from 'vitest';
+import { sharedFolder } from '../../sim/shared-folder.js';
 import { listVmsVia } from '../../src/azure/vm-listing.js';
 import { listAutoscaleSettingsVia } from '../../src/azure/autoscale-settings.js';
 import { scaleSetInfoOf } from '../../src/azure/records.js';
 
-const SPECS = path.join(process.env.DROVER_SPECS_DIR ?? path.resolve('../shared'), 'arm-specs');
+const SPECS = path.join(process.env.DROVER_SPECS_DIR ?? path.dirname(sharedFolder('arm-specs')), 'arm-specs');
 const COMPUTE = 'specification/compute/resource-manager/Microsoft.Compute/ComputeRP/stable/2024-07-01';
 const ENDPOINT = 'https://management.azure.com';
 
