@@ -39,7 +39,8 @@ async function record(dir: string, demoSeconds: number): Promise<void> {
     run(npx, ['vitest', 'run', ...RECORDED_TESTS], env),
     run(process.execPath, [path.resolve('dist/start/main.js'), '--for', `${demoSeconds}s`, '--record', dir], env),
   ]);
-  if (tests !== 0) throw new Error(`the recorded tests failed (exit ${tests}): fix them before checking their traffic`);
+  // Their traffic is checked all the same; what a failed test did not send, coverage names.
+  if (tests !== 0) process.stderr.write(`check:api: the recorded tests failed (exit ${tests}); npm test says which\n`);
 }
 
 function readRecording(dir: string): RecordedExchange[] {

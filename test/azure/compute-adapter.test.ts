@@ -122,7 +122,7 @@ describe('list VMs', () => {
     expect(error).toBeInstanceOf(ArmRequestError);
     expect(error).not.toBeInstanceOf(ArmNotFoundError);
     expect((error as ArmRequestError).statusCode).toBe(404);
-    expect((error as Error).message).toMatch(/later page.*NotFound.*skip token is no longer valid/);
+    expect((error as Error).message).toMatch(/page 2 .*answered 404 \(NotFound\).*skip token is no longer valid/);
     // A 404 on the first page is the scale set missing, with ARM's code and message in the error.
     const missing = await failure(api.listVms(rg, 'nowhere', 'Uniform'));
     expect(missing).toBeInstanceOf(ArmNotFoundError);
