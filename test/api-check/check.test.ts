@@ -76,6 +76,10 @@ describe('the API check', () => {
     expect(found[0]).toMatch(/^(GET|PATCH|POST) \//);
   });
 
+  it('refuses a specification folder that is not there, naming it and --specs', () => {
+    expect(() => loadSpecs('/nowhere/arm-specs', path.join(SHARED, 'k8s-specs/v1.34.0/swagger.json'))).toThrow('ARM specifications: no folder /nowhere/arm-specs (give another with --specs DIR)');
+  });
+
   it('names each of Drover\'s calls a recording never made, and none that it made', () => {
     const calls = droverCalls();
     expect(calls.filter((c) => c.operation === undefined)).toEqual([]);
