@@ -22,6 +22,7 @@ import { startKubernetesSim } from './kubernetes/server.js';
 import { startActivatorSim } from './activator/server.js';
 import { storyLines } from './story.js';
 import { demoSteps } from './steps.js';
+import { pushLoad } from '../src/queue/push.js';
 
 const SUBSCRIPTION = '00000000-0000-0000-0000-00000000d0e0';
 
@@ -186,7 +187,7 @@ async function demo(io: CliIO, options: DemoOptions, started: Started): Promise<
   const steps = demoSteps({
     protect: (vm) => void workers.updateVm(vm, { protectFromScaleIn: true }),
     failNextCreation: () => workers.failNextCreations(1),
-    load: (target, load) => rt.queues.reconcile({ kind: 'target', name: target, reason: 'demo load', load }),
+    load: (target, load) => pushLoad({ pushes: rt.stores.pushes, queues: rt.queues }, target, load, 'demo load'),
   });
   const startedAt = Date.now();
   for (const step of steps) if (step.kind === 'at') started(setTimeout(() => told(step.what, step.act), step.ms), clearTimeout);

@@ -6,7 +6,7 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, type Option } from 'commander';
-import { MAX_REPLICAS } from './limits.js';
+import { MAX_LOAD, MAX_REPLICAS } from './limits.js';
 import { parseDuration } from './config/duration.js';
 import { MAX_DURATION_MS } from './config/fields.js';
 import { MAX_DELAY_MS } from './queue/sender.js';
@@ -50,6 +50,7 @@ const budgetArg = (value: string) => {
 const loadArg = (value: string) => {
   const n = parseDecimalLoad(value);
   if (n === undefined || !Number.isFinite(n)) throw new InvalidArgumentError('expected a decimal number ≥ 0 (e.g. 25 or 2.5e3)');
+  if (n > MAX_LOAD) throw new InvalidArgumentError(`expected at most ${MAX_LOAD} (the load ceiling)`);
   return n;
 };
 

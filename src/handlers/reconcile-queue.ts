@@ -3,20 +3,25 @@ import { errorMessage, invocationLog, type Log } from '../log.js';
 import { shortHash } from '../config/sequence.js';
 import { messageId } from './trigger.js';
 import { decodeMessage, reconcileMessageSchema, type ReconcileMessage } from '../queue/messages.js';
-import { mergeRequest, messageToken, onDelivery, postpone, putBack, type Delivery, type Pending } from '../queue/pending-plan.js';
+import { latest, mergeRequest, messageToken, onDelivery, postpone, putBack, type Delivery, type Pending } from '../queue/pending-plan.js';
 import type { Markers } from '../queue/sender.js';
 import { busyRetryDelay } from '../queue/retry.js';
 import { reconcileObject } from '../reconcile/object.js';
 import { objectKey, type ObjectOutcome, type ObjectRef } from '../reconcile/types.js';
 import type { Runtime } from '../runtime/runtime.js';
+import { pushSourceName } from '../load/push-source.js';
+import { clampLoad } from '../load/load-number.js';
 
 
 /**
- * One reconcile message: a forced reconcile or a delayed re-enqueue, served through the
- * object's pending marker (src/queue/pending-plan.ts), so that however many messages name one
- * object, it is reconciled once with the latest pushed value. A malformed message is logged and
- * dropped (returning normally deletes it); a failed reconcile throws so the host retries it and,
- * after maxDequeueCount tries, moves it to the poison queue.
+ * One reconcile message: a wake-up (a push, a forced reconcile, a delayed re-enqueue), served
+ * through the object's pending marker (src/queue/pending-plan.ts), so that however many messages
+ * name one object it is reconciled once. A pushed value is not the message's: it waits in the
+ * target's push row, which every reconcile reads. A value a message still carries (a raw message,
+ * an older build's) or a marker still holds (an earlier version's) is offered to that row as of
+ * when it reached storage (offerCarried below). A malformed message is logged and dropped
+ * (returning normally deletes it); a failed reconcile throws so the host retries it and, after
+ * maxDequeueCount tries, moves it to the poison queue.
  */
 export async function onReconcileMessage(rt: Runtime, message: unknown, context: InvocationContext): Promise<ObjectOutcome | undefined> {
   const log = invocationLog(context);
@@ -29,17 +34,19 @@ export async function onReconcileMessage(rt: Runtime, message: unknown, context:
   const ref: ObjectRef = { kind: msg.kind, name: msg.name };
   await announceConfiguration(rt, log);
   if (!known(rt, ref)) return forNewerConfiguration(rt, ref, msg, log, messageId(context));
+  const carried = msg.load === undefined ? {} : { load: msg.load, loadAt: insertionTime(context) };
   const markers = rt.queues.markers;
-  const { delivery, taken } = markers ? await deliveryOf(markers, ref, msg) : { delivery: { kind: 'serve', reason: msg.reason, load: msg.load } as const, taken: undefined };
+  const { delivery, taken } = markers ? await deliveryOf(markers, ref, msg, carried) : { delivery: { kind: 'serve', reason: msg.reason } as const, taken: undefined };
+  // Folded: the value waits in the marker, whose delivery offers it. Otherwise it is offered now.
+  if (delivery.kind === 'fold') return undefined;
+  await offerCarried(rt, ref, delivery.kind === 'serve' ? latest(taken, carried) : carried, log);
   if (delivery.kind === 'drop') {
     log.debug?.(`${objectKey(ref)}: message ${messageId(context)} needs nothing: ${delivery.why}`);
     return undefined;
   }
-  if (delivery.kind === 'fold') return undefined;
-  const load = taken?.load ?? delivery.load;
-  const outcome = await reconcileObject(rt, ref, { reason: delivery.reason, load }, { log, signal: rt.shutdown.signal });
-  if (markers) await settleMarker(markers, ref, { ...msg, ...(load === undefined ? {} : { load }) }, taken, outcome, rt.clock.now());
-  else if (outcome.status === 'busy') await rt.queues.reconcile({ ...ref, reason: msg.reason, load: msg.load }, busyRetryDelay(rt.clock.now(), outcome.until));
+  const outcome = await reconcileObject(rt, ref, { reason: delivery.reason }, { log, signal: rt.shutdown.signal });
+  if (markers) await settleMarker(markers, ref, msg, taken, outcome, rt.clock.now());
+  else if (outcome.status === 'busy') await rt.queues.reconcile({ ...ref, reason: msg.reason }, busyRetryDelay(rt.clock.now(), outcome.until));
   // Cut short (the host is stopping): the message comes back and the reconcile is finished then.
   if (outcome.status === 'aborted') throw new Error(`reconcile of ${objectKey(ref)} aborted: ${outcome.reason}`);
   // Only a failure that may pass is retried (and poisoned after maxDequeueCount); a refusal such
@@ -48,6 +55,24 @@ export async function onReconcileMessage(rt: Runtime, message: unknown, context:
     throw new Error(`reconcile of ${objectKey(ref)} failed: ${outcome.error}`);
   }
   return outcome;
+}
+
+/** When the queue service took the message in (its trigger metadata), on the storage service's clock. */
+function insertionTime(context: InvocationContext): number | undefined {
+  const at = Date.parse(String(context.triggerMetadata?.insertionTime ?? ''));
+  return Number.isFinite(at) ? at : undefined;
+}
+
+/** A value a message or a marker carried, offered to the target's push row as of when it reached storage. */
+async function offerCarried(rt: Runtime, ref: ObjectRef, { load: value, loadAt: landedAt }: Pick<Pending, 'load' | 'loadAt'>, log: Log): Promise<void> {
+  if (value === undefined) return;
+  const target = ref.kind === 'target' ? rt.config.targets.find((t) => t.name === ref.name) : undefined;
+  if (!target || pushSourceName(target.load) === undefined) {
+    log.warn(`${objectKey(ref)}: pushed load ${value} ignored: it has no push source`);
+    return;
+  }
+  const load = clampLoad(value);
+  if (load) await rt.stores.pushes.offer(ref.name, load.value, landedAt);
 }
 
 /** The object a reconcile message names (its lane in the local host), when it decodes. */
@@ -63,13 +88,13 @@ export function reconcileLane(message: unknown): string | undefined {
  * own next poll, a push) makes a new marker. A flood for one object in this process shares one
  * read and one write a round, and the take never races this process's own writes of the marker.
  */
-async function deliveryOf(markers: Markers, ref: ObjectRef, msg: ReconcileMessage): Promise<{ delivery: Delivery; taken?: Pending }> {
-  let delivery: Delivery = { kind: 'serve', reason: msg.reason, load: msg.load };
+async function deliveryOf(markers: Markers, ref: ObjectRef, msg: ReconcileMessage, carried: Pick<Pending, 'load' | 'loadAt'>): Promise<{ delivery: Delivery; taken?: Pending }> {
+  let delivery: Delivery = { kind: 'serve', reason: msg.reason };
   let taken: Pending | undefined;
   await markers.change(ref, (current, now) => {
     delivery = onDelivery(msg, current, now);
     taken = undefined;
-    if (delivery.kind === 'fold') return mergeRequest(current, { at: now, reason: msg.reason, ...(msg.load === undefined ? {} : { load: msg.load }) }, now, messageToken);
+    if (delivery.kind === 'fold') return mergeRequest(current, { at: now, reason: msg.reason, ...carried }, now, messageToken);
     if (delivery.kind === 'drop') return undefined;
     taken = current;
     return current ? { next: undefined } : undefined;
@@ -111,7 +136,7 @@ async function settleMarker(markers: Markers, ref: ObjectRef, msg: ReconcileMess
   if (outcome.status === 'busy') {
     // The holder may have read its inputs before this request arrived: look again shortly.
     const retryAt = now + busyRetryDelay(now, outcome.until);
-    const request = { reason: taken?.reason ?? msg.reason, ...(msg.load === undefined ? {} : { load: msg.load }) };
+    const request = { reason: taken?.reason ?? msg.reason };
     await markers.change(ref, (current, t) => postpone(current, request, retryAt, msg.dueAt, t, messageToken));
     return;
   }

@@ -5,7 +5,7 @@
  * stable window, and the samples of all stored in one row (sample-store.ts). A source's read
  * that fails leaves its samples as they were and is reported as `failed`: its health (consecutive
  * failures) is the plan's to count, in the target's record. A pushed value is the push source's
- * reading; without a push source it is noted and left unused.
+ * reading, the push not yet served (push-source.ts).
  */
 import type { QueueClient } from '@azure/storage-queue';
 import type { SeveralSourcesConfig } from './sources.js';
@@ -14,10 +14,12 @@ import { readHttpLoad, type LoadReading } from './http-source.js';
 import { readQueueLoad, type QueueSourceConfig } from './queue-source.js';
 import type { SampleSeries } from './sample-store.js';
 import { SampleWindow } from './sample-window.js';
+import type { PushToServe } from './push-source.js';
 
 export interface SeriesPorts {
   readSeries(names: readonly string[]): Promise<SampleSeries>;
-  writeSeries(series: SampleSeries): Promise<void>;
+  /** `pushTag`: the push this reconcile served, recorded with the samples. */
+  writeSeries(series: SampleSeries, pushTag?: string): Promise<void>;
   queueClient(source: QueueSourceConfig): QueueClient;
 }
 
@@ -43,12 +45,13 @@ export interface CollectedSources {
 
 export async function collectSources(
   load: SeveralSourcesConfig,
-  pushed: number | undefined,
+  push: PushToServe | undefined,
   ports: SeriesPorts,
   options: { now: number; keepMs: number; persist: boolean; signal?: AbortSignal },
 ): Promise<CollectedSources> {
   const names = load.sources.map((s) => s.name);
-  const [stored, readings] = await Promise.all([ports.readSeries(names), Promise.all(load.sources.map((s) => readOne(s, pushed, ports, options.signal)))]);
+  const pushed = load.sources.some((s) => s.source === 'push') ? push : undefined;
+  const [stored, readings] = await Promise.all([ports.readSeries(names), Promise.all(load.sources.map((s) => readOne(s, pushed?.value, ports, options.signal)))]);
   const sources = load.sources.map((config, i): CollectedSource => {
     const samples = SampleWindow.from(stored[config.name] ?? []);
     const reading = readings[i];
@@ -59,11 +62,11 @@ export async function collectSources(
   });
   if (options.persist) {
     const retained = Object.fromEntries(sources.map((s) => [s.name, s.samples.toArray()]));
-    if (!names.every((n) => sameSamples(stored[n] ?? [], retained[n]!))) await ports.writeSeries(retained);
+    // A served push is written even when the gauge did not move: the row records that it was served.
+    if (!names.every((n) => sameSamples(stored[n] ?? [], retained[n]!)) || pushed) await ports.writeSeries(retained, pushed?.tag);
   }
-  const unused = pushed !== undefined && !load.sources.some((s) => s.source === 'push') ? [`pushed ${pushed} unused: no push source`] : [];
   const errors = sources.flatMap((s) => (s.error ? [s.error] : []));
-  return { sources, note: [...sources.map((s) => s.note), ...unused].join('; '), ...(errors.length ? { error: errors.join('; ') } : {}) };
+  return { sources, note: sources.map((s) => s.note).join('; '), ...(errors.length ? { error: errors.join('; ') } : {}) };
 }
 
 function readOne(config: SeveralSourcesConfig['sources'][number], pushed: number | undefined, ports: SeriesPorts, signal?: AbortSignal): Promise<LoadReading | undefined> {

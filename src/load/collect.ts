@@ -1,5 +1,5 @@
 /**
- * One reconcile's look at a target's load: the value pushed with the reconcile message, or a
+ * One reconcile's look at a target's load: the push not yet served (push-source.ts), or a
  * reading of the configured source, added to the stored samples (which are pruned to the
  * stable window). A target without a load source acts as a push source with
  * targetPerReplica 1: it never changes scale on its own, only when a reconcile brings a
@@ -13,12 +13,14 @@ import { MAX_LOAD } from '../limits.js';
 import { clampLoad } from './load-number.js';
 import { SampleWindow } from './sample-window.js';
 import type { Sample } from './samples.js';
+import type { PushToServe } from './push-source.js';
 
 const IMPLICIT_SOURCE: LoadSourceConfig = Object.freeze({ source: 'push', targetPerReplica: 1 });
 
 export interface LoadPorts {
   readSamples(): Promise<Sample[]>;
-  writeSamples(samples: readonly Sample[]): Promise<void>;
+  /** `pushTag`: the push this reconcile served, recorded with the samples. */
+  writeSamples(samples: readonly Sample[], pushTag?: string): Promise<void>;
   /** A client for a `queue` source's queue. */
   queueClient(source: QueueSourceConfig): QueueClient;
 }
@@ -37,18 +39,20 @@ export interface CollectedLoad {
 
 export async function collectLoad(
   source: LoadSourceConfig | undefined,
-  pushed: number | undefined,
+  pushed: PushToServe | undefined,
   ports: LoadPorts,
   options: { now: number; keepMs: number; persist: boolean; signal?: AbortSignal },
 ): Promise<CollectedLoad> {
   const config = source ?? IMPLICIT_SOURCE;
   const gauge = config.source === 'push';
-  const [stored, reading] = await Promise.all([ports.readSamples(), readSource(config, pushed, ports, options.signal)]);
+  const served = gauge ? pushed : undefined;
+  const [stored, reading] = await Promise.all([ports.readSamples(), readSource(config, served?.value, ports, options.signal)]);
   const samples = SampleWindow.from(stored);
-  const { note, error } = takeReading(samples, config, reading, pushed !== undefined, options.now, options.keepMs);
+  const { note, error } = takeReading(samples, config, reading, served !== undefined, options.now, options.keepMs);
   if (options.persist) {
     const retained = samples.toArray();
-    if (!sameSamples(stored, retained)) await ports.writeSamples(retained);
+    // A served push is written even when the gauge did not move: the row records that it was served.
+    if (!sameSamples(stored, retained) || served) await ports.writeSamples(retained, served?.tag);
   }
   return { samples, gauge, targetPerReplica: config.targetPerReplica, note, ...(error ? { error } : {}) };
 }
@@ -93,12 +97,11 @@ function bounded(reading: LoadReading | undefined): BoundedReading | undefined {
   return load.clamped ? { ok: true, value: load.value, clampedFrom: reading.value } : { ok: true, value: load.value };
 }
 
-/** A pushed value stands in for a reading; push sources are read from messages only. */
+/** A push source's reading is the push not yet served; the others are read. */
 function readSource(config: LoadSourceConfig, pushed: number | undefined, ports: LoadPorts, signal?: AbortSignal): Promise<LoadReading | undefined> {
-  if (pushed !== undefined) return Promise.resolve({ ok: true, value: pushed });
   switch (config.source) {
     case 'push':
-      return Promise.resolve(undefined);
+      return Promise.resolve(pushed === undefined ? undefined : { ok: true, value: pushed });
     case 'http':
       return readHttpLoad(config, signal);
     case 'queue':

@@ -11,6 +11,8 @@ import { errorMessage, type Log } from '../log.js';
 import { queueClientFor, type QueueSourceConfig } from '../load/queue-source.js';
 import { readSampleSeries, readSamples, writeSampleSeries, writeSamples, type SampleSeries } from '../load/sample-store.js';
 import type { Sample } from '../load/samples.js';
+import type { PushRead } from '../load/push-store.js';
+import { pushSourceName } from '../load/push-source.js';
 import { recordActivationLatency } from '../metrics/activation-latency.js';
 import { recordAndFlush } from '../metrics/export.js';
 import { probeActivator } from '../probe/activator-probe.js';
@@ -24,11 +26,19 @@ import type { ReconcileContext } from './types.js';
 import type { NewerLive } from './config-stamp.js';
 import type { ConfigId } from '../config/sequence.js';
 
+/** What a samples row holds besides its samples: the push last served (push-source.ts), and the push row read with it. */
+export interface Served<T> {
+  value: T;
+  pushTag: string | undefined;
+  push?: PushRead;
+}
+
 export interface TargetPassDeps {
   row: Pick<FencedTargetRow, 'read' | 'write' | 'confirm'>;
-  samples: { read(): Promise<Sample[]>; write(samples: readonly Sample[], now: number): Promise<void> };
+  /** `pushTag` on a write: the push it served (absent: the one served before stays recorded). */
+  samples: { read(): Promise<Served<Sample[]>>; write(samples: readonly Sample[], now: number, pushTag?: string): Promise<void> };
   /** The same row for a target with several sources: each source's samples by name. */
-  sampleSeries: { read(names: readonly string[]): Promise<SampleSeries>; write(series: SampleSeries, now: number): Promise<void> };
+  sampleSeries: { read(names: readonly string[]): Promise<Served<SampleSeries>>; write(series: SampleSeries, now: number, pushTag?: string): Promise<void> };
   port: TargetPort;
   queueClient(source: QueueSourceConfig): QueueClient;
   /** One synchronous activator probe. */
@@ -54,8 +64,9 @@ export async function targetPassDeps(ctx: ReconcileContext, target: TargetConfig
   const port = await targetPortFor(rt, target);
   return {
     row: new FencedTargetRow(rt.table('targets'), target.name, { seq: rt.configuration.seq, hash: rt.configuration.hash }),
-    samples: sampleRow(rt.table('samples'), target.name),
-    sampleSeries: sampleSeriesRow(rt.table('samples'), target.name),
+    // A target with a push source reads its push row with its samples.
+    samples: sampleRow(rt.table('samples'), target.name, pushSourceName(target.load) !== undefined),
+    sampleSeries: sampleSeriesRow(rt.table('samples'), target.name, pushSourceName(target.load) !== undefined),
     port,
     queueClient: (source) => queueClientFor(source, () => rt.azureCredential()),
     probe: () => probeActivator(target.activator?.probeUrl, { signal }),
@@ -74,29 +85,31 @@ export async function targetPassDeps(ctx: ReconcileContext, target: TargetConfig
   };
 }
 
-/** The target's samples row: written only over the ETag it was read with. */
-function sampleRow(table: EntityTable, target: string): TargetPassDeps['samples'] {
+/** The target's samples row: written only over the ETag it was read with, keeping the served push it read unless told another. */
+function sampleRow(table: EntityTable, target: string, withPush: boolean): TargetPassDeps['samples'] {
   let etag: string | undefined;
+  let served: string | undefined;
   return {
     async read() {
-      const stored = await readSamples(table, target);
-      etag = stored.etag;
-      return stored.samples;
+      const stored = await readSamples(table, target, withPush);
+      ({ etag, pushTag: served } = stored);
+      return { value: stored.samples, pushTag: stored.pushTag, ...(stored.push ? { push: stored.push } : {}) };
     },
-    write: (samples, now) => writeSamples(table, target, samples, now, etag),
+    write: (samples, now, pushTag) => writeSamples(table, target, samples, now, etag, pushTag ?? served),
   };
 }
 
 
 /** The samples row of a target with several sources, written over the ETag it was read with. */
-function sampleSeriesRow(table: EntityTable, target: string): TargetPassDeps['sampleSeries'] {
+function sampleSeriesRow(table: EntityTable, target: string, withPush: boolean): TargetPassDeps['sampleSeries'] {
   let etag: string | undefined;
+  let served: string | undefined;
   return {
     async read(names) {
-      const stored = await readSampleSeries(table, target, names);
-      etag = stored.etag;
-      return stored.series;
+      const stored = await readSampleSeries(table, target, names, withPush);
+      ({ etag, pushTag: served } = stored);
+      return { value: stored.series, pushTag: stored.pushTag, ...(stored.push ? { push: stored.push } : {}) };
     },
-    write: (series, now) => writeSampleSeries(table, target, series, now, etag),
+    write: (series, now, pushTag) => writeSampleSeries(table, target, series, now, etag, pushTag ?? served),
   };
 }

@@ -38,7 +38,8 @@ import { isTargetMissing } from '../scaler/shell/target-port.js';
 import type { TargetHistoryFields } from '../state/history.js';
 import { SampleWindow } from '../load/sample-window.js';
 import { readinessWatch } from '../scaler/shell/readiness-watch.js';
-import type { TargetPassDeps } from './target-deps.js';
+import type { Served, TargetPassDeps } from './target-deps.js';
+import { pushToServe, type PushToServe } from '../load/push-source.js';
 import type { Decision, ReconcileRequest } from './types.js';
 import { leftAlone, leftToNewer, stampOf } from './config-stamp.js';
 
@@ -62,7 +63,7 @@ export async function reconcileTarget(deps: TargetPassDeps, target: TargetConfig
   // wake is timed from the load sample taken next, not from a cold start before it.
   const now = clock.now();
 
-  const load = await collect(deps, target, request.load, { now, persist });
+  const load = await collect(deps, target, { now, persist });
 
   const step = await runScaleStep(
     {
@@ -113,24 +114,36 @@ async function fenceScaleWrite(deps: TargetPassDeps): Promise<void> {
 }
 
 /**
+ * The samples row and, for a target with a push source, its push row, read together: a push the
+ * samples row does not record as served is this reconcile's push reading.
+ */
+async function withPush<T>(read: () => Promise<Served<T>>): Promise<{ stored: T; push: PushToServe | undefined }> {
+  const stored = await read();
+  return { stored: stored.value, push: pushToServe(stored.push, stored.pushTag) };
+}
+
+/**
  * This reconcile's look at the load: its one source, or each of several (whose first source's
  * samples stand for the target's load in its history).
  */
-async function collect(deps: TargetPassDeps, target: TargetConfig, pushed: number | undefined, { now, persist }: { now: number; persist: boolean }): Promise<CollectedLoad & { sources?: SourceObservation[] }> {
+async function collect(deps: TargetPassDeps, target: TargetConfig, { now, persist }: { now: number; persist: boolean }): Promise<CollectedLoad & { sources?: SourceObservation[] }> {
   const { lease, signal } = deps;
   const options = { now, keepMs: target.scaleToZero.stableWindow, persist, signal };
   if (!isSeveral(target.load)) {
-    const write = async (samples: readonly Sample[]) => {
+    const write = async (samples: readonly Sample[], pushTag?: string) => {
       await lease.check();
-      await deps.samples.write(samples, now);
+      await deps.samples.write(samples, now, pushTag);
     };
-    return collectLoad(target.load, pushed, { readSamples: () => deps.samples.read(), writeSamples: write, queueClient: deps.queueClient }, options);
+    const { stored, push } = await withPush(() => deps.samples.read());
+    return collectLoad(target.load, push, { readSamples: () => Promise.resolve(stored), writeSamples: write, queueClient: deps.queueClient }, options);
   }
-  const writeSeries = async (series: SampleSeries) => {
+  const writeSeries = async (series: SampleSeries, pushTag?: string) => {
     await lease.check();
-    await deps.sampleSeries.write(series, now);
+    await deps.sampleSeries.write(series, now, pushTag);
   };
-  const got = await collectSources(target.load, pushed, { readSeries: (names) => deps.sampleSeries.read(names), writeSeries, queueClient: deps.queueClient }, options);
+  const names = target.load.sources.map((s) => s.name);
+  const { stored, push } = await withPush(() => deps.sampleSeries.read(names));
+  const got = await collectSources(target.load, push, { readSeries: () => Promise.resolve(stored), writeSeries, queueClient: deps.queueClient }, options);
   const first = got.sources[0]!;
   return {
     samples: first.samples,

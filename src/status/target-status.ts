@@ -10,6 +10,8 @@ import type { TargetRecord } from '../scaler/decide/target-record.js';
 import { iso } from './time.js';
 import { leftAloneField } from './configuration.js';
 import { policyStatus, type PolicyStatus } from './policy-status.js';
+import { pushSourceName, pushSourceStatus, type PushSourceStatus } from '../load/push-source.js';
+import { readSamples } from '../load/sample-store.js';
 
 export interface TargetStatus {
   name: string;
@@ -38,10 +40,21 @@ export interface TargetStatus {
   policy?: PolicyStatus;
   /** "left to a newer configuration (seq N)": its row carries a newer stamp than this host's configuration; absent otherwise. */
   leftAlone?: string;
+  /** The target's load sources as last seen; its push source's latest push, and whether a reconcile decided with it. */
+  sources?: PushSourceStatus[];
+}
+
+/** The push source's entry in `sources`, from the push row and the samples row's record of what was served. */
+async function pushSources(rt: Runtime, target: TargetConfig): Promise<{ sources?: PushSourceStatus[] }> {
+  const name = pushSourceName(target.load);
+  if (name === undefined) return {};
+  const [push, samples] = await Promise.all([rt.stores.pushes.read(target.name), readSamples(rt.stores.samples, target.name)]);
+  return { sources: [pushSourceStatus(name, push, samples.pushTag)] };
 }
 
 export async function targetStatus(rt: Runtime, target: TargetConfig): Promise<TargetStatus> {
-  return targetStatusOf(rt, target, await readTargetRecord(rt.table('targets'), target.name));
+  const [r, sources] = await Promise.all([readTargetRecord(rt.table('targets'), target.name), pushSources(rt, target)]);
+  return { ...(await targetStatusOf(rt, target, r)), ...sources };
 }
 
 /** The status of a target from its row as read (one read of a whole fleet's rows, in status.ts). */

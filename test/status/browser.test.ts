@@ -25,6 +25,7 @@ import { buildStatus } from '../../src/status/status.js';
 import type { ScaleSetApi } from '../../src/azure/scale-set-api.js';
 import { startActivatorSim } from '../../sim/activator/server.js';
 import { startWorld } from '../support/world.js';
+import { pushLoad } from '../../src/queue/push.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOT = path.resolve('test-results', 'status-page.png');
@@ -189,7 +190,7 @@ it('draws the pool and target timelines with data points and shows a tripped saf
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
   try {
     // The story: the pool fills up to 4, web gets load 25 (10 a replica) and goes to 3.
-    await rt.queues.reconcile({ kind: 'target', name: 'web', reason: 'browser test load', load: 25 });
+    await pushLoad({ pushes: rt.stores.pushes, queues: rt.queues }, 'web', 25, 'browser test load');
     await until(rt, (s) => s.pools[0]?.scaleSet.capacity === 4 && s.pools[0].machines.length === 4 && s.targets[0]?.requestedScale === 3);
     const page = await browser.newPage({ viewport: { width: 1200, height: 1600 } });
     await open(page, host.statusUrl!);

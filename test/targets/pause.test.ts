@@ -12,6 +12,7 @@ import { createRuntime } from '../../src/runtime/runtime.js';
 import { readTargetRecord } from '../../src/scaler/shell/target-store.js';
 import { targetStatus } from '../../src/status/target-status.js';
 import { startTargetWorld, WEB, webTarget, type TargetWorld } from './support.js';
+import { pushThenReconcile } from '../support/push.js';
 
 let world: TargetWorld | undefined;
 afterEach(async () => {
@@ -61,7 +62,7 @@ describe('drover pause', () => {
     world = await startTargetWorld((activator) => [webTarget(activator, { scaleToZero: { enabled: false } })]);
     const { kube, rt } = world;
     kube.add(WEB, { replicas: 4 });
-    const reconcile = (load: number) => reconcileObject(rt, { kind: 'target', name: 'web' }, { reason: 'test', load }, { log: silentLog });
+    const reconcile = (load: number) => pushThenReconcile(rt, { kind: 'target', name: 'web' }, load, { reason: 'test' }, { log: silentLog });
     await reconcile(40); // adopted
     expect((await drover(rt.configFile, 'pause', 'web', '--scale-in')).code).toBe(0);
     await reconcile(10);

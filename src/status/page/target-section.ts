@@ -16,8 +16,17 @@ export function renderTarget(target: TargetStatus, rows: readonly HistoryRow[], 
 <p class="summary"><span class="figure" data-field="desired">desired ${esc(desired)}</span>
 <span class="figure" data-field="scale">scale ${target.requestedScale ?? 'unknown'}</span>
 <span class="figure" data-field="ready">ready ${target.actualScale ?? 'unknown'}</span></p>
-${active(target, now)}${target.lastError ? `<p class="alert" data-field="error">last error: ${esc(target.lastError)}</p>\n` : ''}${timelineFigure(chart, now)}
+${active(target, now)}${sources(target, now)}${target.lastError ? `<p class="alert" data-field="error">last error: ${esc(target.lastError)}</p>\n` : ''}${timelineFigure(chart, now)}
 ${activations(target, rows, now)}</section>`;
+}
+
+/** The push source's latest value, when it landed, and whether a reconcile has decided with it yet. */
+function sources(t: TargetStatus, now: number): string {
+  const lines = (t.sources ?? []).map((s) => {
+    const what = s.value === null || s.at === null ? 'nothing pushed yet' : `${s.value} pushed ${esc(clockTime(s.at, now))} (${esc(relative(s.at, now))}), ${s.served ? 'served' : 'waiting for a reconcile'}`;
+    return `<li data-source="${esc(s.name)}">${esc(s.name)} (${esc(s.kind)}): ${what}</li>`;
+  });
+  return lines.length ? `<ul class="sources" data-field="sources">${lines.join('')}</ul>\n` : '';
 }
 
 function active(t: TargetStatus, now: number): string {
