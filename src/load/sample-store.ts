@@ -5,7 +5,7 @@
  * read: insert-if-absent, else If-Match on the ETag it read. A holder whose lease ran out cannot
  * overwrite the samples a newer holder wrote; it gets SamplesChangedError.
  */
-import type { EntityTable, Props, Row } from '../state/entity-table.js';
+import type { EntityTable, Row } from '../state/entity-table.js';
 import { decodeSamples, encodeSamples, type Sample } from './samples.js';
 import { PUSH_ROW, pushOf, type PushRead } from './push-store.js';
 
