@@ -3,8 +3,8 @@ import { errorMessage, invocationLog, type Log } from '../log.js';
 import { shortHash } from '../config/sequence.js';
 import { messageId } from './trigger.js';
 import { decodeMessage, reconcileMessageSchema, type ReconcileMessage } from '../queue/messages.js';
-import { latest, mergeRequest, messageToken, onDelivery, postpone, putBack, type Delivery, type Pending } from '../queue/pending-plan.js';
-import type { Markers } from '../queue/sender.js';
+import { latest, type Pending } from '../queue/pending-plan.js';
+import { settleDelivery, takeDelivery, type Settled } from '../queue/delivery.js';
 import { busyRetryDelay } from '../queue/retry.js';
 import { reconcileObject } from '../reconcile/object.js';
 import { objectKey, type ObjectOutcome, type ObjectRef } from '../reconcile/types.js';
@@ -36,7 +36,7 @@ export async function onReconcileMessage(rt: Runtime, message: unknown, context:
   if (!known(rt, ref)) return forNewerConfiguration(rt, ref, msg, log, messageId(context));
   const carried = msg.load === undefined ? {} : { load: msg.load, loadAt: insertionTime(context) };
   const markers = rt.queues.markers;
-  const { delivery, taken } = markers ? await deliveryOf(markers, ref, msg, carried) : { delivery: { kind: 'serve', reason: msg.reason } as const, taken: undefined };
+  const { delivery, taken } = markers ? await takeDelivery(markers, ref, msg, carried) : { delivery: { kind: 'serve', reason: msg.reason } as const, taken: undefined };
   // Folded: the value waits in the marker, whose delivery offers it. Otherwise it is offered now.
   if (delivery.kind === 'fold') return undefined;
   await offerCarried(rt, ref, delivery.kind === 'serve' ? latest(taken, carried) : carried, log);
@@ -45,13 +45,13 @@ export async function onReconcileMessage(rt: Runtime, message: unknown, context:
     return undefined;
   }
   const outcome = await reconcileObject(rt, ref, { reason: delivery.reason }, { log, signal: rt.shutdown.signal });
-  if (markers) await settleMarker(markers, ref, msg, taken, outcome, rt.clock.now());
+  if (markers) await settleDelivery(markers, ref, msg, taken, settled(outcome), rt.clock.now());
   else if (outcome.status === 'busy') await rt.queues.reconcile({ ...ref, reason: msg.reason }, busyRetryDelay(rt.clock.now(), outcome.until));
   // Cut short (the host is stopping): the message comes back and the reconcile is finished then.
   if (outcome.status === 'aborted') throw new Error(`reconcile of ${objectKey(ref)} aborted: ${outcome.reason}`);
   // Only a failure that may pass is retried (and poisoned after maxDequeueCount); a refusal such
   // as the safety switch is recorded and waits for an operator, not for a retry.
-  if (outcome.status === 'failed' && (outcome.decision ? outcome.decision.transient === true : true)) {
+  if (outcome.status === 'failed' && retried(outcome)) {
     throw new Error(`reconcile of ${objectKey(ref)} failed: ${outcome.error}`);
   }
   return outcome;
@@ -79,27 +79,6 @@ async function offerCarried(rt: Runtime, ref: ObjectRef, { load: value, loadAt: 
 export function reconcileLane(message: unknown): string | undefined {
   const decoded = decodeMessage(reconcileMessageSchema, message);
   return decoded.ok ? objectKey({ kind: decoded.message.kind, name: decoded.message.name }) : undefined;
-}
-
-/**
- * Decides the delivery on the marker in one write round of it: a message from outside folds its
- * value into the marker while the lease is held; a served delivery takes the marker (removes it,
- * whatever was merged into it) in the same round, so what is asked while its reconcile runs (its
- * own next poll, a push) makes a new marker. A flood for one object in this process shares one
- * read and one write a round, and the take never races this process's own writes of the marker.
- */
-async function deliveryOf(markers: Markers, ref: ObjectRef, msg: ReconcileMessage, carried: Pick<Pending, 'load' | 'loadAt'>): Promise<{ delivery: Delivery; taken?: Pending }> {
-  let delivery: Delivery = { kind: 'serve', reason: msg.reason };
-  let taken: Pending | undefined;
-  await markers.change(ref, (current, now) => {
-    delivery = onDelivery(msg, current, now);
-    taken = undefined;
-    if (delivery.kind === 'fold') return mergeRequest(current, { at: now, reason: msg.reason, ...carried }, now, messageToken);
-    if (delivery.kind === 'drop') return undefined;
-    taken = current;
-    return current ? { next: undefined } : undefined;
-  });
-  return { delivery, taken };
 }
 
 /** Raises the `config/newest` row to this host's sequence (at most one read every few minutes). */
@@ -131,17 +110,13 @@ function known(rt: Runtime, ref: ObjectRef): boolean {
   return ref.kind === 'pool' ? rt.config.pools.some((p) => p.name === ref.name) : rt.config.targets.some((t) => t.name === ref.name);
 }
 
-/** What the outcome makes of the marker: postponed while the lease is held, put back when the message will come again. */
-async function settleMarker(markers: Markers, ref: ObjectRef, msg: ReconcileMessage, taken: Pending | undefined, outcome: ObjectOutcome, now: number): Promise<void> {
-  if (outcome.status === 'busy') {
-    // The holder may have read its inputs before this request arrived: look again shortly.
-    const retryAt = now + busyRetryDelay(now, outcome.until);
-    const request = { reason: taken?.reason ?? msg.reason };
-    await markers.change(ref, (current, t) => postpone(current, request, retryAt, msg.dueAt, t, messageToken));
-    return;
-  }
-  // Not finished and to be retried: the message comes back, and serves what it took then.
-  if (taken && (outcome.status === 'aborted' || (outcome.status === 'failed' && (outcome.decision ? outcome.decision.transient === true : true)))) {
-    await markers.change(ref, (current, t) => putBack(current, taken, msg.dueAt, t));
-  }
+/** What the reconcile's outcome asks of the message's marker. */
+function settled(outcome: ObjectOutcome): Settled {
+  if (outcome.status === 'busy') return { kind: 'busy', until: outcome.until };
+  return retried(outcome) ? { kind: 'retry' } : { kind: 'done' };
+}
+
+/** Not finished and to be retried: aborted, or failed by what may pass. */
+function retried(outcome: ObjectOutcome): boolean {
+  return outcome.status === 'aborted' || (outcome.status === 'failed' && (outcome.decision ? outcome.decision.transient === true : true));
 }

@@ -26,6 +26,7 @@ import type { ScaleSetApi } from '../../src/azure/scale-set-api.js';
 import { startActivatorSim } from '../../sim/activator/server.js';
 import { startWorld } from '../support/world.js';
 import { pushLoad } from '../../src/queue/push.js';
+import { pushThenReconcile } from '../support/push.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOT = path.resolve('test-results', 'status-page.png');
@@ -97,7 +98,7 @@ it('draws a scripted minute with each change at its own time, marks its events, 
   try {
     // The minute, pass by pass at its second: the simulators' own delays (50 ms) pass in real time between them.
     const pool = () => reconcileObject(rt, { kind: 'pool', name: 'workers' }, { reason: 'timer' }, { log: silentLog });
-    const web = (load?: number) => reconcileObject(rt, { kind: 'target', name: 'web' }, { reason: 'timer', ...(load === undefined ? {} : { load }) }, { log: silentLog });
+    const web = (load?: number) => load === undefined ? reconcileObject(rt, { kind: 'target', name: 'web' }, { reason: 'timer' }, { log: silentLog }) : pushThenReconcile(rt, { kind: 'target', name: 'web' }, load, { reason: 'timer' }, { log: silentLog });
     const script: [number, () => Promise<unknown>][] = [
       [0, pool], [1, () => web()], [5, () => web(25)], [10, pool], [12, () => web()], [20, pool], [30, () => web(0)],
       [35, () => web()], [42, () => web()], [47, () => web()], [52, () => web()], [57, () => web()],

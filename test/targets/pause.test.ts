@@ -34,7 +34,7 @@ describe('drover pause', () => {
     kube.add(WEB, { replicas: 1 });
     const second = await createRuntime({ configFile: rt.configFile, env: {} });
     const reconcileOn = (host: typeof rt, load?: number) =>
-      reconcileObject(host, { kind: 'target', name: 'web' }, { reason: 'test', ...(load !== undefined ? { load } : {}) }, { log: silentLog });
+      load !== undefined ? pushThenReconcile(host, { kind: 'target', name: 'web' }, load, { reason: 'test' }, { log: silentLog }) : reconcileObject(host, { kind: 'target', name: 'web' }, { reason: 'test' }, { log: silentLog });
     await reconcileOn(second, 10); // adopted
     await reconcileOn(second, 10);
     expect(kube.inspect(WEB)?.specReplicas).toBe(1);

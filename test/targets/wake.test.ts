@@ -135,7 +135,7 @@ describe('waking a target from zero', () => {
     const { kube, rt } = world;
     kube.add(WEB, { replicas: 0 });
     const target = { kind: 'target', name: 'web' } as const;
-    const first = await pushThenReconcile(rt, target, 25, { reason: 'dry run', dryRun: true }, { log: silentLog });
+    const first = await reconcileObject(rt, target, { reason: 'dry run', dryRun: true }, { log: silentLog });
     expect(first).toMatchObject({ status: 'done', decision: { decision: 'would be adopted' } });
     expect(await readTargetRecord(rt.table('targets'), 'web')).toBeUndefined();
 
