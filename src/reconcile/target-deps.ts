@@ -86,7 +86,7 @@ export async function targetPassDeps(ctx: ReconcileContext, target: TargetConfig
 }
 
 /** The target's samples row: written only over the ETag it was read with, keeping the served push it read unless told another. */
-function sampleRow(table: EntityTable, target: string, withPush: boolean): TargetPassDeps['samples'] {
+export function sampleRow(table: EntityTable, target: string, withPush: boolean): TargetPassDeps['samples'] {
   let etag: string | undefined;
   let served: string | undefined;
   return {

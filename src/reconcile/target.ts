@@ -126,7 +126,7 @@ async function withPush<T>(read: () => Promise<Served<T>>): Promise<{ stored: T;
  * This reconcile's look at the load: its one source, or each of several (whose first source's
  * samples stand for the target's load in its history).
  */
-async function collect(deps: TargetPassDeps, target: TargetConfig, { now, persist }: { now: number; persist: boolean }): Promise<CollectedLoad & { sources?: SourceObservation[] }> {
+export async function collect(deps: Pick<TargetPassDeps, 'lease' | 'signal' | 'samples' | 'sampleSeries' | 'queueClient'>, target: TargetConfig, { now, persist }: { now: number; persist: boolean }): Promise<CollectedLoad & { sources?: SourceObservation[] }> {
   const { lease, signal } = deps;
   const options = { now, keepMs: target.scaleToZero.stableWindow, persist, signal };
   if (!isSeveral(target.load)) {
