@@ -10,7 +10,6 @@ import { newInvocationContext, logHandlerFor } from '../../src/host/invocation.j
 import { silentLog, type Log } from '../../src/log.js';
 import { encodeMessage } from '../../src/queue/messages.js';
 import { CONFIG_PARTITION, NEWEST_LIVE_MS, NEWEST_ROW } from '../../src/queue/newest-config.js';
-import { reconcileObject } from '../../src/reconcile/object.js';
 import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
 import { readTargetRecord } from '../../src/scaler/shell/target-store.js';
 import { simulatedService } from '../../src/state/service-clock.js';

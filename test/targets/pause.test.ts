@@ -92,7 +92,7 @@ describe('drover pause on a target whose configuration says paused: true', () =>
     world = await startTargetWorld((activator) => [webTarget(activator, { scaleToZero: { enabled: false }, paused: true })]);
     const { kube, rt } = world;
     kube.add(WEB, { replicas: 2 });
-    const reconcile = (load: number) => reconcileObject(rt, { kind: 'target', name: 'web' }, { reason: 'test', load }, { log: silentLog });
+    const reconcile = (load: number) => pushThenReconcile(rt, { kind: 'target', name: 'web' }, load, { reason: 'test' }, { log: silentLog });
     await reconcile(10);
 
     const pinned = await drover(rt.configFile, 'pause', 'web', '--replicas', '9');
@@ -120,7 +120,7 @@ describe('drover pause on a target whose configuration says paused: true', () =>
     expect((await drover(rt.configFile, 'pause', 'web', '--replicas', '9')).code).toBe(0);
     // The configuration is then changed to paused: true; a host that reads it writes nothing.
     const host = await createRuntime({ configFile: pausedByConfig(rt.configFile), env: {} });
-    const reconcile = (load: number) => reconcileObject(host, { kind: 'target', name: 'web' }, { reason: 'test', load }, { log: silentLog });
+    const reconcile = (load: number) => pushThenReconcile(host, { kind: 'target', name: 'web' }, load, { reason: 'test' }, { log: silentLog });
     await reconcile(10);
     await reconcile(10);
     expect(kube.inspect(WEB)?.specReplicas).toBe(2);
