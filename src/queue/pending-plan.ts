@@ -1,10 +1,11 @@
 /**
  * The pending marker: at most one per object, holding what is asked of it (the earliest due
- * time, the latest pushed value, the reason) and which queue message will serve it. What each
- * request, delivery and busy lease makes of it is decided here, on plain data and `now`; the
- * store (pending-store.ts) reads and writes the row. So a flood of requests for one object
- * collapses into one marker and at most one message in the queue, and a push is never lost:
- * the latest value wins.
+ * time, the reason) and which queue message will serve it. What each request, delivery and busy
+ * lease makes of it is decided here, on plain data and `now`; the store (pending-store.ts) reads
+ * and writes the row. So a flood of requests for one object collapses into one marker and at
+ * most one message in the queue. A pushed value is not the marker's to keep: it waits in the
+ * target's push row (src/load/push-store.ts), which every reconcile reads; a marker holds one
+ * only from a raw message or the previous version, until a delivery or timer pass offers it there.
  */
 
 /** The marker as this host sees it, its times on this host's clock. */
