@@ -4,10 +4,10 @@
  * reference lines, by the scoring contract of issue 33 (bench/quality/). Prints a table per trace
  * and kind with each goal PASS or FAIL; `--report` writes the charts page and its PNG.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Benchmark, BenchContext, Figure } from './index.js';
 import { repositoryRoot } from './cold-start.js';
+import { sharedFolder } from '../sim/shared-folder.js';
 import { scoreTraceKind, type TraceKindResult } from './quality/score-trace.js';
 import { formatTable, qualityFigures } from './quality/table.js';
 import { loadQualityTraces } from './quality/traces.js';
@@ -18,13 +18,7 @@ import { writeQualityReport } from './quality/report.js';
  * `<main>/.git/worktrees/<name>`), beside the main worktree when there is none beside this one.
  */
 export function defaultTracesDir(root: string = repositoryRoot()): string {
-  const beside = path.resolve(root, '..', 'shared', 'traces');
-  const dotGit = path.join(root, '.git');
-  if (existsSync(beside) || !existsSync(dotGit) || statSync(dotGit).isDirectory()) return beside;
-  const gitdir = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, 'utf8'))?.[1]?.trim();
-  const main = gitdir && /[\\/]\.git[\\/]worktrees[\\/]/.test(gitdir) ? path.resolve(gitdir, '..', '..', '..') : undefined;
-  const besideMain = main && path.resolve(main, '..', 'shared', 'traces');
-  return besideMain && existsSync(besideMain) ? besideMain : beside;
+  return sharedFolder('traces', root);
 }
 
 export async function runQuality(context: Pick<BenchContext, 'quick' | 'traces'>): Promise<TraceKindResult[]> {

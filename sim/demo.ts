@@ -22,6 +22,7 @@ import { startKubernetesSim } from './kubernetes/server.js';
 import { startActivatorSim } from './activator/server.js';
 import { storyLines } from './story.js';
 import { demoSteps } from './steps.js';
+import { pushLoad } from '../src/queue/push.js';
 
 const SUBSCRIPTION = '00000000-0000-0000-0000-00000000d0e0';
 
@@ -36,6 +37,8 @@ export interface DemoOptions {
   cliCommand?: string;
   /** How often the story looks for changes. */
   storyEveryMs?: number;
+  /** Record every exchange with the ARM and Kubernetes simulators here (sim/recorder.ts). */
+  recordDir?: string;
   /** Port of the status page on 127.0.0.1 (default 7071, or any free one when taken). */
   statusPort?: number;
 }
@@ -77,8 +80,8 @@ async function demo(io: CliIO, options: DemoOptions, started: Started): Promise<
   const stopped = () => options.signal?.aborted === true;
   const azurite = started(await startAzurite(), (a) => a.stop());
   if (stopped()) return 0;
-  const arm = started(await startArmSim({ subscriptionId: SUBSCRIPTION, provisionDelayMs: 4_000, deleteDelayMs: 3_000 }), (a) => a.close());
-  const kube = started(await startKubernetesSim({ readyDelayMs: 3_000 }), (k) => k.close());
+  const arm = started(await startArmSim({ subscriptionId: SUBSCRIPTION, provisionDelayMs: 4_000, deleteDelayMs: 3_000, recordDir: options.recordDir }), (a) => a.close());
+  const kube = started(await startKubernetesSim({ readyDelayMs: 3_000, recordDir: options.recordDir }), (k) => k.close());
   const activator = started(await startActivatorSim(), (a) => a.close());
   if (stopped()) return 0;
   const dir = mkdtempSync(path.join(tmpdir(), 'drover-sim-'));
@@ -184,7 +187,7 @@ async function demo(io: CliIO, options: DemoOptions, started: Started): Promise<
   const steps = demoSteps({
     protect: (vm) => void workers.updateVm(vm, { protectFromScaleIn: true }),
     failNextCreation: () => workers.failNextCreations(1),
-    load: (target, load) => rt.queues.reconcile({ kind: 'target', name: target, reason: 'demo load', load }),
+    load: (target, load) => pushLoad({ pushes: rt.stores.pushes, queues: rt.queues }, target, load, 'demo load'),
   });
   const startedAt = Date.now();
   for (const step of steps) if (step.kind === 'at') started(setTimeout(() => told(step.what, step.act), step.ms), clearTimeout);

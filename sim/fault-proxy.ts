@@ -7,6 +7,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { generateSimCertificate } from './arm/certificate.js';
+import { markFault, recorded, type RecordedService } from './recorder.js';
 
 export type ProxyAction = { kind: 'forward' } | { kind: 'hold' } | { kind: 'answer'; status: number; body: unknown };
 
@@ -17,26 +18,42 @@ export interface Proxy {
   close(): Promise<void>;
 }
 
-export async function startProxy(upstream: string, decide: (req: http.IncomingMessage) => ProxyAction, options: { upstreamCa?: string } = {}): Promise<Proxy> {
+export interface ProxyOptions {
+  upstreamCa?: string;
+  /** The service behind it, as the recorder names it. Default: `arm` over HTTPS, `kubernetes` over HTTP. */
+  service?: RecordedService;
+  /** Record its made-up answers here (sim/recorder.ts). Default: `DROVER_RECORD_DIR`. */
+  recordDir?: string;
+}
+
+export async function startProxy(upstream: string, decide: (req: http.IncomingMessage) => ProxyAction, options: ProxyOptions = {}): Promise<Proxy> {
   const target = new URL(upstream);
   const secure = target.protocol === 'https:';
   const sockets = new Set<Socket>();
-  const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
-    const action = decide(req);
-    if (action.kind === 'hold') return;
-    if (action.kind === 'answer') {
-      res.writeHead(action.status, { 'content-type': 'application/json' }).end(JSON.stringify(action.body));
-      return;
-    }
-    const forward = (secure ? https : http).request(
+  const forward = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const request = (secure ? https : http).request(
       { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers, ...(secure ? { ca: options.upstreamCa } : {}) },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
       },
     );
-    forward.on('error', () => res.destroy());
-    req.pipe(forward);
+    request.on('error', () => res.destroy());
+    req.pipe(request);
+  };
+  const actions = new WeakMap<http.IncomingMessage, ProxyAction>();
+  // Forwarded exchanges are recorded by the simulator itself; the proxy records what it makes up.
+  const misbehave = recorded(options.service ?? (secure ? 'arm' : 'kubernetes'), (req, res) => {
+    const action = actions.get(req);
+    if (action?.kind !== 'answer') return;
+    markFault(res, `scripted ${action.status}`);
+    res.writeHead(action.status, { 'content-type': 'application/json' }).end(JSON.stringify(action.body));
+  }, options.recordDir);
+  const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const action = decide(req);
+    if (action.kind === 'forward') return forward(req, res);
+    actions.set(req, action);
+    misbehave(req, res);
   };
   const certificate = secure ? await generateSimCertificate() : undefined;
   const server = certificate ? https.createServer({ key: certificate.key, cert: certificate.cert }, handler) : http.createServer(handler);

@@ -6,7 +6,7 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, type Option } from 'commander';
-import { MAX_REPLICAS } from './limits.js';
+import { MAX_LOAD, MAX_REPLICAS } from './limits.js';
 import { parseDuration } from './config/duration.js';
 import { MAX_DURATION_MS } from './config/fields.js';
 import { MAX_DELAY_MS } from './queue/sender.js';
@@ -50,6 +50,7 @@ const budgetArg = (value: string) => {
 const loadArg = (value: string) => {
   const n = parseDecimalLoad(value);
   if (n === undefined || !Number.isFinite(n)) throw new InvalidArgumentError('expected a decimal number ≥ 0 (e.g. 25 or 2.5e3)');
+  if (n > MAX_LOAD) throw new InvalidArgumentError(`expected at most ${MAX_LOAD} (the load ceiling)`);
   return n;
 };
 
@@ -222,10 +223,11 @@ function registerHostVerbs(program: Command, io: CliIO, configFile: () => string
     .description('Azurite, the simulators and the local host on an example configuration (what npm start runs)')
     .option('--for <duration>', 'stop by itself after this long (default: run until Ctrl+C)', durationArg)
     .option('--verbose', 'every log line of every pass, not only the changes')
+    .option('--record <dir>', "record every exchange with the ARM and Kubernetes simulators in this folder, for `npm run check:api`")
     .action(async function (this: Command) {
-      const o = this.opts<{ for?: number; verbose?: boolean }>();
+      const o = this.opts<{ for?: number; verbose?: boolean; record?: string }>();
       const { commands } = await verbs();
-      return run(() => commands.sim(io, { forMs: o.for, verbose: o.verbose === true }, demo))();
+      return run(() => commands.sim(io, { forMs: o.for, verbose: o.verbose === true, ...(o.record ? { recordDir: o.record } : {}) }, demo))();
     });
 }
 

@@ -20,6 +20,7 @@ import { SimWorld } from './model.js';
 import type { ResourceContext } from './representation.js';
 import type { ArmSimCounts, ArmSimOperation, FailureRule, ThrottleRule } from './routes.js';
 import { createArmHandler, zeroCounts } from './routes.js';
+import { recorded } from '../recorder.js';
 import { addAutoscaleSetting, type SimAutoscaleControl, type SimAutoscaleSettingSpec } from './autoscale.js';
 
 export type { ArmSimCounts, ArmSimOperation } from './routes.js';
@@ -44,6 +45,8 @@ export interface ArmSimOptions {
   pageSize?: number;
   /** Default 0: any free port, on 127.0.0.1. */
   port?: number;
+  /** Record every exchange here for the API check (sim/recorder.ts). Default: `DROVER_RECORD_DIR`. */
+  recordDir?: string;
 }
 
 export interface SimScaleSetSpec {
@@ -121,7 +124,7 @@ export async function startArmSim(options: ArmSimOptions = {}): Promise<ArmSim> 
     pageSize: options.pageSize ?? 50,
     rateLimitHeaders: () => rateLimitHeaders,
   });
-  const server = createServer({ key: certificate.key, cert: certificate.cert }, handler);
+  const server = createServer({ key: certificate.key, cert: certificate.cert }, recorded('arm', handler, options.recordDir));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', () => resolve());

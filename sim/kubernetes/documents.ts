@@ -51,7 +51,8 @@ export function scaleDocument(o: SimObject): JsonObject {
     kind: 'Scale',
     metadata: metadata(o),
     spec: omitZero({ replicas: o.specReplicas }),
-    status: { ...omitZero({ replicas: o.readyReplicas }), selector: `app=${o.resource.name}` },
+    // `status.replicas` is required (ScaleStatus has no omitempty on it): 0 is sent as 0.
+    status: { replicas: o.readyReplicas, selector: `app=${o.resource.name}` },
   };
 }
 

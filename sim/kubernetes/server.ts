@@ -12,6 +12,7 @@ import { systemClock, type Clock } from '../../src/clock.js';
 import type { KubernetesScaleTargetRef } from '../../src/kubernetes/scale-target-ref.js';
 import { objectDocument, scaleDocument, statusDocument, type Json, type JsonObject } from './documents.js';
 import { applyJsonPatch, applyMergePatch, InvalidPatchError, replicasOf } from './patch.js';
+import { recorded } from '../recorder.js';
 import { SimObjectStore, type SimObject, type SimObjectInit } from './store.js';
 
 export type SimOperation = 'get' | 'getScale' | 'patchScale';
@@ -30,6 +31,8 @@ export interface KubernetesSimOptions {
   clock?: Clock;
   /** Default time for ready replicas to follow a new spec; 0 = at once. */
   readyDelayMs?: number;
+  /** Record every exchange here for the API check (sim/recorder.ts). Default: `DROVER_RECORD_DIR`. */
+  recordDir?: string;
 }
 
 /** What `KubeConfig.loadFromOptions` takes. */
@@ -132,7 +135,7 @@ export async function startKubernetesSim(options: KubernetesSimOptions = {}): Pr
     return [op, handle(op, object, `${plural}.${group} "${name}" in namespace "${namespace}"`, contentType, body)];
   }
 
-  const server = http.createServer((req, res) => {
+  const server = http.createServer(recorded('kubernetes', (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -156,7 +159,7 @@ export async function startKubernetesSim(options: KubernetesSimOptions = {}): Pr
       });
       res.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer.body));
     });
-  });
+  }, options.recordDir));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 

@@ -1,7 +1,8 @@
 /**
  * The Azure Monitor autoscale settings of a resource group, as the autoscale hold
  * (src/pool/autoscale-hold.ts) needs them: a paged GET of
- * `…/resourceGroups/{group}/providers/Microsoft.Insights/autoscalesettings`, sent through the
+ * `…/resourcegroups/{group}/providers/Microsoft.Insights/autoscalesettings` (lower case, as its
+ * specification writes it: ARM matches either way, a strict proxy may not), sent through the
  * compute adapter's own ARM pipeline (its credential, CA trust, per-request timeout, no SDK
  * retries). `@azure/arm-monitor` would be a dependency for one GET, and its current major needs
  * Node 22.
@@ -50,7 +51,7 @@ export async function listAutoscaleSettingsVia(send: SendRequest, resourceGroup:
   const operation = 'list autoscale settings';
   const deadline = callDeadline(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, options.abortSignal);
   const origin = new URL(options.endpoint).origin;
-  const url = `${origin}/subscriptions/${encodeURIComponent(options.subscriptionId)}/resourceGroups/${encodeURIComponent(resourceGroup)}/providers/Microsoft.Insights/autoscalesettings?api-version=${AUTOSCALE_API_VERSION}`;
+  const url = `${origin}/subscriptions/${encodeURIComponent(options.subscriptionId)}/resourcegroups/${encodeURIComponent(resourceGroup)}/providers/Microsoft.Insights/autoscalesettings?api-version=${AUTOSCALE_API_VERSION}`;
   const settings: AutoscaleSettingRecord[] = [];
   const pages = { operation, endpoint: options.endpoint, resource: `resource group ${resourceGroup}`, maxPages: MAX_AUTOSCALE_PAGES, maxPageChars: MAX_AUTOSCALE_PAGE_CHARS, abortSignal: deadline.signal, now: options.now };
   try {

@@ -84,7 +84,7 @@ const VIA_PIPELINE: readonly ArmOperation[] = [
   },
   {
     call: 'listAutoscaleSettingsVia',
-    request: 'GET …/resourceGroups/{group}/providers/Microsoft.Insights/autoscalesettings?api-version=2022-10-01',
+    request: 'GET …/resourcegroups/{group}/providers/Microsoft.Insights/autoscalesettings?api-version=2022-10-01',
     needs: [{ action: 'Microsoft.Insights/autoscalesettings/read', scope: 'resource group' }],
   },
 ];

@@ -13,6 +13,8 @@ import { nodeCommand } from '../package-root.js';
 import { checkTableStorage } from './reachability.js';
 import { configPauseRefusal, setPause, type PauseRequest } from './pause.js';
 import { fileURLToPath } from 'node:url';
+import { pushSourceName } from '../load/push-source.js';
+import { pushLoad } from '../queue/push.js';
 
 
 export class CliUsageError extends Error {
@@ -70,15 +72,24 @@ export const commands = {
     const kind = o.target ? 'target' : 'pool';
     const name = (o.target ?? o.pool)!;
     const rt = await runtimeFor(io, configFile, (r) => {
-      const known = kind === 'target' ? r.config.targets.some((t) => t.name === name) : r.config.pools.some((p) => p.name === name);
+      const target = r.config.targets.find((t) => t.name === name);
+      const known = kind === 'target' ? target !== undefined : r.config.pools.some((p) => p.name === name);
       if (!known) throw new CliUsageError(`no ${kind} named "${name}" in ${r.configFile}`);
+      if (o.load !== undefined && pushSourceName(target?.load) === undefined) {
+        throw new CliUsageError(`target "${name}" has no push source in ${r.configFile}: --load is for a target whose load is pushed (load.source: push, or no load)`);
+      }
     });
-    const { sent, dueAt } = await rt.queues.reconcile({ kind, name, reason: 'forced (drover enqueue)', ...(o.load !== undefined ? { load: o.load } : {}) }, o.delay ?? 0);
+    const reason = 'forced (drover enqueue)';
+    const { sent, dueAt } =
+      o.load === undefined
+        ? await rt.queues.reconcile({ kind, name, reason }, o.delay ?? 0)
+        : await pushLoad({ pushes: rt.stores.pushes, queues: rt.queues }, name, o.load, reason, o.delay ?? 0);
     const due = new Date(dueAt).toISOString();
+    const pushed = o.load !== undefined ? `; load ${o.load} is pushed (served by that reconcile or the next timer pass, whichever comes first)` : '';
     io.stdout(
       sent
-        ? `enqueued a reconcile of ${kind}/${name} on ${rt.storage.names.queues.reconcile}, due ${due}${o.load !== undefined ? ` with load ${o.load}` : ''}\n`
-        : `a reconcile of ${kind}/${name} due ${due} is already pending${o.load !== undefined ? `; load ${o.load} is recorded with it` : '; nothing more enqueued'}\n`,
+        ? `enqueued a reconcile of ${kind}/${name} on ${rt.storage.names.queues.reconcile}, due ${due}${pushed}\n`
+        : `a reconcile of ${kind}/${name} due ${due} is already pending${pushed || '; nothing more enqueued'}\n`,
     );
     return 0;
   },
@@ -152,7 +163,7 @@ export const commands = {
     return 0;
   },
 
-  async sim(io: CliIO, opts: { forMs?: number; verbose?: boolean }, bundled?: BundledDemo): Promise<number> {
+  async sim(io: CliIO, opts: { forMs?: number; verbose?: boolean; recordDir?: string }, bundled?: BundledDemo): Promise<number> {
     const demo = bundled?.module ?? (await importDemo());
     if (demo === undefined) {
       throw new CliUsageError(
@@ -173,7 +184,7 @@ export const commands = {
 };
 
 export interface DemoModule {
-  runDemo(io: CliIO, opts: { forMs?: number; verbose?: boolean; signal?: AbortSignal; cliCommand?: string }): Promise<number>;
+  runDemo(io: CliIO, opts: { forMs?: number; verbose?: boolean; recordDir?: string; signal?: AbortSignal; cliCommand?: string }): Promise<number>;
 }
 
 /** The demo `npm start` bundles with the command line, and the command its lines should print. */

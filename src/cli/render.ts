@@ -124,6 +124,7 @@ export function renderStatus(s: Status, now: number): string {
     if (t.lastActivation) details.push(`  last wake from zero took ${(t.lastActivation.latencyMs / 1000).toFixed(1)} s (ready ${relative(t.lastActivation.at, now)})`);
     if (t.panicSince) details.push(`  panic mode since ${at(t.panicSince)}`);
     if (t.boundBy) details.push(`  bound by ${t.boundBy}`);
+    for (const src of t.sources ?? []) if (src.at !== null) details.push(`  ${src.name} (push): ${src.value} pushed ${relative(src.at, now)}, ${src.served ? 'served' : 'waiting for a reconcile'}`);
     if (t.paused) details.push(`  paused (${t.paused.mode}${t.paused.replicas !== null ? `, pinned at ${t.paused.replicas}` : ''}) by ${t.paused.by}`);
     if (details.length) out.push('', `TARGET ${t.name}`, ...details);
   }

@@ -3,20 +3,25 @@ import { errorMessage, invocationLog, type Log } from '../log.js';
 import { shortHash } from '../config/sequence.js';
 import { messageId } from './trigger.js';
 import { decodeMessage, reconcileMessageSchema, type ReconcileMessage } from '../queue/messages.js';
-import { mergeRequest, messageToken, onDelivery, postpone, putBack, type Delivery, type Pending } from '../queue/pending-plan.js';
-import type { Markers } from '../queue/sender.js';
+import { latest, type Pending } from '../queue/pending-plan.js';
+import { settleDelivery, takeDelivery, type Settled } from '../queue/delivery.js';
 import { busyRetryDelay } from '../queue/retry.js';
 import { reconcileObject } from '../reconcile/object.js';
 import { objectKey, type ObjectOutcome, type ObjectRef } from '../reconcile/types.js';
 import type { Runtime } from '../runtime/runtime.js';
+import { pushSourceName } from '../load/push-source.js';
+import { clampLoad } from '../load/load-number.js';
 
 
 /**
- * One reconcile message: a forced reconcile or a delayed re-enqueue, served through the
- * object's pending marker (src/queue/pending-plan.ts), so that however many messages name one
- * object, it is reconciled once with the latest pushed value. A malformed message is logged and
- * dropped (returning normally deletes it); a failed reconcile throws so the host retries it and,
- * after maxDequeueCount tries, moves it to the poison queue.
+ * One reconcile message: a wake-up (a push, a forced reconcile, a delayed re-enqueue), served
+ * through the object's pending marker (src/queue/pending-plan.ts), so that however many messages
+ * name one object it is reconciled once. A pushed value is not the message's: it waits in the
+ * target's push row, which every reconcile reads. A value a message still carries (a raw message,
+ * an older build's) or a marker still holds (an earlier version's) is offered to that row as of
+ * when it reached storage (offerCarried below). A malformed message is logged and dropped
+ * (returning normally deletes it); a failed reconcile throws so the host retries it and, after
+ * maxDequeueCount tries, moves it to the poison queue.
  */
 export async function onReconcileMessage(rt: Runtime, message: unknown, context: InvocationContext): Promise<ObjectOutcome | undefined> {
   const log = invocationLog(context);
@@ -29,52 +34,51 @@ export async function onReconcileMessage(rt: Runtime, message: unknown, context:
   const ref: ObjectRef = { kind: msg.kind, name: msg.name };
   await announceConfiguration(rt, log);
   if (!known(rt, ref)) return forNewerConfiguration(rt, ref, msg, log, messageId(context));
+  const carried = msg.load === undefined ? {} : { load: msg.load, loadAt: insertionTime(context) };
   const markers = rt.queues.markers;
-  const { delivery, taken } = markers ? await deliveryOf(markers, ref, msg) : { delivery: { kind: 'serve', reason: msg.reason, load: msg.load } as const, taken: undefined };
+  const { delivery, taken } = markers ? await takeDelivery(markers, ref, msg, carried) : { delivery: { kind: 'serve', reason: msg.reason } as const, taken: undefined };
+  // Folded: the value waits in the marker, whose delivery offers it. Otherwise it is offered now.
+  if (delivery.kind === 'fold') return undefined;
+  await offerCarried(rt, ref, delivery.kind === 'serve' ? latest(taken, carried) : carried, log);
   if (delivery.kind === 'drop') {
     log.debug?.(`${objectKey(ref)}: message ${messageId(context)} needs nothing: ${delivery.why}`);
     return undefined;
   }
-  if (delivery.kind === 'fold') return undefined;
-  const load = taken?.load ?? delivery.load;
-  const outcome = await reconcileObject(rt, ref, { reason: delivery.reason, load }, { log, signal: rt.shutdown.signal });
-  if (markers) await settleMarker(markers, ref, { ...msg, ...(load === undefined ? {} : { load }) }, taken, outcome, rt.clock.now());
-  else if (outcome.status === 'busy') await rt.queues.reconcile({ ...ref, reason: msg.reason, load: msg.load }, busyRetryDelay(rt.clock.now(), outcome.until));
+  const outcome = await reconcileObject(rt, ref, { reason: delivery.reason }, { log, signal: rt.shutdown.signal });
+  if (markers) await settleDelivery(markers, ref, msg, taken, settled(outcome), rt.clock.now());
+  else if (outcome.status === 'busy') await rt.queues.reconcile({ ...ref, reason: msg.reason }, busyRetryDelay(rt.clock.now(), outcome.until));
   // Cut short (the host is stopping): the message comes back and the reconcile is finished then.
   if (outcome.status === 'aborted') throw new Error(`reconcile of ${objectKey(ref)} aborted: ${outcome.reason}`);
   // Only a failure that may pass is retried (and poisoned after maxDequeueCount); a refusal such
   // as the safety switch is recorded and waits for an operator, not for a retry.
-  if (outcome.status === 'failed' && (outcome.decision ? outcome.decision.transient === true : true)) {
+  if (outcome.status === 'failed' && retried(outcome)) {
     throw new Error(`reconcile of ${objectKey(ref)} failed: ${outcome.error}`);
   }
   return outcome;
+}
+
+/** When the queue service took the message in (its trigger metadata), on the storage service's clock. */
+function insertionTime(context: InvocationContext): number | undefined {
+  const at = Date.parse(String(context.triggerMetadata?.insertionTime ?? ''));
+  return Number.isFinite(at) ? at : undefined;
+}
+
+/** A value a message or a marker carried, offered to the target's push row as of when it reached storage. */
+async function offerCarried(rt: Runtime, ref: ObjectRef, { load: value, loadAt: landedAt }: Pick<Pending, 'load' | 'loadAt'>, log: Log): Promise<void> {
+  if (value === undefined) return;
+  const target = ref.kind === 'target' ? rt.config.targets.find((t) => t.name === ref.name) : undefined;
+  if (!target || pushSourceName(target.load) === undefined) {
+    log.warn(`${objectKey(ref)}: pushed load ${value} ignored: it has no push source`);
+    return;
+  }
+  const load = clampLoad(value);
+  if (load) await rt.stores.pushes.offer(ref.name, load.value, landedAt);
 }
 
 /** The object a reconcile message names (its lane in the local host), when it decodes. */
 export function reconcileLane(message: unknown): string | undefined {
   const decoded = decodeMessage(reconcileMessageSchema, message);
   return decoded.ok ? objectKey({ kind: decoded.message.kind, name: decoded.message.name }) : undefined;
-}
-
-/**
- * Decides the delivery on the marker in one write round of it: a message from outside folds its
- * value into the marker while the lease is held; a served delivery takes the marker (removes it,
- * whatever was merged into it) in the same round, so what is asked while its reconcile runs (its
- * own next poll, a push) makes a new marker. A flood for one object in this process shares one
- * read and one write a round, and the take never races this process's own writes of the marker.
- */
-async function deliveryOf(markers: Markers, ref: ObjectRef, msg: ReconcileMessage): Promise<{ delivery: Delivery; taken?: Pending }> {
-  let delivery: Delivery = { kind: 'serve', reason: msg.reason, load: msg.load };
-  let taken: Pending | undefined;
-  await markers.change(ref, (current, now) => {
-    delivery = onDelivery(msg, current, now);
-    taken = undefined;
-    if (delivery.kind === 'fold') return mergeRequest(current, { at: now, reason: msg.reason, ...(msg.load === undefined ? {} : { load: msg.load }) }, now, messageToken);
-    if (delivery.kind === 'drop') return undefined;
-    taken = current;
-    return current ? { next: undefined } : undefined;
-  });
-  return { delivery, taken };
 }
 
 /** Raises the `config/newest` row to this host's sequence (at most one read every few minutes). */
@@ -106,17 +110,13 @@ function known(rt: Runtime, ref: ObjectRef): boolean {
   return ref.kind === 'pool' ? rt.config.pools.some((p) => p.name === ref.name) : rt.config.targets.some((t) => t.name === ref.name);
 }
 
-/** What the outcome makes of the marker: postponed while the lease is held, put back when the message will come again. */
-async function settleMarker(markers: Markers, ref: ObjectRef, msg: ReconcileMessage, taken: Pending | undefined, outcome: ObjectOutcome, now: number): Promise<void> {
-  if (outcome.status === 'busy') {
-    // The holder may have read its inputs before this request arrived: look again shortly.
-    const retryAt = now + busyRetryDelay(now, outcome.until);
-    const request = { reason: taken?.reason ?? msg.reason, ...(msg.load === undefined ? {} : { load: msg.load }) };
-    await markers.change(ref, (current, t) => postpone(current, request, retryAt, msg.dueAt, t, messageToken));
-    return;
-  }
-  // Not finished and to be retried: the message comes back, and serves what it took then.
-  if (taken && (outcome.status === 'aborted' || (outcome.status === 'failed' && (outcome.decision ? outcome.decision.transient === true : true)))) {
-    await markers.change(ref, (current, t) => putBack(current, taken, msg.dueAt, t));
-  }
+/** What the reconcile's outcome asks of the message's marker. */
+function settled(outcome: ObjectOutcome): Settled {
+  if (outcome.status === 'busy') return { kind: 'busy', until: outcome.until };
+  return retried(outcome) ? { kind: 'retry' } : { kind: 'done' };
+}
+
+/** Not finished and to be retried: aborted, or failed by what may pass. */
+function retried(outcome: ObjectOutcome): boolean {
+  return outcome.status === 'aborted' || (outcome.status === 'failed' && (outcome.decision ? outcome.decision.transient === true : true));
 }

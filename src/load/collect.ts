@@ -6,9 +6,8 @@
  * they were and is reported as `failed`: its health (consecutive failures) is the plan's to
  * count, in the target's record.
  *
- * A pushed value is the pushed source's reading; a target of one polled source takes it in place
- * of a reading (`drover enqueue --load` on an http target); with several sources and none pushed
- * it is noted and left unused. A target without a `load` acts as one push source with
+ * A push source's reading is the push not yet served (push-source.ts); a polled source is read.
+ * A target without a `load` acts as one push source with
  * targetPerReplica 1: it never changes scale on its own, only when a reconcile brings a value,
  * which then is the replica count wanted.
  */
@@ -21,6 +20,7 @@ import { SampleWindow } from './sample-window.js';
 import type { Sample } from './samples.js';
 import type { SourceReader, SourceReading } from './source-kind.js';
 import { isSingle, SINGLE_SOURCE_NAME } from './sources.js';
+import type { PushToServe } from './push-source.js';
 
 /** A target without a `load`: one push source of replicas. */
 export const IMPLICIT_LOAD: LoadSpecConfig = Object.freeze({
@@ -30,7 +30,8 @@ export const IMPLICIT_LOAD: LoadSpecConfig = Object.freeze({
 
 export interface CollectPorts {
   readSeries(names: readonly string[]): Promise<SampleSeries>;
-  writeSeries(series: SampleSeries): Promise<void>;
+  /** `pushTag`: the push this reconcile served, recorded with the samples. */
+  writeSeries(series: SampleSeries, pushTag?: string): Promise<void>;
   /** The reader of one polled source (its kind's `open` with the pass's ports). */
   reader(source: NamedSourceConfig): SourceReader;
 }
@@ -61,7 +62,7 @@ export interface CollectedLoad {
 
 export async function collectLoad(
   configured: LoadSpecConfig | undefined,
-  pushed: number | undefined,
+  push: PushToServe | undefined,
   ports: CollectPorts,
   options: { now: number; keepMs: number; persist: boolean; signal: AbortSignal },
 ): Promise<CollectedLoad> {
@@ -69,7 +70,8 @@ export async function collectLoad(
   const single = configured === undefined || isSingle(load);
   const takesPush = pushTaker(load);
   const names = load.sources.map((s) => s.name);
-  const readings = load.sources.map((s) => readOne(s, s === takesPush ? pushed : undefined, ports, options.signal));
+  const pushed = takesPush ? push : undefined;
+  const readings = load.sources.map((s) => readOne(s, s === takesPush ? pushed?.value : undefined, ports, options.signal));
   const [stored, raw] = await Promise.all([ports.readSeries(names), Promise.all(readings)]);
   const sources = load.sources.map((config, i): CollectedSource => {
     const samples = SampleWindow.from(stored[config.name] ?? []);
@@ -82,19 +84,19 @@ export async function collectLoad(
   });
   if (options.persist) {
     const retained = Object.fromEntries(sources.map((s) => [s.name, s.samples.toArray()]));
-    if (!names.every((n) => sameSamples(stored[n] ?? [], retained[n]!))) await ports.writeSeries(retained);
+    // A served push is written even when the gauge did not move: the row records that it was served.
+    if (!names.every((n) => sameSamples(stored[n] ?? [], retained[n]!)) || pushed) await ports.writeSeries(retained, pushed?.tag);
   }
-  const unused = pushed !== undefined && takesPush === undefined ? [`pushed ${pushed} unused: no push source`] : [];
   const errors = sources.flatMap((s) => (s.error ? [single ? s.error : `${s.name}: ${s.error}`] : []));
-  return { sources, note: [...sources.map((s) => s.note), ...unused].join('; '), ...(errors.length ? { error: errors.join('; ') } : {}) };
+  return { sources, note: sources.map((s) => s.note).join('; '), ...(errors.length ? { error: errors.join('; ') } : {}) };
 }
 
-/** The source a pushed value is for: the pushed one, or a lone source of any kind. */
+/** The source a push is for: the pushed kind's (a target has at most one); none for a target of polled sources. */
 function pushTaker(load: LoadSpecConfig): NamedSourceConfig | undefined {
-  return load.sources.find((s) => kindOf(s.source).traits.delivery === 'pushed') ?? (load.sources.length === 1 ? load.sources[0] : undefined);
+  return load.sources.find((s) => kindOf(s.source).traits.delivery === 'pushed');
 }
 
-/** A pushed value stands in for a reading; a pushed kind without one is not read. */
+/** A pushed kind's reading is the push not yet served (none: not read); a polled kind is read. */
 async function readOne(config: NamedSourceConfig, pushed: number | undefined, ports: CollectPorts, signal: AbortSignal): Promise<SourceReading | undefined> {
   if (pushed !== undefined) return { ok: true, value: pushed };
   if (kindOf(config.source).traits.delivery === 'pushed') return undefined;

@@ -5,12 +5,13 @@
  * read: insert-if-absent, else If-Match on the ETag it read. A holder whose lease ran out cannot
  * overwrite the samples a newer holder wrote; it gets SamplesChangedError.
  */
-import type { EntityTable, Props } from '../state/entity-table.js';
+import type { EntityTable, Row } from '../state/entity-table.js';
 import { decodeSamples, encodeSamples, type Sample } from './samples.js';
+import { PUSH_ROW, pushOf, type PushRead } from './push-store.js';
 
 const ROW = 'samples';
 
-type SampleProps = { data: string; updatedAt: number };
+type SampleProps = { data: string; updatedAt: number; pushTag?: string };
 
 export class SamplesChangedError extends Error {
   override name = 'SamplesChangedError';
@@ -23,16 +24,34 @@ export interface StoredSamples {
   samples: Sample[];
   /** The row's ETag; undefined when there is no row yet. */
   etag: string | undefined;
+  /** The ETag of the push row the last served push had (push-source.ts); undefined when none was served. */
+  pushTag: string | undefined;
+  /** The push row beside it, when asked for (`withPush`) and there is one. */
+  push?: PushRead;
 }
 
-export async function readSamples(table: EntityTable, target: string): Promise<StoredSamples> {
-  const row = await table.get<SampleProps>(target, ROW);
-  return { samples: decodeSamples(row?.props.data), etag: row?.etag };
+/**
+ * The samples row and, `withPush`, the target's push row beside it (push-store.ts): one query of
+ * the target's partition, so a push target's reconcile reads both in one request.
+ */
+async function readRows(table: EntityTable, target: string, withPush: boolean): Promise<{ row: Row | undefined; push?: PushRead }> {
+  if (!withPush) return { row: await table.get(target, ROW) };
+  const rows = await table.list(target);
+  const push = pushOf(rows.find((r) => r.rowKey === PUSH_ROW));
+  return { row: rows.find((r) => r.rowKey === ROW), ...(push ? { push } : {}) };
 }
+
+export async function readSamples(table: EntityTable, target: string, withPush = false): Promise<StoredSamples> {
+  const { row, push } = await readRows(table, target, withPush);
+  const data = row?.props.data;
+  return { samples: decodeSamples(typeof data === 'string' ? data : undefined), etag: row?.etag, pushTag: tagOf(row?.props.pushTag), ...(push ? { push } : {}) };
+}
+
+const tagOf = (value: unknown) => (typeof value === 'string' ? value : undefined);
 
 /** Writes the samples over the row read with `etag` (none: the row must not exist yet). */
-export async function writeSamples(table: EntityTable, target: string, samples: readonly Sample[], now: number, etag: string | undefined): Promise<void> {
-  const props: SampleProps = { data: encodeSamples(samples), updatedAt: now };
+export async function writeSamples(table: EntityTable, target: string, samples: readonly Sample[], now: number, etag: string | undefined, pushTag?: string): Promise<void> {
+  const props: SampleProps = { data: encodeSamples(samples), updatedAt: now, ...(pushTag === undefined ? {} : { pushTag }) };
   const written =
     etag === undefined
       ? await table.create(target, ROW, props)
@@ -50,19 +69,24 @@ export type SampleSeries = Record<string, Sample[]>;
 
 const propertyOf = (name: string) => (name === 'load' ? 'data' : `data_${name}`);
 
-export async function readSampleSeries(table: EntityTable, target: string, names: readonly string[]): Promise<{ series: SampleSeries; etag: string | undefined }> {
-  const row = await table.get<Props>(target, ROW);
+export async function readSampleSeries(
+  table: EntityTable,
+  target: string,
+  names: readonly string[],
+  withPush = false,
+): Promise<{ series: SampleSeries; etag: string | undefined; pushTag: string | undefined; push?: PushRead }> {
+  const { row, push } = await readRows(table, target, withPush);
   const series: SampleSeries = {};
   for (const name of names) {
     const text = row?.props[propertyOf(name)];
     series[name] = decodeSamples(typeof text === 'string' ? text : undefined);
   }
-  return { series, etag: row?.etag };
+  return { series, etag: row?.etag, pushTag: tagOf(row?.props.pushTag), ...(push ? { push } : {}) };
 }
 
 /** Writes every source's samples over the row read with `etag`; a source no longer configured loses its property. */
-export async function writeSampleSeries(table: EntityTable, target: string, series: SampleSeries, now: number, etag: string | undefined): Promise<void> {
-  const props: Record<string, string | number> = { updatedAt: now };
+export async function writeSampleSeries(table: EntityTable, target: string, series: SampleSeries, now: number, etag: string | undefined, pushTag?: string): Promise<void> {
+  const props: Record<string, string | number> = { updatedAt: now, ...(pushTag === undefined ? {} : { pushTag }) };
   for (const [name, samples] of Object.entries(series)) props[propertyOf(name)] = encodeSamples(samples);
   const written =
     etag === undefined ? await table.create(target, ROW, props) : await table.replaceIf({ partitionKey: target, rowKey: ROW, etag, props }, props);

@@ -1,10 +1,11 @@
 /**
  * The pending marker: at most one per object, holding what is asked of it (the earliest due
- * time, the latest pushed value, the reason) and which queue message will serve it. What each
- * request, delivery and busy lease makes of it is decided here, on plain data and `now`; the
- * store (pending-store.ts) reads and writes the row. So a flood of requests for one object
- * collapses into one marker and at most one message in the queue, and a push is never lost:
- * the latest value wins.
+ * time, the reason) and which queue message will serve it. What each request, delivery and busy
+ * lease makes of it is decided here, on plain data and `now`; the store (pending-store.ts) reads
+ * and writes the row. So a flood of requests for one object collapses into one marker and at
+ * most one message in the queue. A pushed value is not the marker's to keep: it waits in the
+ * target's push row (src/load/push-store.ts), which every reconcile reads; a marker holds one
+ * only from a raw message or the previous version, until a delivery or timer pass offers it there.
  */
 
 /** The marker as this host sees it, its times on this host's clock. */
@@ -12,8 +13,13 @@ export interface Pending {
   /** When the object should be reconciled (the earliest request). */
   dueAt: number;
   reason: string;
-  /** The latest pushed value not yet served. */
+  /**
+   * A pushed value not yet served that a raw message carried, or an earlier version's marker held
+   * (pushes now land in the target's push row, src/load/push-store.ts): the delivery or timer pass
+   * that meets it offers it there, as of `loadAt` (when it reached storage, on the service's clock).
+   */
   load?: number;
+  loadAt?: number;
   /** Set while the object's lease is held elsewhere: a request due sooner would find it held too. */
   held: boolean;
   /** When the marker's message becomes visible; undefined when it has none. */
@@ -25,7 +31,18 @@ export interface Pending {
 export interface Request {
   at: number;
   reason: string;
+  /** A value a raw message carried, and when it reached the queue (service clock). */
   load?: number;
+  loadAt?: number;
+}
+
+type Carried = Pick<Pending, 'load' | 'loadAt'>;
+
+/** Of a marker's value and a request's, the one that reached storage later (a time unknown: the request's). */
+export function latest(current: Carried | undefined, request: Carried): Carried {
+  const keep = request.load === undefined || (current?.load !== undefined && current.loadAt !== undefined && request.loadAt !== undefined && current.loadAt > request.loadAt);
+  const from = keep ? current : request;
+  return { load: from?.load, loadAt: from?.loadAt };
 }
 
 /** What to write, and the visible time of a message to send for it (when one must be). */
@@ -57,15 +74,15 @@ function withMessage(next: Pending, send: number | undefined, token: (at: number
 
 /** A reconcile asked for at `request.at`: merged into the marker; a message only if none will come in time. */
 export function mergeRequest(current: Pending | undefined, request: Request, now: number, token: (at: number) => number): Change {
-  const load = request.load ?? current?.load;
-  if (!current) return withMessage({ dueAt: request.at, reason: request.reason, load, held: false }, Math.max(now, request.at), token);
+  const carried = latest(current, request);
+  if (!current) return withMessage({ dueAt: request.at, reason: request.reason, ...carried, held: false }, Math.max(now, request.at), token);
   if (current.held && current.dueAt > now) {
     // The lease is held until then: a sooner message would only find it held.
-    const next = { ...current, load };
+    const next = { ...current, ...carried };
     return withMessage(next, needsMessage(current, current.dueAt, now) ? current.dueAt : undefined, token);
   }
   const sooner = request.at < current.dueAt;
-  const next: Pending = { ...current, dueAt: sooner ? request.at : current.dueAt, reason: sooner ? request.reason : current.reason, load, held: false };
+  const next: Pending = { ...current, dueAt: sooner ? request.at : current.dueAt, reason: sooner ? request.reason : current.reason, ...carried, held: false };
   return withMessage(next, needsMessage(current, next.dueAt, now) ? Math.max(now, next.dueAt) : undefined, token);
 }
 
@@ -74,7 +91,7 @@ export function mergeRequest(current: Pending | undefined, request: Request, now
  * message being delivered (`delivered`, its `dueAt`) goes away, so if it was the marker's, another is sent.
  */
 export function postpone(current: Pending | undefined, request: Omit<Request, 'at'>, retryAt: number, delivered: number | undefined, now: number, token: (at: number) => number): Change {
-  const next: Pending = { ...current, dueAt: retryAt, reason: current?.reason ?? request.reason, load: request.load ?? current?.load, held: true };
+  const next: Pending = { ...current, dueAt: retryAt, reason: current?.reason ?? request.reason, ...latest(current, request), held: true };
   return withMessage(next, needsMessage(current, retryAt, now, delivered) ? retryAt : undefined, token);
 }
 
@@ -86,8 +103,8 @@ export function postpone(current: Pending | undefined, request: Omit<Request, 'a
  */
 export function putBack(current: Pending | undefined, taken: Pending, delivered: number | undefined, now: number): Change {
   const owed: Pending = current
-    ? { ...current, dueAt: Math.min(current.dueAt, taken.dueAt), load: current.load ?? taken.load, held: false }
-    : { dueAt: taken.dueAt, reason: taken.reason, ...(taken.load === undefined ? {} : { load: taken.load }), held: false };
+    ? { ...current, dueAt: Math.min(current.dueAt, taken.dueAt), ...latest(taken, current), held: false }
+    : { dueAt: taken.dueAt, reason: taken.reason, ...(taken.load === undefined ? {} : { load: taken.load, loadAt: taken.loadAt }), held: false };
   // An outside message (no dueAt) cannot be named: a marker with no message of its own keeps
   // the one it has, and the next request sends one.
   if (delivered === undefined || owed.sentFor !== undefined) return { next: owed };

@@ -18,7 +18,7 @@ interface Round {
   result: Promise<Change | undefined>;
 }
 
-type MarkerProps = { dueInMs: number; reason: string; load?: number; held: boolean; sentInMs?: number; sentFor?: number };
+type MarkerProps = { dueInMs: number; reason: string; load?: number; loadAt?: number; held: boolean; sentInMs?: number; sentFor?: number };
 
 export interface ReadMarker {
   pending: Pending;
@@ -35,12 +35,6 @@ export class PendingStore {
   /** Per object: the round being written, and the one gathering decisions to write after it. */
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly waiting = new Map<string, Round>();
-  /**
-   * Objects whose marker this process just removed (a delivery took it): the next change (the
-   * pass's own next poll, a push meanwhile) inserts one without reading first, and reads only
-   * when the insert finds one.
-   */
-  private readonly taken = new Set<string>();
 
   async read(objectKey: string): Promise<ReadMarker | undefined> {
     const read = await this.table.getTimed<MarkerProps>(PENDING_PARTITION, objectKey);
@@ -50,7 +44,8 @@ export class PendingStore {
     const local = (inMs: number) => this.clock.now() + (writtenAt + inMs - now);
     const p = read.row.props;
     const pending: Pending = { dueAt: local(Number(p.dueInMs)), reason: String(p.reason), held: p.held === true };
-    if (typeof p.load === 'number') pending.load = p.load;
+    // An earlier version's marker says not when its value came: its row's write stands for it.
+    if (typeof p.load === 'number') Object.assign(pending, { load: p.load, loadAt: typeof p.loadAt === 'number' ? p.loadAt : writtenAt });
     if (typeof p.sentInMs === 'number' && typeof p.sentFor === 'number') Object.assign(pending, { sentAt: local(p.sentInMs), sentFor: p.sentFor });
     return { pending, row: read.row };
   }
@@ -85,7 +80,8 @@ export class PendingStore {
 
   private async applyAll(objectKey: string, decides: Decide[]): Promise<Change | undefined> {
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      const current = attempt === 1 && this.taken.delete(objectKey) ? undefined : await this.read(objectKey);
+      // Always read: another process may have written the marker since this one last saw it.
+      const current = await this.read(objectKey);
       let next = current?.pending;
       let send: number | undefined;
       for (const decide of decides) {
@@ -96,11 +92,7 @@ export class PendingStore {
       }
       if (next === current?.pending) return undefined;
       const written = await this.write(objectKey, current, next);
-      if (written) {
-        // Removed: the next request from this process inserts a marker without reading first.
-        if (next === undefined) this.taken.add(objectKey);
-        return send === undefined ? { next } : { next, send };
-      }
+      if (written) return send === undefined ? { next } : { next, send };
       // Another host wrote it first: spread the retries so contending writers stop colliding.
       await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(500, 10 * 2 ** attempt)));
     }
@@ -112,6 +104,14 @@ export class PendingStore {
     if (next === undefined) return current === undefined || (await this.consume(current));
     const props = this.propsOf(next);
     return (current ? await this.table.replaceIf(current.row, props) : await this.table.create(PENDING_PARTITION, objectKey, props)) !== undefined;
+  }
+
+  /** The marker as read without its pushed value (an earlier version's), if it is still as read; false when it changed. */
+  async dropLoad(read: ReadMarker): Promise<boolean> {
+    const next: Pending = { ...read.pending };
+    delete next.load;
+    delete next.loadAt;
+    return (await this.table.replaceIf(read.row, this.propsOf(next))) !== undefined;
   }
 
   /** Removes the marker if it is still as read (a request merged since keeps it). */
@@ -133,7 +133,7 @@ export class PendingStore {
   private propsOf(p: Pending): MarkerProps {
     const now = this.clock.now();
     const props: MarkerProps = { dueInMs: Math.max(0, p.dueAt - now), reason: p.reason, held: p.held, ...this.service.stamp() };
-    if (p.load !== undefined) props.load = p.load;
+    if (p.load !== undefined) Object.assign(props, { load: p.load }, p.loadAt === undefined ? {} : { loadAt: p.loadAt });
     if (p.sentAt !== undefined && p.sentFor !== undefined) Object.assign(props, { sentInMs: p.sentAt - now, sentFor: p.sentFor });
     return props;
   }

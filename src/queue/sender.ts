@@ -4,7 +4,7 @@
  */
 import type { QueueClient } from '@azure/storage-queue';
 import type { Clock } from '../clock.js';
-import type { EntityTable, Props } from '../state/entity-table.js';
+import type { EntityTable, Props, Row } from '../state/entity-table.js';
 import { encodeMessage, type ProbeMessage, type ReconcileMessage } from './messages.js';
 import { isStorageGone, storageError } from '../state/errors.js';
 import { mergeRequest, messageToken, type Change, type Pending } from './pending-plan.js';
@@ -13,16 +13,23 @@ import { PENDING_PARTITION, type PendingStore, type ReadMarker } from './pending
 /** The queue service's ceiling for a visibility timeout. */
 export const MAX_DELAY_MS = 7 * 24 * 3_600_000;
 
+/**
+ * A request to reconcile an object. It carries no pushed value: a push is written to the target's
+ * push row first (src/load/push-store.ts), where every reconcile reads it, and the message only
+ * wakes a reconcile sooner.
+ */
+export type WakeUp = Pick<ReconcileMessage, 'kind' | 'name' | 'reason'>;
+
 export interface QueueSender {
   /**
    * Asks for an object to be reconciled `delayMs` from now: the one way to schedule a (delayed)
    * reconcile. Requests for one object collapse into its pending marker (pending-plan.ts): the
-   * earliest due time and the latest pushed `load` win, and a message is sent only when none
-   * will serve the marker in time. `sent` says whether this request sent one.
+   * earliest due time wins, and a message is sent only when none will serve the marker in time.
+   * `sent` says whether this request sent one.
    */
-  reconcile(message: Omit<ReconcileMessage, 'dueAt'>, delayMs?: number): Promise<{ sent: boolean; dueAt: number }>;
+  reconcile(message: WakeUp, delayMs?: number): Promise<{ sent: boolean; dueAt: number }>;
   /** The same for an instant (epoch ms on this host's clock), for callers that compute when from stored state. */
-  reconcileAt(message: Omit<ReconcileMessage, 'dueAt'>, at: number): Promise<{ sent: boolean; dueAt: number }>;
+  reconcileAt(message: WakeUp, at: number): Promise<{ sent: boolean; dueAt: number }>;
   probe(message: ProbeMessage, delayMs?: number): Promise<void>;
   /**
    * Sends a delivered reconcile message again as it was, visible `delayMs` from now, past the
@@ -41,6 +48,8 @@ export interface Markers {
   read(ref: ObjectRef): Promise<ReadMarker | undefined>;
   /** Removes the marker if it is unchanged since `read`; false when a request merged since. */
   consume(read: ReadMarker): Promise<boolean>;
+  /** Takes an earlier version's pushed value off the marker if it is unchanged since `read`. */
+  dropLoad(read: ReadMarker): Promise<boolean>;
   /** Applies `decide` to the marker (under its ETag) and sends the message the change asks for. */
   change(ref: ObjectRef, decide: (current: Pending | undefined, now: number) => Change | undefined): Promise<Change | undefined>;
 }
@@ -74,6 +83,7 @@ export function createQueueSender(deps: {
   const markers: Markers | undefined = pending && {
     read: (ref) => pending.read(objectKey(ref)),
     consume: (read) => pending.consume(read),
+    dropLoad: (read) => pending.dropLoad(read),
     async change(ref, decide) {
       const change = await pending.change(objectKey(ref), (current) => decide(current, deps.clock.now()));
       const sentFor = change?.next?.sentFor;
@@ -88,15 +98,15 @@ export function createQueueSender(deps: {
       return change;
     },
   };
-  const reconcileAt = async (message: Omit<ReconcileMessage, 'dueAt'>, at: number) => {
+  const reconcileAt = async (message: WakeUp, at: number) => {
     const now = deps.clock.now();
     const dueAt = dueSecond(now, at);
-    const { kind, name, reason, load } = message;
+    const { kind, name, reason } = message;
     if (!markers) {
-      await send(deps.reconcileQueue, { ...message, dueAt }, dueAt - now);
+      await send(deps.reconcileQueue, { kind, name, reason, dueAt }, dueAt - now);
       return { sent: true, dueAt };
     }
-    const request = { at: dueAt, reason, ...(load === undefined ? {} : { load }) };
+    const request = { at: dueAt, reason };
     // Requests merged in one write round send one message between them: the one that asked for it says so.
     let asked = false;
     await markers.change({ kind, name }, (current, t) => {
@@ -131,9 +141,14 @@ function clampDelay(ms: number): number {
   return Math.min(Math.max(0, ms), MAX_DELAY_MS);
 }
 
-/** Removes the markers of the one-per-due-second kind older builds wrote (their row keys end in `@<due>`). */
-export async function prunePending(pending: EntityTable): Promise<number> {
+/**
+ * Tidies what earlier builds left in the pending partition, from one listing of it: removes the
+ * markers of the one-per-due-second kind (their row keys end in `@<due>`), and hands the pushed
+ * values of the previous version's markers to the push rows (marker-pushes.ts).
+ */
+export async function tidyPending(pending: EntityTable, adopt: (rows: Row<Props>[]) => Promise<unknown>): Promise<number> {
   const rows = await pending.list<Props>(PENDING_PARTITION);
   const current = rows.filter((r) => !/@\d+$/.test(r.rowKey));
+  await adopt(current);
   return (await pending.writeChanged(PENDING_PARTITION, current, rows, { deleteMissing: true })).deleted;
 }

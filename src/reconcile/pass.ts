@@ -9,7 +9,9 @@ import { formatDuration } from '../config/duration.js';
 import { AbortedError, reasonOf, scopedAbort } from '../deadline.js';
 import { errorMessage, type Log } from '../log.js';
 import type { Runtime } from '../runtime/runtime.js';
-import { prunePending } from '../queue/sender.js';
+import { tidyPending } from '../queue/sender.js';
+import { adoptMarkerPushes } from '../queue/marker-pushes.js';
+import { pushSourceName } from '../load/push-source.js';
 import { reconcileObject } from './object.js';
 import { objectKey, type ObjectOutcome, type ObjectRef } from './types.js';
 
@@ -81,6 +83,9 @@ export async function runPass(rt: Runtime, options: PassOptions): Promise<PassRe
     else deadline.signal.addEventListener('abort', late, { once: true });
   });
 
+  // Before the objects: a pushed value an earlier version's marker holds is served by this pass.
+  if (!options.dryRun) await tidyMarkers(rt, log);
+
   const worker = async () => {
     for (let ref = queue.shift(); ref; ref = queue.shift()) {
       if (deadline.signal.aborted || rt.clock.now() - startedAt >= budgetMs) {
@@ -119,13 +124,23 @@ export async function runPass(rt: Runtime, options: PassOptions): Promise<PassRe
     }
   }
   if (!options.dryRun && !options.signal?.aborted) {
-    // Housekeeping that keeps the log and the re-enqueue markers bounded.
-    await Promise.all([prunePending(rt.table('leases')), rt.decisions.prune(rt.clock.now())]).catch((err: unknown) =>
-      log.warn(`could not prune old decisions or re-enqueue markers: ${errorMessage(err)}`),
-    );
+    // Housekeeping that keeps the log bounded.
+    await rt.decisions.prune(rt.clock.now()).catch((err: unknown) => log.warn(`could not prune old decisions: ${errorMessage(err)}`));
   }
   const done = report();
   const aborted = outcomes.filter((o) => o.status === 'aborted').length;
   log.debug?.(`pass finished: ${outcomes.length} reconciled, ${deferred.length} deferred, ${done.errors - aborted} failed, ${aborted} aborted`);
   return done;
+}
+
+/** Re-enqueue markers earlier builds left: old kinds removed, pushed values handed to the push rows. */
+async function tidyMarkers(rt: Runtime, log: Log): Promise<void> {
+  const markers = rt.queues.markers;
+  const offer = (name: string, value: number, landedAt: number | undefined) => {
+    const target = rt.config.targets.find((t) => t.name === name);
+    return target && pushSourceName(target.load) !== undefined ? rt.stores.pushes.offer(name, value, landedAt) : undefined;
+  };
+  await tidyPending(rt.table('leases'), (rows) => (markers ? adoptMarkerPushes(rows, { markers, offer }) : Promise.resolve())).catch((err: unknown) =>
+    log.warn(`could not tidy the re-enqueue markers: ${errorMessage(err)}`),
+  );
 }

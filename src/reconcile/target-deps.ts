@@ -12,6 +12,8 @@ import { kindOf } from '../load/registry.js';
 import { readSampleSeries, writeSampleSeries, type SampleSeries } from '../load/sample-store.js';
 import type { SourceReader } from '../load/source-kind.js';
 import { sourcePorts } from '../load/source-ports.js';
+import type { PushRead } from '../load/push-store.js';
+import { pushSourceName } from '../load/push-source.js';
 import { recordActivationLatency } from '../metrics/activation-latency.js';
 import { recordAndFlush } from '../metrics/export.js';
 import { probeActivator } from '../probe/activator-probe.js';
@@ -25,10 +27,17 @@ import type { ReconcileContext } from './types.js';
 import type { NewerLive } from './config-stamp.js';
 import type { ConfigId } from '../config/sequence.js';
 
+/** What a samples row holds besides its samples: the push last served (push-source.ts), and the push row read with it. */
+export interface Served<T> {
+  value: T;
+  pushTag: string | undefined;
+  push?: PushRead;
+}
+
 export interface TargetPassDeps {
   row: Pick<FencedTargetRow, 'read' | 'write' | 'confirm'>;
-  /** The target's samples row: each source's samples by name. */
-  sampleSeries: { read(names: readonly string[]): Promise<SampleSeries>; write(series: SampleSeries, now: number): Promise<void> };
+  /** The target's samples row: each source's samples by name; `pushTag` on a write: the push it served (absent: the one served before stays recorded). */
+  sampleSeries: { read(names: readonly string[]): Promise<Served<SampleSeries>>; write(series: SampleSeries, now: number, pushTag?: string): Promise<void> };
   port: TargetPort;
   /** The reader of one of the target's polled sources, opened by its kind (load/registry.ts). */
   sourceReader(source: NamedSourceConfig): SourceReader;
@@ -55,7 +64,8 @@ export async function targetPassDeps(ctx: ReconcileContext, target: TargetConfig
   const port = await targetPortFor(rt, target);
   return {
     row: new FencedTargetRow(rt.table('targets'), target.name, { seq: rt.configuration.seq, hash: rt.configuration.hash }),
-    sampleSeries: sampleSeriesRow(rt.table('samples'), target.name),
+    // A target with a push source reads its push row with its samples.
+    sampleSeries: sampleSeriesRow(rt.table('samples'), target.name, pushSourceName(target.load) !== undefined),
     port,
     sourceReader: (source) => kindOf(source.source).open!(source, sourcePorts(rt, target)),
     probe: () => probeActivator(target.activator?.probeUrl, { signal }),
@@ -74,15 +84,16 @@ export async function targetPassDeps(ctx: ReconcileContext, target: TargetConfig
   };
 }
 
-/** The target's samples row, each source's samples by name, written over the ETag it was read with. */
-function sampleSeriesRow(table: EntityTable, target: string): TargetPassDeps['sampleSeries'] {
+/** The target's samples row, each source's samples by name, written over the ETag it was read with, keeping the served push it read unless told another. */
+export function sampleSeriesRow(table: EntityTable, target: string, withPush: boolean): TargetPassDeps['sampleSeries'] {
   let etag: string | undefined;
+  let served: string | undefined;
   return {
     async read(names) {
-      const stored = await readSampleSeries(table, target, names);
-      etag = stored.etag;
-      return stored.series;
+      const stored = await readSampleSeries(table, target, names, withPush);
+      ({ etag, pushTag: served } = stored);
+      return { value: stored.series, pushTag: stored.pushTag, ...(stored.push ? { push: stored.push } : {}) };
     },
-    write: (series, now) => writeSampleSeries(table, target, series, now, etag),
+    write: (series, now, pushTag) => writeSampleSeries(table, target, series, now, etag, pushTag ?? served),
   };
 }

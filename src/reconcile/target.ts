@@ -24,7 +24,7 @@
 import type { TargetConfig } from '../config/schema.js';
 import { isTransient } from '../errors/transient.js';
 import { errorMessage } from '../log.js';
-import { collectLoad, type CollectedLoad } from '../load/collect.js';
+import { collectLoad, IMPLICIT_LOAD, type CollectedLoad } from '../load/collect.js';
 import type { SampleSeries } from '../load/sample-store.js';
 import { targetSettings } from '../scaler/decide/decide-target.js';
 import type { FollowUp } from '../scaler/decide/follow-ups.js';
@@ -33,7 +33,8 @@ import { requestedAfter, runScaleStep, type ScaleStepOutcome, type TargetView } 
 import { isTargetMissing } from '../scaler/shell/target-port.js';
 import type { TargetHistoryFields } from '../state/history.js';
 import { readinessWatch } from '../scaler/shell/readiness-watch.js';
-import type { TargetPassDeps } from './target-deps.js';
+import type { Served, TargetPassDeps } from './target-deps.js';
+import { pushToServe, type PushToServe } from '../load/push-source.js';
 import type { Decision, ReconcileRequest } from './types.js';
 import { leftAlone, leftToNewer, stampOf } from './config-stamp.js';
 
@@ -57,7 +58,7 @@ export async function reconcileTarget(deps: TargetPassDeps, target: TargetConfig
   // wake is timed from the load sample taken next, not from a cold start before it.
   const now = clock.now();
 
-  const load = await collect(deps, target, request.load, { now, persist });
+  const load = await collect(deps, target, { now, persist });
 
   const step = await runScaleStep(
     {
@@ -107,14 +108,25 @@ async function fenceScaleWrite(deps: TargetPassDeps): Promise<void> {
   await deps.row.confirm();
 }
 
+/**
+ * The samples row and, for a target with a push source, its push row, read together: a push the
+ * samples row does not record as served is this reconcile's push reading.
+ */
+async function withPush<T>(read: () => Promise<Served<T>>): Promise<{ stored: T; push: PushToServe | undefined }> {
+  const stored = await read();
+  return { stored: stored.value, push: pushToServe(stored.push, stored.pushTag) };
+}
+
 /** This reconcile's look at the load: every source read, within its own deadline (load/collect.ts). */
-async function collect(deps: TargetPassDeps, target: TargetConfig, pushed: number | undefined, { now, persist }: { now: number; persist: boolean }): Promise<CollectedLoad> {
+export async function collect(deps: Pick<TargetPassDeps, 'lease' | 'signal' | 'sampleSeries' | 'sourceReader'>, target: TargetConfig, { now, persist }: { now: number; persist: boolean }): Promise<CollectedLoad> {
   const { lease, signal } = deps;
-  const writeSeries = async (series: SampleSeries) => {
+  const writeSeries = async (series: SampleSeries, pushTag?: string) => {
     await lease.check();
-    await deps.sampleSeries.write(series, now);
+    await deps.sampleSeries.write(series, now, pushTag);
   };
-  return collectLoad(target.load, pushed, { readSeries: (names) => deps.sampleSeries.read(names), writeSeries, reader: deps.sourceReader }, { now, keepMs: target.scaleToZero.stableWindow, persist, signal });
+  const names = (target.load ?? IMPLICIT_LOAD).sources.map((s) => s.name);
+  const { stored, push } = await withPush(() => deps.sampleSeries.read(names));
+  return collectLoad(target.load, push, { readSeries: () => Promise.resolve(stored), writeSeries, reader: deps.sourceReader }, { now, keepMs: target.scaleToZero.stableWindow, persist, signal });
 }
 
 /**

@@ -18,8 +18,6 @@ export type { Decision };
 export interface ReconcileRequest {
   /** Why this reconcile runs: "timer", "forced", "requeue", "probe finished"… */
   reason: string;
-  /** A pushed load value that came with a reconcile message. */
-  load?: number;
   /** `--dry-run`: decide and report, write nothing to ARM, Kubernetes or the inventory. */
   dryRun?: boolean;
 }

@@ -165,7 +165,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     decisions: new DecisionLog(table('decisions')),
     history: new HistoryStore(table('history')),
     queues,
-    stores: buildStores(table, queues, clock, config.targets),
+    stores: buildStores(table, queues, clock, config.targets, serviceClock),
     limiter: (name, rate) => new SharedLimiter(table('limiters'), clock, name, rate),
     azureCredential,
     scaleSetApi: once(async () => options.adapters?.scaleSetApi ?? compute()),

@@ -23,6 +23,7 @@ function errorsOf(text: string | undefined): Record<string, string> {
     return {};
   }
 }
+import { pushSourceName, pushSourceStatus } from '../load/push-source.js';
 
 export interface TargetStatus {
   name: string;
@@ -58,15 +59,27 @@ export interface TargetStatus {
 export interface SourceStatus {
   name: string;
   kind: string;
+  /** A push source: the latest push and when it landed in storage (null before the first). */
   value: number | null;
   at: string | null;
   error: string | null;
+  /** A push source only: whether a reconcile has decided with its latest push. */
+  served?: boolean;
 }
 
 export async function targetStatus(rt: Runtime, target: TargetConfig): Promise<TargetStatus> {
   const names = (target.load ?? IMPLICIT_LOAD).sources.map((s) => s.name);
-  const [r, samples] = await Promise.all([readTargetRecord(rt.table('targets'), target.name), readSampleSeries(rt.table('samples'), target.name, names)]);
-  return targetStatusOf(rt, target, r, samples.series);
+  const pushName = pushSourceName(target.load);
+  const [r, samples, push] = await Promise.all([
+    readTargetRecord(rt.table('targets'), target.name),
+    readSampleSeries(rt.table('samples'), target.name, names),
+    pushName === undefined ? undefined : rt.stores.pushes.read(target.name),
+  ]);
+  const status = await targetStatusOf(rt, target, r, samples.series);
+  if (pushName === undefined) return status;
+  // A push source shows the latest push (the push row), not the newest sample, and whether it was served.
+  const pushed = pushSourceStatus(pushName, push, samples.pushTag);
+  return { ...status, sources: status.sources.map((s) => (s.name === pushName ? { ...s, value: pushed.value, at: pushed.at, served: pushed.served } : s)) };
 }
 
 /**

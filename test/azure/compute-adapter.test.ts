@@ -122,7 +122,7 @@ describe('list VMs', () => {
     expect(error).toBeInstanceOf(ArmRequestError);
     expect(error).not.toBeInstanceOf(ArmNotFoundError);
     expect((error as ArmRequestError).statusCode).toBe(404);
-    expect((error as Error).message).toMatch(/later page.*NotFound.*skip token is no longer valid/);
+    expect((error as Error).message).toMatch(/page 2 .*answered 404 \(NotFound\).*skip token is no longer valid/);
     // A 404 on the first page is the scale set missing, with ARM's code and message in the error.
     const missing = await failure(api.listVms(rg, 'nowhere', 'Uniform'));
     expect(missing).toBeInstanceOf(ArmNotFoundError);
@@ -207,6 +207,16 @@ describe('delete instances', () => {
     const slowApi = await h.newApi({ clock, lroWaitMs: 5_000, lroPollIntervalMs: 10 });
     expect(await advancedWhilePending(() => slowApi.deleteInstances(rg, 'flex', [first!.name]))).toEqual({ done: true });
     expect(control.vms().map((vm) => vm.name)).toEqual([second!.name]);
+  });
+
+  it('Flexible: deallocates and starts one VM by name, done once ARM finishes', async () => {
+    const control = h.sim.addScaleSet({ resourceGroup: rg, name: 'flex', orchestrationMode: 'Flexible', capacity: 2 });
+    const [first, second] = control.vms();
+    const slowApi = await h.newApi({ clock, lroWaitMs: 5_000, lroPollIntervalMs: 10 });
+    expect(await advancedWhilePending(() => slowApi.setPower(rg, 'flex', 'Flexible', 'deallocate', [first!.name]))).toEqual({ done: true });
+    expect(control.vms().map((vm) => vm.powerState)).toEqual(['PowerState/deallocated', second!.powerState]);
+    expect(await advancedWhilePending(() => slowApi.setPower(rg, 'flex', 'Flexible', 'start', [first!.name]))).toEqual({ done: true });
+    expect(control.vms().map((vm) => vm.powerState)).toEqual(['PowerState/running', second!.powerState]);
   });
 
   it('nothing to delete calls nothing', async () => {

@@ -12,6 +12,7 @@ import type { Runtime } from '../../src/runtime/runtime.js';
 import type { ObjectOutcome } from '../../src/reconcile/types.js';
 import { armWorldPerFile } from '../support/arm.js';
 import { sizedPool } from './support/sized.js';
+import { pushThenReconcile } from '../support/push.js';
 
 const world = armWorldPerFile();
 
@@ -87,7 +88,7 @@ describe('a target whose scaleTargetRef is a pool', () => {
       targets: [{ name: 'jobs', scaleTargetRef: { kind: 'Pool', name: 'by-target' }, policy: 'knative', minScale: 1, maxScale: 10, scaleToZero: { enabled: false }, load: { source: 'push', targetPerReplica: 1 } }],
     });
     await pass(rt, 'by-target');
-    const target = (load: number) => reconcileObject(rt, { kind: 'target', name: 'jobs' }, { reason: 'test', load }, { log: silentLog });
+    const target = (load: number) => pushThenReconcile(rt, { kind: 'target', name: 'jobs' }, load, { reason: 'test' }, { log: silentLog });
     // A target seen for the first time is adopted as it runs; the next pass acts.
     for (let i = 0; i < 3 && (await readInventory(rt.table('machines'), 'by-target')).wanted !== 5; i++) await target(5);
     expect((await readInventory(rt.table('machines'), 'by-target')).wanted).toBe(5);

@@ -9,6 +9,7 @@ import { readSamples } from '../../src/load/sample-store.js';
 import { silentLog } from '../../src/log.js';
 import { reconcileObject } from '../../src/reconcile/object.js';
 import { eventually, startTargetWorld, type TargetWorld } from '../targets/support.js';
+import { pushLoad } from '../../src/queue/push.js';
 
 const API = { kind: 'Deployment' as const, namespace: 'default', name: 'api' };
 const FLOOD = 2_000;
@@ -44,7 +45,7 @@ async function inWaves(n: number, width: number, send: (i: number) => Promise<un
 
 async function apiServedWithin(w: TargetWorld, ms: number): Promise<number> {
   const started = Date.now();
-  await w.rt.queues.reconcile({ kind: 'target', name: 'api', reason: 'push', load: 25 });
+  await pushLoad({ pushes: w.rt.stores.pushes, queues: w.rt.queues }, 'api', 25, 'push');
   expect(await eventually(() => w.kube.inspect(API)?.specReplicas === 3, ms)).toBe(true);
   return Date.now() - started;
 }
@@ -67,9 +68,9 @@ describe('a flood for one object', () => {
     await w.startHost();
     let sent = 0;
     await inWaves(FLOOD, 25, async (i) => {
-      if ((await w.rt.queues.reconcile({ kind: 'target', name: 'web', reason: 'push', load: 1 + (i % 40) })).sent) sent++;
+      if ((await pushLoad({ pushes: w.rt.stores.pushes, queues: w.rt.queues }, 'web', 1 + (i % 40), 'push')).sent) sent++;
     });
-    await w.rt.queues.reconcile({ kind: 'target', name: 'web', reason: 'push', load: 45 });
+    await pushLoad({ pushes: w.rt.stores.pushes, queues: w.rt.queues }, 'web', 45, 'push');
     expect(await apiServedWithin(w, 15_000)).toBeLessThan(15_000);
     // Each message served a collapsed batch: far fewer messages than pushes.
     expect(sent).toBeLessThan(FLOOD / 10);

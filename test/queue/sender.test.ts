@@ -47,13 +47,13 @@ describe('delayed enqueue', () => {
     expect(got).toEqual([expect.objectContaining({ kind: 'target', name: 'delayed', reason: 'requeue' })]);
   });
 
-  it('collapses requests for one object into one message, pushed values too: the latest wins', async () => {
+  it('collapses requests for one object into one message', async () => {
     const s = sender(stillClock());
     const results = await Promise.all([1, 2, 3].map(() => s.reconcile({ kind: 'pool', name: 'dup', reason: 'requeue' }, 60_000)));
     expect(results.filter((r) => r.sent)).toHaveLength(1);
-    expect((await s.reconcile({ kind: 'target', name: 'pushed', reason: 'push', load: 5 })).sent).toBe(true);
-    expect((await s.reconcile({ kind: 'target', name: 'pushed', reason: 'push', load: 6 })).sent).toBe(false);
-    expect((await s.markers!.read({ kind: 'target', name: 'pushed' }))?.pending).toMatchObject({ load: 6, reason: 'push' });
+    expect((await s.reconcile({ kind: 'target', name: 'pushed', reason: 'push' })).sent).toBe(true);
+    expect((await s.reconcile({ kind: 'target', name: 'pushed', reason: 'push' })).sent).toBe(false);
+    expect((await s.markers!.read({ kind: 'target', name: 'pushed' }))?.pending).toMatchObject({ reason: 'push' });
   });
 
   it('sends again for a sooner request, not for a later one: the earliest due time wins', async () => {

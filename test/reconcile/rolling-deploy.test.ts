@@ -10,7 +10,6 @@ import { newInvocationContext, logHandlerFor } from '../../src/host/invocation.j
 import { silentLog, type Log } from '../../src/log.js';
 import { encodeMessage } from '../../src/queue/messages.js';
 import { CONFIG_PARTITION, NEWEST_LIVE_MS, NEWEST_ROW } from '../../src/queue/newest-config.js';
-import { reconcileObject } from '../../src/reconcile/object.js';
 import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
 import { readTargetRecord } from '../../src/scaler/shell/target-store.js';
 import { simulatedService } from '../../src/state/service-clock.js';
@@ -18,6 +17,8 @@ import { targetStatus } from '../../src/status/target-status.js';
 import { ManualClock } from '../../src/clock.js';
 import { writeConfig } from '../support/config.js';
 import { eventually, startTargetWorld, WEB, type TargetWorld } from '../targets/support.js';
+import { pushThenReconcile } from '../support/push.js';
+import { pushLoad } from '../../src/queue/push.js';
 
 const API = { kind: 'Deployment' as const, namespace: 'default', name: 'api' };
 const NEWER = 2_000_000;
@@ -40,7 +41,7 @@ async function hostOn(first: Runtime, targets: Record<string, unknown>[], config
   return createRuntime({ configFile: file, env: {}, configSeq, ...(clock ? { clock, serviceClock: simulatedService(clock) } : {}) });
 }
 
-const reconcileOn = (rt: Runtime, name: string, load: number) => reconcileObject(rt, { kind: 'target', name }, { reason: 'push', load }, { log: silentLog });
+const reconcileOn = (rt: Runtime, name: string, load: number) => pushThenReconcile(rt, { kind: 'target', name }, load, { reason: 'push' }, { log: silentLog });
 
 function capture(): { log: Log; lines: string[] } {
   const lines: string[] = [];
@@ -113,7 +114,7 @@ describe('a rolling deploy: two configurations on one storage account', () => {
     const far = new Date(Date.now() + 12 * 3_600_000);
     const oldHost = await startLocalHost({ rt: older, log: olderLog.log, schedule: `0 ${far.getMinutes()} ${far.getHours()} * * *`, hostJsonFile });
     stops.push(() => oldHost.stop());
-    await newer.queues.reconcile({ kind: 'target', name: 'api', reason: 'push', load: 25 });
+    await pushLoad({ pushes: newer.stores.pushes, queues: newer.queues }, 'api', 25, 'push');
     expect(await eventually(() => olderLog.lines.some((l) => /target\/api: not in this host's configuration .*put back/.test(l)), 10_000)).toBe(true);
     // Put back, not deleted: the message waits in the queue, and api was not touched.
     expect(await eventually(async () => (await queued(older)) === 1, 5_000)).toBe(true);

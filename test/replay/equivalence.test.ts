@@ -22,6 +22,7 @@ import { startActivatorSim, type ActivatorSim } from '../../sim/activator/server
 import { startKubernetesSim, type KubernetesSim } from '../../sim/kubernetes/server.js';
 import { azuriteStorage, tempDir, writeConfig } from '../support/config.js';
 import { simulatedService } from '../../src/state/service-clock.js';
+import { pushThenReconcile } from '../support/push.js';
 
 const START = Date.UTC(2026, 10, 30, 10, 0, 0);
 const READY_DELAY_MS = 3_000;
@@ -147,7 +148,7 @@ async function realWrites(rt: Runtime, name: string, rows: TraceRow[]): Promise<
     const before = kube.inspect(ref)!.specReplicas ?? 1;
     if (takePush) {
       pushes++;
-      await reconcileObject(rt, object, { reason: 'forced', load: push.load }, { log: silentLog });
+      await pushThenReconcile(rt, object, push.load, { reason: 'forced' }, { log: silentLog });
     } else {
       requeues.shift();
       const marker = await markers.read(object);

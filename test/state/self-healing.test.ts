@@ -7,6 +7,7 @@ import { EntityTable } from '../../src/state/entity-table.js';
 import type { Storage } from '../../src/state/storage.js';
 import { freshStorage } from '../support/storage.js';
 import { eventually, startTargetWorld, WEB, webTarget, type TargetWorld } from '../targets/support.js';
+import { pushLoad } from '../../src/queue/push.js';
 
 async function wipe(storage: Storage): Promise<void> {
   const connection = inject('azuriteConnection');
@@ -39,7 +40,7 @@ describe('storage that lost its tables and queues', () => {
     w.kube.add(WEB, { replicas: 1 });
     await w.startHost();
     await wipe(w.rt.storage);
-    await w.rt.queues.reconcile({ kind: 'target', name: 'web', reason: 'push', load: 25 });
+    await pushLoad({ pushes: w.rt.stores.pushes, queues: w.rt.queues }, 'web', 25, 'push');
     expect(await eventually(() => w.kube.inspect(WEB)?.specReplicas === 3, 20_000)).toBe(true);
   }, 40_000);
 });

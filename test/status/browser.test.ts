@@ -25,6 +25,8 @@ import { buildStatus } from '../../src/status/status.js';
 import type { ScaleSetApi } from '../../src/azure/scale-set-api.js';
 import { startActivatorSim } from '../../sim/activator/server.js';
 import { startWorld } from '../support/world.js';
+import { pushLoad } from '../../src/queue/push.js';
+import { pushThenReconcile } from '../support/push.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOT = path.resolve('test-results', 'status-page.png');
@@ -96,7 +98,7 @@ it('draws a scripted minute with each change at its own time, marks its events, 
   try {
     // The minute, pass by pass at its second: the simulators' own delays (50 ms) pass in real time between them.
     const pool = () => reconcileObject(rt, { kind: 'pool', name: 'workers' }, { reason: 'timer' }, { log: silentLog });
-    const web = (load?: number) => reconcileObject(rt, { kind: 'target', name: 'web' }, { reason: 'timer', ...(load === undefined ? {} : { load }) }, { log: silentLog });
+    const web = (load?: number) => load === undefined ? reconcileObject(rt, { kind: 'target', name: 'web' }, { reason: 'timer' }, { log: silentLog }) : pushThenReconcile(rt, { kind: 'target', name: 'web' }, load, { reason: 'timer' }, { log: silentLog });
     const script: [number, () => Promise<unknown>][] = [
       [0, pool], [1, () => web()], [5, () => web(25)], [10, pool], [12, () => web()], [20, pool], [30, () => web(0)],
       [35, () => web()], [42, () => web()], [47, () => web()], [52, () => web()], [57, () => web()],
@@ -189,7 +191,7 @@ it('draws the pool and target timelines with data points and shows a tripped saf
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
   try {
     // The story: the pool fills up to 4, web gets load 25 (10 a replica) and goes to 3.
-    await rt.queues.reconcile({ kind: 'target', name: 'web', reason: 'browser test load', load: 25 });
+    await pushLoad({ pushes: rt.stores.pushes, queues: rt.queues }, 'web', 25, 'browser test load');
     await until(rt, (s) => s.pools[0]?.scaleSet.capacity === 4 && s.pools[0].machines.length === 4 && s.targets[0]?.requestedScale === 3);
     const page = await browser.newPage({ viewport: { width: 1200, height: 1600 } });
     await open(page, host.statusUrl!);

@@ -66,6 +66,12 @@ export class MemoryTableClient {
     return Promise.resolve({ etag: this.stored(entity).etag });
   }
 
+  /** Replace (or insert) whatever is there; Merge keeps the properties not given. */
+  upsertEntity(entity: Entity, mode: 'Replace' | 'Merge' = 'Merge'): Promise<{ etag: string }> {
+    const row = this.rows.get(this.key(entity.partitionKey, entity.rowKey));
+    return Promise.resolve({ etag: this.stored(mode === 'Merge' && row ? { ...row.entity, ...entity } : entity).etag });
+  }
+
   deleteEntity(partitionKey: string, rowKey: string, options: { etag?: string } = {}): Promise<void> {
     const row = this.rows.get(this.key(partitionKey, rowKey));
     if (!row) return Promise.reject(new StatusError(404));

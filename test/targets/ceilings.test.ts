@@ -17,7 +17,8 @@ async function passes(count: number, clock: ManualClock, load?: number): Promise
   const seen: (number | undefined)[] = [];
   for (let n = 0; n < count; n++) {
     clock.advance(1_000);
-    await reconcileObject(opened.world!.rt, { kind: 'target', name: 'web' }, { reason: 'forced', ...(load !== undefined ? { load } : {}) }, { log: silentLog });
+    if (load !== undefined) await opened.world!.rt.stores.pushes.record('web', load);
+    await reconcileObject(opened.world!.rt, { kind: 'target', name: 'web' }, { reason: 'forced' }, { log: silentLog });
     seen.push(opened.world!.kube.inspect(WEB)?.specReplicas);
   }
   return seen;

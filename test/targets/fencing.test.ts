@@ -16,6 +16,7 @@ import { startKubernetesSim, type KubernetesSim } from '../../sim/kubernetes/ser
 import { azuriteStorage, writeConfig } from '../support/config.js';
 import { WEB } from './support.js';
 import { simulatedService } from '../../src/state/service-clock.js';
+import { pushThenReconcile } from '../support/push.js';
 
 let kube: KubernetesSim | undefined;
 afterEach(async () => {
@@ -69,9 +70,9 @@ describe('two holders of one target', () => {
       // lease): the first holder's push of 0 no longer counts in the average.
       clock.advance(Math.max(LEASE_TTL_MS, STABLE_WINDOW_MS) + 1_000);
       // The second holder takes the lease and scales to 10 for a push of 100.
-      secondOutcome = await reconcileObject(other, web, { reason: 'forced', load: 100 }, { log: silentLog });
+      secondOutcome = await pushThenReconcile(other, web, 100, { reason: 'forced' }, { log: silentLog });
     };
-    const firstOutcome = await reconcileObject(first, web, { reason: 'forced', load: 0 }, { log: silentLog });
+    const firstOutcome = await pushThenReconcile(first, web, 0, { reason: 'forced' }, { log: silentLog });
 
     expect(secondOutcome).toMatchObject({ status: 'done', decision: { decision: 'scaled 8 → 10' } });
     expect(kube.inspect(WEB)?.specReplicas).toBe(10);
@@ -106,7 +107,7 @@ describe('two holders of one target', () => {
       const current = await readTargetRecord(other.table('targets'), 'web');
       await writeTargetRecord(other.table('targets'), 'web', current?.revision ?? 0, () => ({ desiredScale: 7 }));
     };
-    const outcome = await reconcileObject(rt, web, { reason: 'forced', load: 3 }, { log: silentLog });
+    const outcome = await pushThenReconcile(rt, web, 3, { reason: 'forced' }, { log: silentLog });
     expect(outcome).toMatchObject({ status: 'failed', decision: { error: expect.stringMatching(/written by another reconcile/) } });
     expect((await readTargetRecord(other.table('targets'), 'web'))?.desiredScale).toBe(7);
   });

@@ -12,6 +12,7 @@ import { createRuntime } from '../../src/runtime/runtime.js';
 import { readTargetRecord } from '../../src/scaler/shell/target-store.js';
 import { targetStatus } from '../../src/status/target-status.js';
 import { startTargetWorld, WEB, webTarget, type TargetWorld } from './support.js';
+import { pushThenReconcile } from '../support/push.js';
 
 let world: TargetWorld | undefined;
 afterEach(async () => {
@@ -33,7 +34,7 @@ describe('drover pause', () => {
     kube.add(WEB, { replicas: 1 });
     const second = await createRuntime({ configFile: rt.configFile, env: {} });
     const reconcileOn = (host: typeof rt, load?: number) =>
-      reconcileObject(host, { kind: 'target', name: 'web' }, { reason: 'test', ...(load !== undefined ? { load } : {}) }, { log: silentLog });
+      load !== undefined ? pushThenReconcile(host, { kind: 'target', name: 'web' }, load, { reason: 'test' }, { log: silentLog }) : reconcileObject(host, { kind: 'target', name: 'web' }, { reason: 'test' }, { log: silentLog });
     await reconcileOn(second, 10); // adopted
     await reconcileOn(second, 10);
     expect(kube.inspect(WEB)?.specReplicas).toBe(1);
@@ -61,7 +62,7 @@ describe('drover pause', () => {
     world = await startTargetWorld((activator) => [webTarget(activator, { scaleToZero: { enabled: false } })]);
     const { kube, rt } = world;
     kube.add(WEB, { replicas: 4 });
-    const reconcile = (load: number) => reconcileObject(rt, { kind: 'target', name: 'web' }, { reason: 'test', load }, { log: silentLog });
+    const reconcile = (load: number) => pushThenReconcile(rt, { kind: 'target', name: 'web' }, load, { reason: 'test' }, { log: silentLog });
     await reconcile(40); // adopted
     expect((await drover(rt.configFile, 'pause', 'web', '--scale-in')).code).toBe(0);
     await reconcile(10);
@@ -91,7 +92,7 @@ describe('drover pause on a target whose configuration says paused: true', () =>
     world = await startTargetWorld((activator) => [webTarget(activator, { scaleToZero: { enabled: false }, paused: true })]);
     const { kube, rt } = world;
     kube.add(WEB, { replicas: 2 });
-    const reconcile = (load: number) => reconcileObject(rt, { kind: 'target', name: 'web' }, { reason: 'test', load }, { log: silentLog });
+    const reconcile = (load: number) => pushThenReconcile(rt, { kind: 'target', name: 'web' }, load, { reason: 'test' }, { log: silentLog });
     await reconcile(10);
 
     const pinned = await drover(rt.configFile, 'pause', 'web', '--replicas', '9');
@@ -119,7 +120,7 @@ describe('drover pause on a target whose configuration says paused: true', () =>
     expect((await drover(rt.configFile, 'pause', 'web', '--replicas', '9')).code).toBe(0);
     // The configuration is then changed to paused: true; a host that reads it writes nothing.
     const host = await createRuntime({ configFile: pausedByConfig(rt.configFile), env: {} });
-    const reconcile = (load: number) => reconcileObject(host, { kind: 'target', name: 'web' }, { reason: 'test', load }, { log: silentLog });
+    const reconcile = (load: number) => pushThenReconcile(host, { kind: 'target', name: 'web' }, load, { reason: 'test' }, { log: silentLog });
     await reconcile(10);
     await reconcile(10);
     expect(kube.inspect(WEB)?.specReplicas).toBe(2);

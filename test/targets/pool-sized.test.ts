@@ -12,6 +12,7 @@ import type { Runtime } from '../../src/runtime/runtime.js';
 import { startActivatorSim, type ActivatorSim } from '../../sim/activator/server.js';
 import { targetStatus } from '../../src/status/target-status.js';
 import { armWorld, type ArmWorld } from '../support/arm.js';
+import { pushThenReconcile } from '../support/push.js';
 
 const clock = new ManualClock(Date.now());
 let arm: ArmWorld;
@@ -65,7 +66,7 @@ describe('a target whose scaleTargetRef is a pool', () => {
     let wokeAfter: number | undefined;
     for (let second = 0; second <= 330; second += 5) {
       const load = pushes.get(second);
-      const outcome = await reconcileObject(rt, { kind: 'target', name: 'batch' }, { reason: 'tick', ...(load !== undefined ? { load } : {}) }, { log: silentLog });
+      const outcome = await (load !== undefined ? pushThenReconcile(rt, { kind: 'target', name: 'batch' }, load, { reason: 'tick' }, { log: silentLog }) : reconcileObject(rt, { kind: 'target', name: 'batch' }, { reason: 'tick' }, { log: silentLog }));
       expect(outcome.status).toBe('done');
       const pass = await reconcileObject(rt, { kind: 'pool', name: 'batch-pool' }, { reason: 'tick' }, { log: silentLog });
       expect(pass.status).toBe('done');

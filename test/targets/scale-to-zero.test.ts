@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readProbe } from '../../src/probe/async-probe.js';
 import { readTargetRecord } from '../../src/scaler/shell/target-store.js';
 import { eventually, startTargetWorld, WEB, webTarget, type TargetWorld } from './support.js';
+import { pushLoad } from '../../src/queue/push.js';
 
 let world: TargetWorld | undefined;
 afterEach(async () => {
@@ -19,7 +20,7 @@ describe('a Kubernetes target with no load', () => {
     await world.startHost();
     const timeline = world.timeline();
     const start = Date.now();
-    await rt.queues.reconcile({ kind: 'target', name: 'web', reason: 'forced', load: 0 });
+    await pushLoad({ pushes: rt.stores.pushes, queues: rt.queues }, 'web', 0, 'forced');
 
     expect(await eventually(() => kube.inspect(WEB)?.specReplicas === 0, 25_000)).toBe(true);
     timeline.stop();
@@ -36,7 +37,7 @@ describe('a Kubernetes target with no load', () => {
     activator.setPresent(false);
     kube.add(WEB, { replicas: 3 });
     await world.startHost();
-    await rt.queues.reconcile({ kind: 'target', name: 'web', reason: 'forced', load: 0 });
+    await pushLoad({ pushes: rt.stores.pushes, queues: rt.queues }, 'web', 0, 'forced');
 
     expect(await eventually(async () => ((await readProbe(rt.stores.probe, 'web'))?.attempts ?? 0) >= 3, 10_000)).toBe(true);
     expect(kube.inspect(WEB)?.specReplicas).toBe(1);

@@ -8,6 +8,7 @@ import { reconcileObject } from '../../src/reconcile/object.js';
 import { runPass } from '../../src/reconcile/pass.js';
 import { readTargetRecord } from '../../src/scaler/shell/target-store.js';
 import { startTargetWorld, WEB, webTarget, type TargetWorld } from './support.js';
+import { pushThenReconcile } from '../support/push.js';
 
 const web = { kind: 'target', name: 'web' } as const;
 
@@ -35,7 +36,7 @@ describe('taking over a running Deployment', () => {
     expect(decisions.map((d) => d.decision)).toEqual(expect.arrayContaining(['adopted', 'no metrics']));
 
     const steps = [kube.inspect(WEB)?.specReplicas];
-    await reconcileObject(rt, web, { reason: 'forced', load: 0 }, { log: silentLog });
+    await pushThenReconcile(rt, web, 0, { reason: 'forced' }, { log: silentLog });
     steps.push(kube.inspect(WEB)?.specReplicas);
     for (let i = 0; i < 3; i++) {
       await reconcileObject(rt, web, { reason: 'timer' }, { log: silentLog });
@@ -64,7 +65,7 @@ describe('scale to zero disabled', () => {
     expect(kube.inspect(WEB)?.specReplicas).toBe(0);
     expect(await readTargetRecord(rt.table('targets'), 'web')).toMatchObject({ activeStatus: 'False', activeReason: 'AdoptedAtZero' });
 
-    await reconcileObject(rt, web, { reason: 'forced', load: 0 }, { log: silentLog });
+    await pushThenReconcile(rt, web, 0, { reason: 'forced' }, { log: silentLog });
     expect(kube.inspect(WEB)?.specReplicas).toBe(1);
     await timerPasses(2);
     expect(kube.inspect(WEB)?.specReplicas).toBe(1);
@@ -86,7 +87,7 @@ describe('an activation that times out', () => {
     const decisions = await rt.decisions.recent(Date.now(), 10);
     expect(decisions[0]).toMatchObject({ decision: 'no metrics', reason: expect.stringMatching(/activation timed out without a load sample/) });
 
-    await reconcileObject(rt, web, { reason: 'forced', load: 0 }, { log: silentLog });
+    await pushThenReconcile(rt, web, 0, { reason: 'forced' }, { log: silentLog });
     expect(kube.inspect(WEB)?.specReplicas).toBe(0);
     expect(await readTargetRecord(rt.table('targets'), 'web')).toMatchObject({ activeStatus: 'False', activeReason: 'TimedOut' });
   });
@@ -117,7 +118,7 @@ describe('a failed read of the target', () => {
     expect(await pendingDue()).toBeUndefined();
 
     kube.failNext('get', 500, 'etcd is on fire');
-    const outcome = await reconcileObject(rt, web, { reason: 'forced', load: 0 }, { log: silentLog });
+    const outcome = await pushThenReconcile(rt, web, 0, { reason: 'forced' }, { log: silentLog });
     expect(outcome).toMatchObject({ status: 'failed', decision: { decision: 'target unreadable', reason: expect.stringMatching(/held at 1 until the stable window/) } });
     expect(kube.count('patchScale')).toBe(0);
     // The stable window's wait is asked for as if the read had worked (one pending reconcile, by its end).

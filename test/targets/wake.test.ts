@@ -15,6 +15,8 @@ import { reconcileObject } from '../../src/reconcile/object.js';
 import { readTargetRecord } from '../../src/scaler/shell/target-store.js';
 import { targetStatus } from '../../src/status/target-status.js';
 import { eventually, startTargetWorld, WEB, webTarget, type TargetWorld } from './support.js';
+import { pushThenReconcile } from '../support/push.js';
+import { pushLoad } from '../../src/queue/push.js';
 
 const context = (name: string) => new azureFunctions.InvocationContext({ functionName: name, logHandler: () => undefined });
 const READY_DELAY_MS = 3_000;
@@ -45,7 +47,7 @@ describe('waking a target from zero', () => {
     kube.add(WEB, { replicas: 0 });
     await world.startHost();
     const asked = Date.now();
-    await rt.queues.reconcile({ kind: 'target', name: 'web', reason: 'forced', load: 25 });
+    await pushLoad({ pushes: rt.stores.pushes, queues: rt.queues }, 'web', 25, 'forced');
 
     // The queue worker may be in its idle back-off (up to maxPollingInterval, 2 s) when the message lands.
     expect(await eventually(() => kube.inspect(WEB)?.specReplicas === 3, 6_000)).toBe(true);
@@ -133,7 +135,7 @@ describe('waking a target from zero', () => {
     const { kube, rt } = world;
     kube.add(WEB, { replicas: 0 });
     const target = { kind: 'target', name: 'web' } as const;
-    const first = await reconcileObject(rt, target, { reason: 'dry run', load: 25, dryRun: true }, { log: silentLog });
+    const first = await reconcileObject(rt, target, { reason: 'dry run', dryRun: true }, { log: silentLog });
     expect(first).toMatchObject({ status: 'done', decision: { decision: 'would be adopted' } });
     expect(await readTargetRecord(rt.table('targets'), 'web')).toBeUndefined();
 
@@ -141,7 +143,7 @@ describe('waking a target from zero', () => {
     const adopted = await readTargetRecord(rt.table('targets'), 'web');
     const queued = async () => (await rt.storage.queue('reconcile').getProperties()).approximateMessagesCount;
     const queuedBefore = await queued();
-    const outcome = await reconcileObject(rt, target, { reason: 'dry run', load: 25, dryRun: true }, { log: silentLog });
+    const outcome = await pushThenReconcile(rt, target, 25, { reason: 'dry run', dryRun: true }, { log: silentLog });
     expect(outcome).toMatchObject({ status: 'done', decision: { decision: 'would scale 0 → 3' } });
     expect(kube.count('patchScale')).toBe(0);
     expect(await readTargetRecord(rt.table('targets'), 'web')).toEqual(adopted);

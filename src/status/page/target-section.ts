@@ -20,11 +20,15 @@ ${active(target, now)}${target.lastError ? `<p class="alert" data-field="error">
 ${activations(target, rows, now)}</section>`;
 }
 
-/** Each load source: its kind, newest value and its age, or why its last read failed. */
+/** Each load source: its kind, newest value and its age (a push: when it landed and whether it was served), or why its last read failed. */
 function sources(t: TargetStatus, now: number): string {
   if (t.sources.length === 0) return '';
   const item = (s: TargetStatus['sources'][number]) => {
-    const value = s.value === null ? 'no value yet' : `${s.value}${s.at ? ` (${esc(relative(s.at, now))})` : ''}`;
+    const age = s.at ? ` (${esc(relative(s.at, now))})` : '';
+    const value =
+      s.served === undefined
+        ? s.value === null ? 'no value yet' : `${s.value}${age}`
+        : s.value === null || s.at === null ? 'nothing pushed yet' : `${s.value} pushed ${esc(clockTime(s.at, now))}${age}, ${s.served ? 'served' : 'waiting for a reconcile'}`;
     const error = s.error ? ` <span class="alert">failing: ${esc(s.error)}</span>` : '';
     return `<li data-source="${esc(s.name)}">${esc(s.name)} (${esc(s.kind)}): ${value}${error}</li>`;
   };
