@@ -3,7 +3,7 @@ import type { PassReport } from '../reconcile/pass.js';
 import { objectKey } from '../reconcile/types.js';
 import type { Status } from '../status/status.js';
 import type { PoolStatus } from '../status/pool-status.js';
-import { terminateNotificationText } from '../status/pool-notes.js';
+import { heldByMinAgeText, terminateNotificationText } from '../status/pool-notes.js';
 import type { TargetStatus } from '../status/target-status.js';
 import { clockTime, formatDuration, relative } from '../status/format.js';
 import { shortId } from '../cache/ids.js';
@@ -84,6 +84,7 @@ function poolNoteLines(p: PoolStatus, at: (iso: string) => string): string[] {
   if (p.hold) lines.push(`  HELD since ${at(p.hold.since)}: ${p.hold.reason}; nothing is written to the scale set`);
   for (const warning of p.warnings) lines.push(`  warning: ${warning}`);
   if (p.keptAboveWanted) lines.push(`  scale-in: ${p.keptAboveWanted}`);
+  if (p.heldByMinAge > 0) lines.push(`  ${heldByMinAgeText(p.heldByMinAge)}`);
   if (p.terminateNotification) lines.push(`  ${terminateNotificationText(p.terminateNotification)}`);
   return lines;
 }

@@ -1,11 +1,14 @@
 /** The pool keys of sized pools (scale-in): kept apart so schema.ts merges stay small. */
 import { z } from 'zod';
 import { MAX_REPLICAS } from '../limits.js';
-import { count } from './fields.js';
+import { count, duration } from './fields.js';
 
-/** `scaleIn: { policy: newest | oldest }`: which running VMs a scale-in removes first. */
+/**
+ * `scaleIn: { policy: newest | oldest, minAge }`: which running VMs a scale-in removes first, and
+ * how old (since created) a running VM must be before it may be chosen (ms; `0s`, the default: off).
+ */
 export const scaleInSchema = z
-  .object({ policy: z.enum(['newest', 'oldest'], { error: 'expected "newest" or "oldest"' }).default('newest') })
+  .object({ policy: z.enum(['newest', 'oldest'], { error: 'expected "newest" or "oldest"' }).default('newest'), minAge: duration('0s') })
   .strict()
   .prefault({});
 

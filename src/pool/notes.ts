@@ -1,7 +1,8 @@
 /**
  * What status shows of a pool beyond its counts, as the last pass that planned saw it: the
  * autoscale hold, warnings about the scale set's own settings (overprovisioning), its terminate
- * notification, and why a scale-in stopped above the wanted count. Kept in the `~notes`
+ * notification, and why a scale-in stopped above the wanted count (protected VMs, VMs younger
+ * than `scaleIn.minAge`). Kept in the `~notes`
  * bookkeeping row of the pool's inventory partition, so it is read with the partition (by the
  * pass and by status, no extra read) and written only when it changes (a steady pool writes none).
  */
@@ -23,6 +24,8 @@ export interface PoolNotes {
   terminateNotification?: TerminateNotification;
   /** "4 protected VMs kept above the wanted 1". */
   keptAboveWanted?: string;
+  /** Running VMs younger than `scaleIn.minAge` kept above the wanted count (absent: none). */
+  heldByMinAge?: number;
 }
 
 export const OVERPROVISION_WARNING =
@@ -42,7 +45,7 @@ export function notesOf(row: Row<NotesProps> | undefined): PoolNotes {
 }
 
 /** The notes a planned pass leaves (pure). */
-export function planNotes(input: { scaleSet: ScaleSetInfo; lines: readonly string[]; hold: AutoscaleHold | undefined; previous: PoolNotes; now: number }): PoolNotes {
+export function planNotes(input: { scaleSet: ScaleSetInfo; lines: readonly string[]; heldByMinAge?: number; hold: AutoscaleHold | undefined; previous: PoolNotes; now: number }): PoolNotes {
   const { scaleSet, hold, previous } = input;
   const notes: PoolNotes = {};
   if (hold) {
@@ -54,6 +57,7 @@ export function planNotes(input: { scaleSet: ScaleSetInfo; lines: readonly strin
   if (scaleSet.terminateNotification?.enabled) notes.terminateNotification = scaleSet.terminateNotification;
   const kept = input.lines.find((line) => KEPT_ABOVE.test(line));
   if (kept) notes.keptAboveWanted = kept;
+  if (input.heldByMinAge !== undefined && input.heldByMinAge > 0) notes.heldByMinAge = input.heldByMinAge;
   return notes;
 }
 

@@ -27,7 +27,7 @@ import { providerStatusOf, scaleSetMachines } from './machines.js';
 import type { PoolSnapshot } from './snapshot.js';
 import type { Deletion } from './deletion.js';
 import type { ScaleInPolicy } from './scale-in.js';
-import { planSizing } from './sizing.js';
+import { planSizing, type SizingSettings } from './sizing.js';
 import { PARKED, WAKING } from './warm-buffer.js';
 
 export interface PoolSettings {
@@ -39,6 +39,8 @@ export interface PoolSettings {
   fastDelete: boolean;
   /** Which running VMs a scale-in removes first (scale-in.ts). Default newest. */
   scaleInPolicy?: ScaleInPolicy;
+  /** `scaleIn.minAge`: no running, healthy VM younger than this is chosen for scale-in. Default 0 (off). */
+  scaleInMinAgeMs?: number;
   /** The warm buffer: at most this many VMs parked instead of deleted (warm-buffer.ts). Default 0. */
   warmMax?: number;
   /** The target that sizes this pool (a Pool target), if one does: until it writes a wanted count, the pool holds. */
@@ -79,6 +81,10 @@ export interface PoolPlan {
    * first; a marked row whose VM ARM still lists alive (the call did not go out) is deleted again.
    */
   scaleIn: Deletion[];
+  /** Running VMs younger than `scaleIn.minAge` kept above the wanted count (the bound is named MinAge in the lines). */
+  heldByMinAge: number;
+  /** With VMs held by minAge: when the first comes of age (epoch ms), after which the same views plan differently. */
+  heldUntil: number | undefined;
   /** The warm buffer (warm-buffer.ts): VMs deallocated instead of deleted, rows marked Parked first. */
   park: Deletion[];
   /** Parked VMs started before any capacity raise (one creation token each), rows marked Waking first. */
@@ -116,7 +122,7 @@ export function planPool(snapshot: PoolSnapshot, settings: PoolSettings, now: nu
 
   const doomed = settings.fastDelete ? instancesToFastDelete(instances) : [];
   const doomedIds = new Set(doomed.map((i) => i.id));
-  const sizing = planSizing(snapshot, kept, doomedIds, { maxCount: settings.maxCount, scaleInPolicy: settings.scaleInPolicy ?? 'newest', warmMax: settings.warmMax ?? 0, ...(settings.sizedBy === undefined ? {} : { sizedBy: settings.sizedBy }) });
+  const sizing = planSizing(snapshot, kept, doomedIds, sizingSettings(settings, now));
   const backingOff = isBackingOff(inventory.backoff, now);
   const noSlots = backingOff || doomed.length > 0 || scaleSet.etag === undefined;
   const decision = decideMachines(snapshot, settings, kept, rowById, { noSlots, wanted: sizing.decisionWanted });
@@ -127,6 +133,8 @@ export function planPool(snapshot: PoolSnapshot, settings: PoolSettings, now: nu
     safetyEtag: inventory.safetyRow?.etag,
     backoffEtag: inventory.backoffRow?.etag,
     known: instances.map((i) => i.id),
+    heldByMinAge: 0,
+    heldUntil: undefined,
     backoffUntil: backingOff ? inventory.backoff?.until : undefined,
   };
   if (decision.kind === 'safetySwitch' || decision.kind === 'invalidAvailability') {
@@ -157,6 +165,8 @@ export function planPool(snapshot: PoolSnapshot, settings: PoolSettings, now: nu
     raise,
     delete: fast.deletion,
     scaleIn: sizing.remove,
+    heldByMinAge: sizing.heldByMinAge,
+    heldUntil: sizing.heldUntil,
     park: sizing.park,
     wake: sizing.wake,
     backoff: fast.backoff,
@@ -164,6 +174,17 @@ export function planPool(snapshot: PoolSnapshot, settings: PoolSettings, now: nu
     safety: inventory.safety ? { kind: 'clear' } : { kind: 'unchanged' },
     statusUpdates: updates.statusUpdates,
     lines,
+  };
+}
+
+/** The pool's settings as the sizing (sizing.ts) takes them, `minAge` with the pass's clock. */
+function sizingSettings(settings: PoolSettings, now: number): SizingSettings {
+  return {
+    maxCount: settings.maxCount,
+    scaleInPolicy: settings.scaleInPolicy ?? 'newest',
+    warmMax: settings.warmMax ?? 0,
+    ...(settings.scaleInMinAgeMs ? { minAge: { minAgeMs: settings.scaleInMinAgeMs, now } } : {}),
+    ...(settings.sizedBy === undefined ? {} : { sizedBy: settings.sizedBy }),
   };
 }
 

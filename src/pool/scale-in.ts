@@ -4,7 +4,10 @@
  * `oldest`, by `timeCreated`, ties by instance id), each time from the zone that has the most
  * VMs left, so zones stay balanced. A VM with `protectFromScaleIn` or
  * `protectFromScaleSetActions` is never chosen: with too few unprotected VMs the pool stays
- * above the wanted count, and says so.
+ * above the wanted count, and says so. With `scaleIn.minAge`, a running, healthy VM created
+ * less than that before `now` is not chosen either (a broken or not yet running VM always
+ * can be): when only such VMs are left the pool stays above the wanted count and says so,
+ * rather than choosing another.
  */
 import type { CachedInstance } from '../cache/instance.js';
 import { isRunningPowerState } from '../cache/power-state.js';
@@ -16,7 +19,18 @@ export interface ScaleInChoice {
   victims: CachedInstance[];
   /** Protected VMs kept although the count is above the wanted one. */
   protectedKept: number;
-  line: string | undefined;
+  /** Running VMs younger than `minAge` that would have been chosen without it. */
+  heldByMinAge: number;
+  /** With VMs held: when the first of the young VMs comes of age (epoch ms), so a plan may choose differently. */
+  heldUntil?: number;
+  /** Why the pool stays above the wanted count, one line per reason. */
+  lines: string[];
+}
+
+/** `scaleIn.minAge` and the pass's clock: a running VM created after `now - minAgeMs` is held. */
+export interface MinAge {
+  minAgeMs: number;
+  now: number;
 }
 
 export const isProtected = (i: CachedInstance) => i.protectFromScaleIn === true || i.protectFromScaleSetActions === true;
@@ -35,11 +49,37 @@ export function compareIds(a: CachedInstance, b: CachedInstance): number {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
-/** `keep` VMs stay of `candidates` (the pool's managed VMs that are not on their way out). */
-export function chooseVictims(candidates: readonly CachedInstance[], wanted: number, policy: ScaleInPolicy): ScaleInChoice {
+/**
+ * `wanted` VMs stay of `candidates` (the pool's managed VMs that are not on their way out).
+ * `minAge` absent or 0: no VM is held for its age.
+ */
+export function chooseVictims(candidates: readonly CachedInstance[], wanted: number, policy: ScaleInPolicy, minAge?: MinAge): ScaleInChoice {
   const excess = candidates.length - wanted;
-  if (excess <= 0) return { victims: [], protectedKept: 0, line: undefined };
+  if (excess <= 0) return { victims: [], protectedKept: 0, heldByMinAge: 0, lines: [] };
   const open = candidates.filter((i) => !isProtected(i));
+  const young = open.filter((i) => isYoung(i, minAge));
+  const victims = pickVictims(candidates, young.length === 0 ? open : open.filter((i) => !young.includes(i)), excess, policy);
+  // Protection is counted first (as without minAge): minAge holds only what protection left open.
+  const protectedKept = Math.max(0, excess - open.length);
+  const heldByMinAge = excess - victims.length - protectedKept;
+  const lines: string[] = [];
+  if (protectedKept > 0) lines.push(`${candidates.length - open.length} protected VMs kept above the wanted ${wanted}`);
+  if (heldByMinAge > 0) lines.push(`${heldByMinAge} running VM(s) younger than scaleIn.minAge ${formatAge(minAge!.minAgeMs)} held back above the wanted ${wanted}: none of them is chosen instead (boundBy: MinAge)`);
+  if (heldByMinAge === 0) return { victims, protectedKept, heldByMinAge, lines };
+  const heldUntil = Math.min(...young.map((i) => i.timeCreated! + minAge!.minAgeMs));
+  return { victims, protectedKept, heldByMinAge, heldUntil, lines };
+}
+
+/** Only a running, healthy VM with a known creation time is held: a broken one goes before a healthy one. */
+function isYoung(i: CachedInstance, minAge: MinAge | undefined): boolean {
+  if (minAge === undefined || minAge.minAgeMs <= 0 || rank(i) !== 2 || i.timeCreated === undefined) return false;
+  return minAge.now - i.timeCreated < minAge.minAgeMs;
+}
+
+const formatAge = (ms: number) => (ms % 3_600_000 === 0 ? `${ms / 3_600_000}h` : ms % 60_000 === 0 ? `${ms / 60_000}m` : `${ms / 1000}s`);
+
+/** Up to `excess` of `open`, by rank, zone balance (zones counted over every candidate) and policy. */
+function pickVictims(candidates: readonly CachedInstance[], open: readonly CachedInstance[], excess: number, policy: ScaleInPolicy): CachedInstance[] {
   const byAge = (a: CachedInstance, b: CachedInstance) => {
     const ta = a.timeCreated ?? 0;
     const tb = b.timeCreated ?? 0;
@@ -47,7 +87,7 @@ export function chooseVictims(candidates: readonly CachedInstance[], wanted: num
     return policy === 'newest' ? compareIds(b, a) : compareIds(a, b);
   };
   const victims: CachedInstance[] = [];
-  // Zones counted over every VM that stays, protected ones included.
+  // Zones counted over every VM that stays, protected and young ones included.
   const left = new Map<string, number>();
   for (const i of candidates) left.set(i.zone ?? '', (left.get(i.zone ?? '') ?? 0) + 1);
   const pool = [...open];
@@ -62,8 +102,5 @@ export function chooseVictims(candidates: readonly CachedInstance[], wanted: num
     left.set(zoneOf(victim), (left.get(zoneOf(victim)) ?? 1) - 1);
     pool.splice(pool.indexOf(victim), 1);
   }
-  const short = excess - victims.length;
-  const protectedCount = candidates.length - open.length;
-  const line = short > 0 ? `${protectedCount} protected VMs kept above the wanted ${wanted}` : undefined;
-  return { victims, protectedKept: short > 0 ? short : 0, line };
+  return victims;
 }

@@ -14,7 +14,7 @@ import type { CachedInstance } from '../cache/instance.js';
 import type { Row } from '../state/entity-table.js';
 import type { MachineProps } from './inventory.js';
 import type { Deletion } from './deletion.js';
-import { chooseVictims, isProtected, type ScaleInPolicy } from './scale-in.js';
+import { chooseVictims, isProtected, type MinAge, type ScaleInPolicy } from './scale-in.js';
 import type { PoolSnapshot } from './snapshot.js';
 import { excessParked, isEvictable, parkedToWake, splitVictims, warmView } from './warm-buffer.js';
 
@@ -22,6 +22,8 @@ export interface SizingSettings {
   maxCount: number;
   scaleInPolicy: ScaleInPolicy;
   warmMax: number;
+  /** `scaleIn.minAge` with the pass's clock; absent: no VM is held for its age. */
+  minAge?: MinAge;
   /** The Pool target sizing this pool, if one does. */
   sizedBy?: string;
 }
@@ -37,6 +39,10 @@ export interface Sizing {
   wake: Deletion[];
   /** Rows the executor writes itself: no status update for them. */
   handled: Set<string>;
+  /** Running VMs younger than `scaleIn.minAge` kept although the pool is above the wanted count. */
+  heldByMinAge: number;
+  /** When the first held VM comes of age (epoch ms); absent: none held. */
+  heldUntil?: number;
   lines: string[];
 }
 
@@ -70,14 +76,14 @@ export function planSizing(snapshot: PoolSnapshot, kept: readonly Row<MachinePro
   const buffer = [...warm.parked, ...stopped.buffer];
   const woken = parkedToWake(buffer, candidates.length, ceiling, foreign);
   if (woken.length > 0) lines.push(`starting ${woken.length} of ${buffer.length} parked VM(s) before creating any`);
-  const choice = wanted === undefined ? { victims: [], line: undefined } : chooseVictims(candidates, wanted, settings.scaleInPolicy);
+  const choice = wanted === undefined ? { victims: [], heldByMinAge: 0, lines: [] } : chooseVictims(candidates, wanted, settings.scaleInPolicy, settings.minAge);
   const victimIds = new Set(choice.victims.map((v) => v.id));
   const stayParked = buffer.filter((p) => !woken.includes(p));
   // A running, healthy victim takes a place in the buffer before a VM someone else stopped keeps
   // it (that one is then beyond the buffer, below): a suspect VM goes before a healthy one.
   const ownParked = stayParked.filter((p) => !foreign.has(p.id)).length;
   const { park, remove: deleted } = splitVictims(choice.victims, Math.max(0, settings.warmMax - ownParked));
-  if (choice.line) lines.push(choice.line);
+  lines.push(...choice.lines);
   if (choice.victims.length > 0) {
     const parking = park.length > 0 ? `parking ${park.length} in the warm buffer (warm.max ${settings.warmMax}), ` : '';
     lines.push(`${candidates.length} VMs above the wanted ${wanted}: ${parking}deleting ${deleted.length} by instance id`);
@@ -103,7 +109,7 @@ export function planSizing(snapshot: PoolSnapshot, kept: readonly Row<MachinePro
   // Managed VMs that are not candidates count on top of the wanted ones: the parked that stay, and
   // protected VMs someone else stopped (left alone, their places filled).
   const decisionWanted = wanted === undefined ? undefined : wanted + stayParked.length - excess.length + stopped.idle.length;
-  return { ...sizing, decisionWanted, handled, lines };
+  return { ...sizing, decisionWanted, handled, heldByMinAge: choice.heldByMinAge, ...('heldUntil' in choice && choice.heldUntil !== undefined ? { heldUntil: choice.heldUntil } : {}), lines };
 }
 
 /**

@@ -32,7 +32,7 @@ export async function notePass(ctx: ReconcileContext, pool: PoolConfig, snapshot
   if (ctx.dryRun) return { held, warnings: [] };
 
   const previous = notesOf(snapshot.inventory.notesRow);
-  const notes = planNotes({ scaleSet: snapshot.scaleSet, lines: plan.lines, hold, previous, now: rt.clock.now() });
+  const notes = planNotes({ scaleSet: snapshot.scaleSet, lines: plan.lines, heldByMinAge: plan.heldByMinAge, hold, previous, now: rt.clock.now() });
   if (!sameNotes(previous, notes)) {
     await ctx.lease.check();
     await writeNotes(rt.table('machines'), pool.name, notes);

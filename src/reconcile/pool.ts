@@ -62,7 +62,7 @@ export function poolCache(rt: Runtime, pool: PoolConfig, api: ScaleSetApi, log: 
 
 /** What the plan is told of the pool's configuration (replay plans with the very same). */
 export function poolSettings(pool: PoolConfig, sizedBy?: string): PoolSettings {
-  const settings: PoolSettings = { name: pool.name, maxCount: pool.maxCount, chunkSize: pool.chunkSize, instanceLimit: pool.instanceLimit, fastDelete: pool.enableFastDeleteOnFailedProvisioning, scaleInPolicy: pool.scaleIn.policy, warmMax: pool.warm.max };
+  const settings: PoolSettings = { name: pool.name, maxCount: pool.maxCount, chunkSize: pool.chunkSize, instanceLimit: pool.instanceLimit, fastDelete: pool.enableFastDeleteOnFailedProvisioning, scaleInPolicy: pool.scaleIn.policy, scaleInMinAgeMs: pool.scaleIn.minAge, warmMax: pool.warm.max };
   return sizedBy === undefined ? settings : { ...settings, sizedBy };
 }
 
@@ -127,7 +127,7 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
   // For the history table, from what the pass read and did: no further read.
   const observed: Decision = { ...decision, observed: poolObservation(snapshot, plan, outcome) };
   // A warm pass repeats it whole: what it observed is what this pass did, as nothing changed since.
-  if (changesNothing(plan) && cacheGeneration !== undefined && !decision.error) await rememberWarm(machines, pool.name, snapshot, cacheGeneration, observed, rt.clock.now(), mine);
+  if (changesNothing(plan) && cacheGeneration !== undefined && !decision.error) await rememberWarm(machines, pool.name, snapshot, plan.heldUntil, cacheGeneration, observed, rt.clock.now(), mine);
   return observed;
 }
 
@@ -202,10 +202,12 @@ function poolPassDeps(
 }
 
 /** Records what a plan that changed nothing saw, so the next pass can skip reading it again. */
-async function rememberWarm(machines: ReturnType<Runtime['table']>, pool: string, snapshot: PoolSnapshot, cacheGeneration: number, decision: Decision, now: number, configuration: ConfigId) {
+async function rememberWarm(machines: ReturnType<Runtime['table']>, pool: string, snapshot: PoolSnapshot, heldUntil: number | undefined, cacheGeneration: number, decision: Decision, now: number, configuration: ConfigId) {
   const { backoff, generationRow } = snapshot.inventory;
-  // A backoff that ends lets the same views plan differently: the record stands until then.
-  const validUntil = backoff !== undefined && backoff.until > now ? backoff.until : undefined;
+  // A backoff that ends, or a VM held by scaleIn.minAge that comes of age, lets the same views
+  // plan differently: the record stands until the first of them.
+  const ends = [backoff !== undefined && backoff.until > now ? backoff.until : undefined, heldUntil].filter((t): t is number => t !== undefined);
+  const validUntil = ends.length > 0 ? Math.min(...ends) : undefined;
   await recordWarm(machines, pool, generationRow, { cache: cacheGeneration, capacity: snapshot.scaleSet.capacity, etag: snapshot.scaleSet.etag, validUntil, decision }, configuration);
 }
 

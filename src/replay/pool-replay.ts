@@ -113,6 +113,7 @@ export class PoolWorkload implements ReplayWorkload {
   private settledTo: number;
   /** The last plan changed nothing, and nothing was written since: the next pass is warm. */
   private warm = false;
+  private heldUntil: number | undefined;
   private readonly limits: { reconcile: Bucket; creation: Bucket; deletion: Bucket };
   private readonly summary: PoolReplaySummary = { vmMinutes: 0, parkedMinutes: 0, peakVms: 0, vmsCreated: 0, vmsParked: 0, vmsStarted: 0, vmsScaledIn: 0, deleteCalls: 0, powerCalls: 0, capacityWrites: 0, passes: 0, rateLimitedPasses: 0 };
   private readonly timeline: PoolTimelineRow[] = [];
@@ -190,7 +191,8 @@ export class PoolWorkload implements ReplayWorkload {
 
   private async pass(now: number, due: Due): Promise<void> {
     const fresh = this.world.isFresh(now);
-    if (this.warm && fresh) return;
+    // As in production (rememberWarm): a VM held by scaleIn.minAge coming of age ends the warm plan.
+    if (this.warm && fresh && !(this.heldUntil !== undefined && now >= this.heldUntil)) return;
     if (!due.recheck && !due.tokenTaken) {
       const waitMs = this.limits.reconcile.reserve(now, MAX_LIMITER_WAIT_MS);
       if (waitMs === undefined) {
@@ -204,6 +206,7 @@ export class PoolWorkload implements ReplayWorkload {
     const plan = planPool(this.world.snapshot(), poolSettings(this.pool, this.options.sizedBy), now);
     const outcome = await executePlan(plan, this.deps(now));
     this.warm = changesNothing(plan);
+    this.heldUntil = plan.heldUntil;
     this.count(outcome, now);
     this.record(now);
   }

@@ -20,6 +20,8 @@ export interface PoolNotesStatus {
   terminateNotification: { enabled: boolean; notBeforeTimeout: string | null } | null;
   /** "4 protected VMs kept above the wanted 1". */
   keptAboveWanted: string | null;
+  /** Running VMs younger than `scaleIn.minAge` the last pass kept above the wanted count (0: none). */
+  heldByMinAge: number;
 }
 
 /** `read`: a pass has read the scale set (its cache exists), so absent notes mean "none". */
@@ -31,11 +33,15 @@ export function poolNotesStatus(row: Row<JsonProps> | undefined, read: boolean):
     warnings: notes.warnings ?? [],
     terminateNotification: terminate ? { enabled: terminate.enabled, notBeforeTimeout: terminate.notBeforeTimeout ?? null } : read ? { enabled: false, notBeforeTimeout: null } : null,
     keptAboveWanted: notes.keptAboveWanted ?? null,
+    heldByMinAge: notes.heldByMinAge ?? 0,
   };
 }
 
 /** A pool with nothing noted, before any pass read its scale set. */
-export const NO_POOL_NOTES: PoolNotesStatus = Object.freeze({ hold: null, warnings: [], terminateNotification: null, keptAboveWanted: null });
+export const NO_POOL_NOTES: PoolNotesStatus = Object.freeze({ hold: null, warnings: [], terminateNotification: null, keptAboveWanted: null, heldByMinAge: 0 });
+
+/** The minAge hold in the same words for `drover status` and the page. */
+export const heldByMinAgeText = (n: number) => `scale-in: ${n} running VM(s) younger than scaleIn.minAge kept above the wanted count (boundBy: MinAge)`;
 
 /** The same words for `drover status` and the page. */
 export function terminateNotificationText(t: NonNullable<PoolNotesStatus['terminateNotification']>): string {

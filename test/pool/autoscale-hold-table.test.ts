@@ -41,7 +41,7 @@ describe('autoscaleHoldOf', () => {
 describe('planNotes', () => {
   const scaleSet = (over: Partial<ScaleSetInfo> = {}): ScaleSetInfo => ({ id: ID, name: 'Workers', location: 'westeurope', orchestrationMode: 'Uniform', capacity: 3, etag: '"1"', provisioningState: 'Succeeded', ...over });
   const NOW = Date.UTC(2026, 11, 2, 1, 0, 0);
-  it.each<{ name: string; scaleSet: ScaleSetInfo; lines?: string[]; hold?: string; previous?: PoolNotes; want: PoolNotes }>([
+  it.each<{ name: string; scaleSet: ScaleSetInfo; lines?: string[]; heldByMinAge?: number; hold?: string; previous?: PoolNotes; want: PoolNotes }>([
     { name: 'nothing to note: empty (no row is written)', scaleSet: scaleSet(), want: {} },
     { name: 'overprovisioning on a Uniform scale set: a warning', scaleSet: scaleSet({ overprovision: true }), want: { warnings: [OVERPROVISION_WARNING] } },
     { name: 'overprovisioning off: no warning', scaleSet: scaleSet({ overprovision: false }), want: {} },
@@ -49,11 +49,13 @@ describe('planNotes', () => {
     { name: 'an enabled terminate notification is noted with its timeout', scaleSet: scaleSet({ terminateNotification: { enabled: true, notBeforeTimeout: 'PT5M' } }), want: { terminateNotification: { enabled: true, notBeforeTimeout: 'PT5M' } } },
     { name: 'a disabled terminate notification is the same as none', scaleSet: scaleSet({ terminateNotification: { enabled: false, notBeforeTimeout: 'PT5M' } }), want: {} },
     { name: 'the scale-in line about protected VMs is kept', scaleSet: scaleSet(), lines: ['Below managed machine limit', '4 protected VMs kept above the wanted 1'], want: { keptAboveWanted: '4 protected VMs kept above the wanted 1' } },
+    { name: 'VMs held by scaleIn.minAge are counted', scaleSet: scaleSet(), heldByMinAge: 2, want: { heldByMinAge: 2 } },
+    { name: 'none held by minAge: nothing noted', scaleSet: scaleSet(), heldByMinAge: 0, want: {} },
     { name: 'a new hold starts now', scaleSet: scaleSet(), hold: 'held by x', want: { hold: { reason: 'held by x', setting: 'x', since: NOW } } },
     { name: 'the same hold keeps its start', scaleSet: scaleSet(), hold: 'held by x', previous: { hold: { reason: 'held by x', setting: 'x', since: NOW - 60_000 } }, want: { hold: { reason: 'held by x', setting: 'x', since: NOW - 60_000 } } },
     { name: 'another setting holding starts anew', scaleSet: scaleSet(), hold: 'held by y', previous: { hold: { reason: 'held by x', setting: 'x', since: NOW - 60_000 } }, want: { hold: { reason: 'held by y', setting: 'x', since: NOW } } },
-  ])('$name', ({ scaleSet: s, lines = [], hold, previous = {}, want }) => {
-    expect(planNotes({ scaleSet: s, lines, hold: hold === undefined ? undefined : { setting: 'x', reason: hold }, previous, now: NOW })).toEqual(want);
+  ])('$name', ({ scaleSet: s, lines = [], heldByMinAge, hold, previous = {}, want }) => {
+    expect(planNotes({ scaleSet: s, lines, ...(heldByMinAge === undefined ? {} : { heldByMinAge }), hold: hold === undefined ? undefined : { setting: 'x', reason: hold }, previous, now: NOW })).toEqual(want);
   });
 
   it('a warning is new only in the pass that first notes it', () => {

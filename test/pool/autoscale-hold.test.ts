@@ -172,4 +172,25 @@ describe('what status shows of the scale set and the scale-in', () => {
     await pass(rt, 'guarded');
     expect((await poolStatusOf(rt)).keptAboveWanted).toBeNull();
   });
+
+  it('VMs younger than scaleIn.minAge held above the wanted count: counted in status, named MinAge in the decision, deleted once they come of age (before the cached list expires)', async () => {
+    const scaleSet = world.sim.addScaleSet({ resourceGroup: RG, name: 'young', capacity: 3 });
+    const clock = new ManualClock(Date.now());
+    const rt = await world.runtime({ pools: [pool('young', { maxCount: 3, scaleIn: { minAge: '2m' } })] }, { clock });
+    await pass(rt, 'young');
+    await writeWanted(rt.table('machines'), 'young', 1, 'test', clock.now());
+    const held = decisionOf(await pass(rt, 'young'));
+    expect(held?.reason).toContain('2 running VM(s) younger than scaleIn.minAge 2m held back above the wanted 1: none of them is chosen instead (boundBy: MinAge)');
+    expect(scaleSet.vms().filter((v) => v.provisioningState !== 'Deleting')).toHaveLength(3);
+    expect((await poolStatusOf(rt)).heldByMinAge).toBe(2);
+    expect(renderStatus(await buildStatus(rt), clock.now())).toContain('scale-in: 2 running VM(s) younger than scaleIn.minAge kept above the wanted count (boundBy: MinAge)');
+    // The held pass changed nothing, so the next pass would repeat it: only until the VMs come of
+    // age, well within the cached list's TTL.
+    expect(decisionOf(await pass(rt, 'young'))?.reason).toContain('boundBy: MinAge');
+    clock.advance(2 * 60_000 + 10_000);
+    expect(clock.now() - Date.now()).toBeLessThan(TTL_MS);
+    await pass(rt, 'young');
+    expect(scaleSet.vms().filter((v) => v.provisioningState !== 'Deleting')).toHaveLength(1);
+    expect((await poolStatusOf(rt)).heldByMinAge).toBe(0);
+  });
 });

@@ -85,7 +85,7 @@ describe('targets that size a pool', () => {
   it('loads a Pool target with the new pool keys at their defaults', () => {
     const cfg = parseConfig({ azure, pools: [pool()], targets: [poolTarget('jobs', 'workers')] });
     expect(cfg.targets[0]!.scaleTargetRef).toEqual({ kind: 'Pool', name: 'workers' });
-    expect(cfg.pools[0]).toMatchObject({ deletionRate: { intervalMs: 5_000, burst: 10 }, scaleIn: { policy: 'newest' } });
+    expect(cfg.pools[0]).toMatchObject({ deletionRate: { intervalMs: 5_000, burst: 10 }, scaleIn: { policy: 'newest', minAge: 0 } });
   });
 
   it.each([
@@ -98,6 +98,7 @@ describe('targets that size a pool', () => {
       fix: /the VirtualMachineScaleSet kind is retired: size a scale set through a pool — pools: \[\{ name: workers, scaleSet: \{ resourceGroup: rg-batch, name: vmss-batch \} \}\] and scaleTargetRef: \{ kind: Pool, name: workers \}/,
     },
     { name: 'a scale-in policy that is not one', doc: { azure, pools: [pool({ scaleIn: { policy: 'random' } })] }, path: 'pools[0].scaleIn.policy', fix: /expected "newest" or "oldest"/ },
+    { name: 'a scale-in minAge that is not a duration', doc: { azure, pools: [pool({ scaleIn: { minAge: 'ten minutes' } })] }, path: 'pools[0].scaleIn.minAge', fix: /expected a duration such as "90s"/ },
   ])('refuses $name with exit code 2, naming the fix', async ({ doc, path, fix }) => {
     const { code, stderr } = await cli(['--config', writeConfig(doc), 'status']);
     expect(code).toBe(2);

@@ -4,7 +4,7 @@
  * and the lines out. In the style of plan-table.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { planPool } from '../../src/pool/plan.js';
+import { changesNothing, planPool } from '../../src/pool/plan.js';
 import { inventoryFromRows } from '../../src/pool/inventory.js';
 import type { PoolSnapshot } from '../../src/pool/snapshot.js';
 import type { CachedInstance } from '../../src/cache/instance.js';
@@ -60,12 +60,15 @@ function snapshot(vms: Vm[], wanted: number | undefined, listedAt = NOW - 1_000)
   };
 }
 
-const victims = (s: PoolSnapshot, policy: 'newest' | 'oldest' = 'newest') => {
-  const plan = planPool(s, { name: 'p', maxCount: 0, chunkSize: 20, instanceLimit: 1000, fastDelete: false, scaleInPolicy: policy }, NOW);
-  return { ids: plan.scaleIn.map((d) => Number(d.id.split('/').pop())), lines: plan.lines, raise: plan.raise };
+const settings = (policy: 'newest' | 'oldest' = 'newest', minAge = 0) => ({ name: 'p', maxCount: 0, chunkSize: 20, instanceLimit: 1000, fastDelete: false, scaleInPolicy: policy, scaleInMinAgeMs: minAge * 60_000 });
+
+/** `minAge` in minutes (0: off, the default). */
+const victims = (s: PoolSnapshot, policy: 'newest' | 'oldest' = 'newest', minAge = 0) => {
+  const plan = planPool(s, settings(policy, minAge), NOW);
+  return { ids: plan.scaleIn.map((d) => Number(d.id.split('/').pop())), lines: plan.lines, raise: plan.raise, held: plan.heldByMinAge };
 };
 
-const table: { name: string; vms: Vm[]; wanted: number | undefined; policy?: 'newest' | 'oldest'; want: number[]; line?: RegExp; listedAt?: number }[] = [
+const table: { name: string; vms: Vm[]; wanted: number | undefined; policy?: 'newest' | 'oldest'; minAge?: number; want: number[]; line?: RegExp; held?: number; listedAt?: number }[] = [
   { name: 'no wanted count: nothing is scaled in', vms: [{ id: 0 }, { id: 1 }], wanted: undefined, want: [] },
   { name: 'at the wanted count: nothing', vms: [{ id: 0 }, { id: 1 }], wanted: 2, want: [] },
   { name: 'newest first by timeCreated', vms: [{ id: 0, age: 30 }, { id: 1, age: 10 }, { id: 2, age: 20 }], wanted: 1, want: [1, 2] },
@@ -79,15 +82,42 @@ const table: { name: string; vms: Vm[]; wanted: number | undefined; policy?: 'ne
   { name: 'a marked row whose VM a later listing shows alive is deleted again', vms: [{ id: 0 }, { id: 1, marked: 5 }], wanted: 1, want: [1], line: /still listed alive/ },
   { name: 'a marked row whose listing predates the mark waits', vms: [{ id: 0 }, { id: 1, marked: 0 }], wanted: 1, listedAt: NOW - 60_000, want: [] },
   { name: 'a marked row whose VM ARM lists Deleting is not deleted again', vms: [{ id: 0 }, { id: 1, marked: 5, deleting: true }], wanted: 1, want: [] },
+  { name: 'minAge: a running VM younger than it is passed over for the next newest', vms: [{ id: 0, age: 30 }, { id: 1, age: 2 }, { id: 2, age: 20 }], wanted: 2, minAge: 10, want: [2], held: 0 },
+  { name: 'minAge: a VM exactly minAge old may go', vms: [{ id: 0, age: 30 }, { id: 1, age: 10 }], wanted: 1, minAge: 10, want: [1], held: 0 },
+  { name: 'minAge: policy oldest still skips the young', vms: [{ id: 0, age: 5 }, { id: 1, age: 20 }, { id: 2, age: 30 }], wanted: 1, policy: 'oldest', minAge: 10, want: [2, 1], held: 0 },
+  { name: 'minAge holding every candidate: none is chosen instead, and the line says so (boundBy: MinAge)', vms: [{ id: 0, age: 2 }, { id: 1, age: 3 }, { id: 2, age: 4 }], wanted: 1, minAge: 10, want: [], held: 2, line: /^2 running VM\(s\) younger than scaleIn\.minAge 10m held back above the wanted 1: none of them is chosen instead \(boundBy: MinAge\)$/ },
+  { name: 'minAge never holds a broken VM: it goes before a healthy one', vms: [{ id: 0, age: 30 }, { id: 1, age: 1, broken: true }, { id: 2, age: 2 }], wanted: 2, minAge: 10, want: [1], held: 0 },
+  { name: 'minAge holds only running VMs: one not yet running still goes', vms: [{ id: 0, age: 30 }, { id: 1, age: 1, creating: true }], wanted: 1, minAge: 10, want: [1], held: 0 },
+  { name: 'minAge and protection: protected VMs stay protected, each reason counted apart', vms: [{ id: 0, guard: 'scaleIn', age: 50 }, { id: 4, guard: 'actions', age: 60 }, { id: 1, age: 1 }, { id: 2, age: 40 }], wanted: 1, minAge: 10, want: [2], held: 1, line: /^2 protected VMs kept above the wanted 1$/ },
 ];
 
 describe('scale-in victims (snapshot, wanted, now → victims and lines)', () => {
-  it.each(table)('$name', ({ vms, wanted, policy, want, line, listedAt }) => {
-    const out = victims(snapshot(vms, wanted, listedAt), policy);
+  it.each(table)('$name', ({ vms, wanted, policy, minAge, want, line, held, listedAt }) => {
+    const out = victims(snapshot(vms, wanted, listedAt), policy, minAge);
     expect(out.ids).toEqual(want);
+    if (held !== undefined) expect(out.held).toBe(held);
     if (line) expect(out.lines.some((l) => line.test(l))).toBe(true);
     // A scale-in never raises capacity.
     if (want.length > 0) expect(out.raise).toBeUndefined();
+  });
+});
+
+describe('scaleIn.minAge holding every candidate', () => {
+  const held = planPool(snapshot([{ id: 0, age: 2 }, { id: 1, age: 3 }, { id: 2, age: 4 }], 1), settings('newest', 10), NOW);
+
+  it('writes nothing for those VMs: the plan changes nothing', () => {
+    expect(changesNothing(held)).toBe(true);
+  });
+
+  it('stands only until the first young VM comes of age (then the same views plan differently)', () => {
+    expect(held.heldUntil).toBe(NOW + 6 * 60_000);
+    const later = planPool(snapshot([{ id: 0, age: 2 + 6 }, { id: 1, age: 3 + 6 }, { id: 2, age: 4 + 6 }], 1), settings('newest', 10), NOW);
+    expect(later.scaleIn.map((d) => d.name)).toEqual(['vmss_2']);
+    expect(later.heldByMinAge).toBe(1);
+  });
+
+  it('is off by default: the same pool without minAge scales in at once', () => {
+    expect(planPool(snapshot([{ id: 0, age: 2 }, { id: 1, age: 3 }, { id: 2, age: 4 }], 1), settings(), NOW).scaleIn).toHaveLength(2);
   });
 });
 
