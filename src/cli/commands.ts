@@ -13,7 +13,7 @@ import { nodeCommand } from '../package-root.js';
 import { checkTableStorage } from './reachability.js';
 import { configPauseRefusal, setPause, type PauseRequest } from './pause.js';
 import { fileURLToPath } from 'node:url';
-import { pushSourceName } from '../load/push-source.js';
+import { pushSourceName } from '../load/push-served.js';
 import { pushLoad } from '../queue/push.js';
 
 

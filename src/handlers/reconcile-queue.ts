@@ -9,7 +9,7 @@ import { busyRetryDelay } from '../queue/retry.js';
 import { reconcileObject } from '../reconcile/object.js';
 import { objectKey, type ObjectOutcome, type ObjectRef } from '../reconcile/types.js';
 import type { Runtime } from '../runtime/runtime.js';
-import { pushSourceName } from '../load/push-source.js';
+import { pushSourceName } from '../load/push-served.js';
 import { clampLoad } from '../load/load-number.js';
 
 

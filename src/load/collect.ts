@@ -20,7 +20,7 @@ import { SampleWindow } from './sample-window.js';
 import type { Sample } from './samples.js';
 import type { SourceReader, SourceReading } from './source-kind.js';
 import { isSingle, SINGLE_SOURCE_NAME } from './sources.js';
-import type { PushToServe } from './push-source.js';
+import type { PushToServe } from './push-served.js';
 
 /** A target without a `load`: one push source of replicas. */
 export const IMPLICIT_LOAD: LoadSpecConfig = Object.freeze({

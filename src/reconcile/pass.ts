@@ -11,7 +11,7 @@ import { errorMessage, type Log } from '../log.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { tidyPending } from '../queue/sender.js';
 import { adoptMarkerPushes } from '../queue/marker-pushes.js';
-import { pushSourceName } from '../load/push-source.js';
+import { pushSourceName } from '../load/push-served.js';
 import { reconcileObject } from './object.js';
 import { objectKey, type ObjectOutcome, type ObjectRef } from './types.js';
 

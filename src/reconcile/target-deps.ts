@@ -13,7 +13,7 @@ import { readSampleSeries, writeSampleSeries, type SampleSeries } from '../load/
 import type { SourceReader } from '../load/source-kind.js';
 import { sourcePorts } from '../load/source-ports.js';
 import type { PushRead } from '../load/push-store.js';
-import { pushSourceName } from '../load/push-source.js';
+import { pushSourceName } from '../load/push-served.js';
 import { recordActivationLatency } from '../metrics/activation-latency.js';
 import { recordAndFlush } from '../metrics/export.js';
 import { probeActivator } from '../probe/activator-probe.js';

@@ -34,7 +34,7 @@ import { isTargetMissing } from '../scaler/shell/target-port.js';
 import type { TargetHistoryFields } from '../state/history.js';
 import { readinessWatch } from '../scaler/shell/readiness-watch.js';
 import type { Served, TargetPassDeps } from './target-deps.js';
-import { pushToServe, type PushToServe } from '../load/push-source.js';
+import { pushToServe, type PushToServe } from '../load/push-served.js';
 import type { Decision, ReconcileRequest } from './types.js';
 import { leftAlone, leftToNewer, stampOf } from './config-stamp.js';
 

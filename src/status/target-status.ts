@@ -23,7 +23,7 @@ function errorsOf(text: string | undefined): Record<string, string> {
     return {};
   }
 }
-import { pushSourceName, pushSourceStatus } from '../load/push-source.js';
+import { pushSourceName, pushSourceStatus } from '../load/push-served.js';
 
 export interface TargetStatus {
   name: string;

@@ -67,7 +67,7 @@ describe('drover CLI', () => {
     expect((await drover('reconcile')).code).toBe(0);
     expect(world.kube.inspect({ kind: 'Deployment', namespace: 'default', name: 'web' })?.specReplicas).toBe(25);
     const status = JSON.parse((await drover('status', '--json')).stdout) as { targets: { name: string; sources?: unknown[] }[] };
-    expect(status.targets.find((t) => t.name === 'web')?.sources).toEqual([{ name: 'load', kind: 'push', value: 25, at: expect.stringMatching(/^\d{4}-/), served: true }]);
+    expect(status.targets.find((t) => t.name === 'web')?.sources).toEqual([{ name: 'load', kind: 'push', value: 25, at: expect.stringMatching(/^\d{4}-/), error: null, served: true }]);
   });
 
   it.each([

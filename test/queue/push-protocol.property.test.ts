@@ -23,12 +23,16 @@ import { PendingStore } from '../../src/queue/pending-store.js';
 import { pushLoad } from '../../src/queue/push.js';
 import { createQueueSender, type QueueSender } from '../../src/queue/sender.js';
 import { collect } from '../../src/reconcile/target.js';
-import { sampleRow } from '../../src/reconcile/target-deps.js';
+import { sampleSeriesRow } from '../../src/reconcile/target-deps.js';
 import { EntityTable } from '../../src/state/entity-table.js';
 import { simulatedService } from '../../src/state/service-clock.js';
 import { MemoryTableClient } from '../support/memory-table.js';
 
-const TARGET = { name: 'web', load: { source: 'push', targetPerReplica: 1 }, scaleToZero: { stableWindow: 60_000 } } as unknown as TargetConfig;
+const TARGET = {
+  name: 'web',
+  load: { sources: [{ name: 'load', source: 'push', targetPerReplica: 1, metricType: 'total', activationThreshold: 0 }], combine: 'max' },
+  scaleToZero: { stableWindow: 60_000 },
+} as unknown as TargetConfig;
 const REF = { kind: 'target', name: 'web' } as const;
 
 /** A memory table whose every call waits for the scheduler's turn. */
@@ -78,7 +82,7 @@ function world(s: fc.Scheduler) {
 
   /** The target's reconcile, as far as its load goes: the very collect step the real one runs. A concurrent one's write wins. */
   const reconcile = async (): Promise<boolean> => {
-    const deps = { lease: { check: () => Promise.resolve(), remainingMs: () => 60_000 }, signal: new AbortController().signal, samples: sampleRow(samples, 'web', true), sampleSeries: undefined as never, queueClient: undefined as never };
+    const deps = { lease: { check: () => Promise.resolve(), remainingMs: () => 60_000 }, signal: new AbortController().signal, sampleSeries: sampleSeriesRow(samples, 'web', true), sourceReader: undefined as never };
     try {
       await collect(deps, TARGET, { now: clock.now(), persist: true });
       return true;
