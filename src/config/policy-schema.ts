@@ -37,7 +37,7 @@ const sharedKeys = (kind: SourceKind) => ({
   source: z.literal(kind.name),
   targetPerReplica,
   metricType: kind.traits.metricType.fixed
-    ? z.undefined({ error: `"${kind.name}" fixes its metricType (${kind.traits.metricType.default}); remove the key` }).transform(() => kind.traits.metricType.default)
+    ? z.undefined({ error: `"${kind.name}" fixes its metricType (${kind.traits.metricType.default}); remove the key` }).optional().transform(() => kind.traits.metricType.default)
     : z.enum(['total', 'perReplica'], { error: 'expected "total" or "perReplica"' }).default(kind.traits.metricType.default),
   ...(kind.traits.delivery === 'polled' ? { pollInterval } : {}),
 });

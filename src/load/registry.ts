@@ -3,13 +3,16 @@
  * collection loop, status, replay and the deploy tools read the kinds from here; adding a kind
  * is its module and its line.
  */
+import { azureMonitorKind } from './azure-monitor-source.js';
 import { httpKind } from './http-source.js';
 import { prometheusKind } from './prometheus-source.js';
 import { pushKind } from './push-source.js';
 import { queueKind } from './queue-source.js';
+import { resourceKind } from './resource-source.js';
+import { serviceBusKind } from './service-bus-source.js';
 import type { SourceKind } from './source-kind.js';
 
-export const SOURCE_KINDS = [httpKind, queueKind, pushKind, prometheusKind] as const;
+export const SOURCE_KINDS = [httpKind, queueKind, pushKind, prometheusKind, serviceBusKind, azureMonitorKind, resourceKind] as const;
 
 export type SourceKindName = (typeof SOURCE_KINDS)[number]['name'];
 
