@@ -17,6 +17,6 @@ export interface RbacDocument {
   roleRef?: { kind: string; apiGroup: string; name: string };
 }
 
-export function kubernetesRbac(config: Pick<DroverConfig, 'targets'>, options: { principalId: string; only?: 'all' | 'custom' }): RbacDocument[];
+export function kubernetesRbac(config: Pick<DroverConfig, 'targets'>, options: { principalId: string; only?: 'all' | 'custom'; grants?: readonly { grant: import('../src/load/source-kind.js').SourceGrant }[] }): RbacDocument[];
 export function toYaml(docs: RbacDocument[]): string;
 export function readTargets(file: string): Pick<DroverConfig, 'targets'>;

@@ -23,10 +23,13 @@ const WORKLOADS = { Deployment: 'deployments', StatefulSet: 'statefulsets' };
 
 /**
  * @param {{ targets?: { scaleTargetRef: Record<string, unknown> }[] }} config  a validated configuration
- * @param {{ principalId: string, only?: 'all' | 'custom' }} options
+ * @param {{ principalId: string, only?: 'all' | 'custom', grants?: { grant: { kind: string, apiGroup?: string, resources?: string[], verbs?: string[], namespace?: string } }[] }} options
+ *   `grants`: the load sources' grants (src/load/grants.ts sourceGrants, from each kind's
+ *   `grants`); their Kubernetes rules join the Role of their namespace (the `resource` source:
+ *   get and list on pods and pods.metrics.k8s.io).
  * @returns {object[]} Role and RoleBinding documents, per namespace
  */
-export function kubernetesRbac(config, { principalId, only = 'all' }) {
+export function kubernetesRbac(config, { principalId, only = 'all', grants = [] }) {
   if (!principalId) throw new Error('kubernetes-rbac: the identity\'s principal (object) id is needed for the RoleBinding');
   /** namespace → apiGroup → { objects, scales } */
   const byNamespace = new Map();
@@ -49,6 +52,8 @@ export function kubernetesRbac(config, { principalId, only = 'all' }) {
     else entry.readScales.add(`${ref.plural}/scale`);
     entry.scales.add(`${workload ?? ref.plural}/scale`);
   }
+  const extra = sourceRules(grants);
+  for (const namespace of extra.keys()) if (!byNamespace.has(namespace)) byNamespace.set(namespace, new Map());
   const docs = [];
   for (const [namespace, groups] of [...byNamespace].sort(([a], [b]) => a.localeCompare(b))) {
     const rules = [];
@@ -61,6 +66,7 @@ export function kubernetesRbac(config, { principalId, only = 'all' }) {
       if (patchOnly.length) rules.push({ apiGroups: [group], resources: patchOnly, verbs: ['patch'] });
       if (both.length) rules.push({ apiGroups: [group], resources: both, verbs: ['get', 'patch'] });
     }
+    rules.push(...(extra.get(namespace) ?? []));
     const metadata = { name: ROLE_NAME, namespace, labels: { 'app.kubernetes.io/managed-by': 'drover' } };
     docs.push({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata, rules });
     docs.push({
@@ -73,6 +79,22 @@ export function kubernetesRbac(config, { principalId, only = 'all' }) {
     });
   }
   return docs;
+}
+
+/** The sources' Kubernetes grants as rules per namespace: one rule per API group and verbs, its resources merged. */
+function sourceRules(grants) {
+  const byNamespace = new Map();
+  for (const { grant } of grants) {
+    if (grant.kind !== 'kubernetesRole') continue;
+    const rules = byNamespace.get(grant.namespace) ?? new Map();
+    byNamespace.set(grant.namespace, rules);
+    const verbs = [...grant.verbs].sort();
+    const key = `${grant.apiGroup}|${verbs.join(',')}`;
+    const rule = rules.get(key) ?? { apiGroups: [grant.apiGroup], resources: [], verbs };
+    rule.resources = [...new Set([...rule.resources, ...grant.resources])].sort();
+    rules.set(key, rule);
+  }
+  return new Map([...byNamespace].map(([namespace, rules]) => [namespace, [...rules.values()].sort((a, b) => `${a.apiGroups[0]}|${a.verbs}`.localeCompare(`${b.apiGroups[0]}|${b.verbs}`))]));
 }
 
 export function toYaml(docs) {

@@ -14,8 +14,9 @@ import { objectDocument, scaleDocument, statusDocument, type Json, type JsonObje
 import { applyJsonPatch, applyMergePatch, InvalidPatchError, replicasOf } from './patch.js';
 import { recorded } from '../recorder.js';
 import { SimObjectStore, type SimObject, type SimObjectInit } from './store.js';
+import { SimPods, type PodListOperation } from './pods.js';
 
-export type SimOperation = 'get' | 'getScale' | 'patchScale';
+export type SimOperation = 'get' | 'getScale' | 'patchScale' | PodListOperation;
 
 export interface RecordedRequest {
   op: SimOperation | 'other';
@@ -58,6 +59,8 @@ export interface KubernetesSim {
   /** Current state, readiness brought up to the clock; undefined when missing. */
   inspect(ref: KubernetesScaleTargetRef): ObservedSimObject | undefined;
   setReadyReplicas(ref: KubernetesScaleTargetRef, ready: number): void;
+  /** A namespace's pods and their metrics.k8s.io PodMetrics, as the API server and metrics-server send them. */
+  setPods(namespace: string, pods: JsonObject[], metrics: JsonObject[]): void;
   /** The next request of `op` is answered with this status and a Status body. */
   failNext(op: SimOperation, status: number, message?: string): void;
   count(op: SimOperation): number;
@@ -92,7 +95,8 @@ function failure(status: number, message: string): Answer {
 
 export async function startKubernetesSim(options: KubernetesSimOptions = {}): Promise<KubernetesSim> {
   const store = new SimObjectStore(options.clock ?? systemClock, options.readyDelayMs ?? 0);
-  const counts: Record<SimOperation, number> = { get: 0, getScale: 0, patchScale: 0 };
+  const counts: Record<SimOperation, number> = { get: 0, getScale: 0, patchScale: 0, listPods: 0, listPodMetrics: 0 };
+  const pods = new SimPods();
   const injected = new Map<SimOperation, Answer>();
   const requests: RecordedRequest[] = [];
 
@@ -123,7 +127,15 @@ export async function startKubernetesSim(options: KubernetesSimOptions = {}): Pr
     return { status: 200, body: scaleDocument(object) };
   }
 
-  function route(method: string, path: string, contentType: string, body: Json | undefined): [SimOperation | 'other', Answer] {
+  function route(method: string, url: URL, contentType: string, body: Json | undefined): [SimOperation | 'other', Answer] {
+    const path = url.pathname;
+    const listed = pods.route(method, url);
+    if (listed) {
+      counts[listed.op]++;
+      const forced = injected.get(listed.op);
+      injected.delete(listed.op);
+      return [listed.op, forced ?? listed];
+    }
     const match = PATH.exec(path);
     if (!match) return ['other', failure(404, `the simulator does not serve ${path}`)];
     const [, group = '', version = '', namespace = '', plural = '', name = '', scale] = match;
@@ -139,7 +151,8 @@ export async function startKubernetesSim(options: KubernetesSimOptions = {}): Pr
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const path = new URL(req.url ?? '/', 'http://sim').pathname;
+      const url = new URL(req.url ?? '/', 'http://sim');
+      const path = url.pathname;
       const contentType = (req.headers['content-type'] ?? '').split(';')[0]!.trim();
       const text = Buffer.concat(chunks).toString('utf8');
       let body: Json | undefined;
@@ -147,7 +160,7 @@ export async function startKubernetesSim(options: KubernetesSimOptions = {}): Pr
       let answer: Answer;
       try {
         body = text ? (JSON.parse(text) as Json) : undefined;
-        [op, answer] = route(req.method ?? 'GET', path, contentType, body);
+        [op, answer] = route(req.method ?? 'GET', url, contentType, body);
       } catch (error) {
         answer = failure(error instanceof SyntaxError ? 400 : 500, error instanceof Error ? error.message : String(error));
       }
@@ -191,6 +204,7 @@ export async function startKubernetesSim(options: KubernetesSimOptions = {}): Pr
       return o && { specReplicas: o.specReplicas, readyReplicas: o.readyReplicas, resourceVersion: o.resourceVersion };
     },
     setReadyReplicas: (ref, ready) => store.setReadyReplicas(existing(ref), ready),
+    setPods: (namespace, list, metrics) => pods.set(namespace, list, metrics),
     failNext(op, status, message = `injected failure for ${op}`) {
       injected.set(op, failure(status, message));
     },

@@ -106,7 +106,7 @@ function workloadParams(ref: WorkloadRef): { namespace: string; name: string } {
 }
 
 /** The client's own hook for a request's signal: a middleware that sets it on the request. */
-function signalOptions(signal: AbortSignal): ConfigurationOptions<ObservableMiddleware> {
+export function signalOptions(signal: AbortSignal): ConfigurationOptions<ObservableMiddleware> {
   const setSignal: ObservableMiddleware = {
     pre: (context) => {
       context.setSignal(signal);

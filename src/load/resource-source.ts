@@ -13,7 +13,7 @@ import { z } from 'zod';
 import { defineKind, type SourcePorts, type SourceReading, type SourceTargetRef } from './source-kind.js';
 import { resourceReplicas, type ContainerRequest, type PodFacts, type PodUsage, type ResourceName } from './replica-calculator.js';
 import { errorMessage } from '../log.js';
-import type { KubernetesScaleTargetRef } from '../kubernetes/scale-target-ref.js';
+import { resourceOf, type KubernetesScaleTargetRef } from '../kubernetes/scale-target-ref.js';
 
 /** A namespace's pods and their metrics answer in well under a second; past this the read fails. */
 export const RESOURCE_TIMEOUT_MS = 10_000;
@@ -41,10 +41,10 @@ export const resourceKind = defineKind({
   traits: { delivery: 'polled', holdsWork: false, sampling: 'total', metricType: { default: 'total', fixed: true } },
   open: (config, ports) => ({ read: (signal) => readResource({ ...config, targetPerReplica: (config as { targetPerReplica?: number }).targetPerReplica ?? 0 }, ports, signal) }),
   describe: (config) => `resource ${config.resource} utilization of the pods' requests`,
-  grants: (_config, target) => (target.kind === 'kubernetes' ? [podGrant(target), metricsGrant(target)] : []),
+  grants: (_config, target) => (target.kind === 'kubernetes' ? [podGrant(target), metricsGrant(target), scaleGrant(target)] : []),
 });
 
-const namespaceOf = (target: Extract<SourceTargetRef, { kind: 'kubernetes' }>) => target.ref.namespace ?? 'default';
+const namespaceOf = (target: Extract<SourceTargetRef, { kind: 'kubernetes' }>) => target.ref.namespace;
 
 const podGrant = (target: Extract<SourceTargetRef, { kind: 'kubernetes' }>) => ({
   kind: 'kubernetesRole' as const,
@@ -64,6 +64,12 @@ const metricsGrant = (target: Extract<SourceTargetRef, { kind: 'kubernetes' }>) 
   why: 'the resource source reads the pods\' CPU and memory use from metrics.k8s.io',
 });
 
+/** The pods' selector is the scale subresource's: a Deployment's or StatefulSet's /scale is read here too. */
+const scaleGrant = (target: Extract<SourceTargetRef, { kind: 'kubernetes' }>) => {
+  const { group: apiGroup, plural } = resourceOf(target.ref);
+  return { kind: 'kubernetesRole' as const, apiGroup, resources: [`${plural}/scale`], verbs: ['get'], namespace: namespaceOf(target), why: 'the resource source finds the pods by the scale subresource\'s selector' };
+};
+
 export async function readResource(config: ResourceConfig, ports: Pick<SourcePorts, 'kubernetes' | 'target' | 'now'>, signal: AbortSignal): Promise<SourceReading> {
   const ref = ports.target.ref;
   if (ref.kind !== 'kubernetes' || !ports.kubernetes) return { ok: false, error: `resource ${config.resource}: no Kubernetes client for target ${ports.target.name}` };
@@ -72,7 +78,7 @@ export async function readResource(config: ResourceConfig, ports: Pick<SourcePor
   try {
     const api = (await ports.kubernetes()) as PodMetricsApi;
     const scale = await api.scale(ref.ref, both);
-    const namespace = ref.ref.namespace ?? 'default';
+    const namespace = ref.ref.namespace;
     const [pods, metrics] = await Promise.all([api.pods(namespace, scale.selector, both), api.podMetrics(namespace, scale.selector, both)]);
     if (pods.length > MAX_PODS || metrics.length > MAX_PODS) return { ok: false, error: `${where}: more than ${MAX_PODS} pods match ${scale.selector}` };
     const answer = resourceReplicas({
@@ -92,7 +98,11 @@ export async function readResource(config: ResourceConfig, ports: Pick<SourcePor
 type Json = Record<string, unknown>;
 const obj = (v: unknown): Json => (v && typeof v === 'object' ? (v as Json) : {});
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-const time = (v: unknown) => (typeof v === 'string' && !Number.isNaN(Date.parse(v)) ? Date.parse(v) : undefined);
+/** A time as JSON gives it (RFC 3339 text) or as client-node's models do (a Date). */
+const time = (v: unknown) => {
+  const ms = v instanceof Date ? v.getTime() : typeof v === 'string' ? Date.parse(v) : Number.NaN;
+  return Number.isNaN(ms) ? undefined : ms;
+};
 
 /** A pod as the calculator reads it: phase, deletion, start, Ready condition, each container's request (sidecars too). */
 export function podFactsOf(pod: unknown, resource: ResourceName): PodFacts {

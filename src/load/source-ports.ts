@@ -7,13 +7,14 @@ import type { Runtime } from '../runtime/runtime.js';
 import type { SourcePorts, SourceTargetRef } from './source-kind.js';
 import type { KubernetesScaleTargetRef } from '../kubernetes/scale-target-ref.js';
 
-export function sourcePorts(rt: Pick<Runtime, 'azureCredential' | 'env' | 'config' | 'clock'>, target: TargetConfig): SourcePorts {
+export function sourcePorts(rt: Pick<Runtime, 'azureCredential' | 'env' | 'config' | 'clock' | 'podMetrics'>, target: TargetConfig): SourcePorts {
   const azure = rt.config.azure;
   return {
     credential: () => rt.azureCredential(),
     setting: (name) => rt.env[name],
     azure: { subscriptionId: azure?.subscriptionId, resourceManagerEndpoint: azure?.resourceManagerEndpoint ?? 'https://management.azure.com' },
     target: { name: target.name, ref: targetRefOf(rt.config, target) },
+    ...(rt.config.kubernetes ? { kubernetes: () => rt.podMetrics() } : {}),
     now: () => rt.clock.now(),
   };
 }

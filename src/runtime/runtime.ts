@@ -27,6 +27,7 @@ import type { TableClient } from '@azure/data-tables';
 import { buildStores, type Stores } from './stores.js';
 import type { ScaleSetApi } from '../azure/scale-set-api.js';
 import type { ScaleTargetApi } from '../kubernetes/scale-target-api.js';
+import type { PodMetricsApi } from '../load/resource-source.js';
 import type { AutoscaleSettingsApi } from '../azure/autoscale-settings.js';
 import { AutoscaleWatch } from '../pool/autoscale-watch.js';
 import { ScaleSetReads } from '../pool/scale-set-reads.js';
@@ -66,6 +67,8 @@ export interface Runtime {
   scaleSetApi(): Promise<ScaleSetApi>;
   /** The Kubernetes scale adapter, loaded on first use (as `scaleSetApi`). */
   scaleTargets(): Promise<ScaleTargetApi>;
+  /** The pods and metrics.k8s.io reads of the `resource` load source, loaded on first use (as `scaleTargets`). */
+  podMetrics(): Promise<PodMetricsApi>;
   /** The resource groups' autoscale settings, read at most once per pool cache ttl by this process (the pool's autoscale hold). */
   readonly autoscale: AutoscaleWatch;
   /** The scale sets this process last read from ARM: pool passes within a read's period reuse it. */
@@ -181,6 +184,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         import('../kubernetes/client-node-scale-targets.js'),
       ]);
       return new KubernetesScaleTargets(loadKubeConfig(config.kubernetes, { clock }), { requestTimeoutMs: config.kubernetes.requestTimeout });
+    }),
+    podMetrics: once(async () => {
+      if (!config.kubernetes) throw new Error('the configuration has no kubernetes section');
+      const [{ loadKubeConfig }, { podMetricsApi }] = await Promise.all([import('../kubernetes/kubeconfig.js'), import('../kubernetes/pod-metrics-api.js')]);
+      return podMetricsApi(loadKubeConfig(config.kubernetes, { clock }));
     }),
   };
 }

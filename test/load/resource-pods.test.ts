@@ -64,11 +64,12 @@ describe('parseQuantity', () => {
 });
 
 describe('resource grants', () => {
-  it('get and list on pods and pods.metrics.k8s.io, in the target\'s namespace only', () => {
+  it('get and list on pods and pods.metrics.k8s.io, get on the target\'s /scale, in its namespace only', () => {
     const grants = resourceKind.grants!({ resource: 'cpu' }, { kind: 'kubernetes', ref: { kind: 'Deployment', namespace: 'shop', name: 'web' } });
     expect(grants.map((g) => (g.kind === 'kubernetesRole' ? [g.apiGroup, g.resources, g.verbs, g.namespace] : g.kind))).toEqual([
       ['', ['pods'], ['get', 'list'], 'shop'],
       ['metrics.k8s.io', ['pods'], ['get', 'list'], 'shop'],
+      ['apps', ['deployments/scale'], ['get'], 'shop'],
     ]);
   });
 });
