@@ -4,8 +4,9 @@
  * configuration's union of sources, config checks, the one collection loop, status, replay, the
  * deploy checks (`scripts/deploy-checks.mjs`, given the compiled registry) and the
  * least-privilege test of the grants — takes what it needs from the registry, never from a
- * `switch` on the kind. (The post-provision hook and `scripts/kubernetes-rbac.mjs` read the raw
- * YAML and do not take `grants` from here yet.)
+ * `switch` on the kind. (`scripts/kubernetes-rbac.mjs` takes the Kubernetes grants when given
+ * them, from load/grants.ts `sourceGrants`; the post-provision hook reads the raw YAML and does
+ * not pass them yet.)
  *
  * A kind owns only its own keys. The seam adds the keys every source shares, so a kind never
  * declares them: `source` (the kind's name, the union's discriminator), `name` (in
@@ -73,9 +74,8 @@ export interface SourcePorts {
   /** The target the source sizes. */
   target: { name: string; ref: SourceTargetRef };
   /**
-   * A Kubernetes API client for the target's cluster (kinds reading pods or metrics.k8s.io);
-   * absent for a Pool target. Not wired in source-ports.ts yet: the first kind that reads the
-   * cluster types it and wires it from the runtime's kubeconfig.
+   * The cluster reads of a kind reading pods or metrics.k8s.io (`resource`: its PodMetricsApi,
+   * the runtime's `podMetrics`, loaded on first use); absent without a kubernetes section.
    */
   kubernetes?: () => Promise<unknown>;
   /** Epoch ms; injected so tests run on a fake clock. */

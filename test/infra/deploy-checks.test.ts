@@ -190,6 +190,29 @@ const secretRows: Row[] = [
     wantFiles: ['aks.kubeconfig'],
   },
   {
+    name: 'serviceBus, azureMonitor and resource sources read with the identity pass',
+    config: {
+      azure,
+      kubernetes: aks,
+      targets: [
+        azureTarget({ sources: [
+          { name: 'bus', source: 'serviceBus', namespace: 'orders', resourceGroup: 'rg', queueName: 'jobs', targetPerReplica: 5 },
+          { name: 'rps', source: 'azureMonitor', metric: 'Requests', resourceId: '/subscriptions/s/resourceGroups/rg/providers/Microsoft.Web/sites/app', targetPerReplica: 100 },
+          { name: 'cpu', source: 'resource', resource: 'cpu', targetPerReplica: 60 },
+        ] }),
+      ],
+    },
+    contents: { 'aks.kubeconfig': kubeconfig('    exec: { command: kubelogin }\n') },
+    wantFiles: ['aks.kubeconfig'],
+  },
+  {
+    name: 'a serviceBus endpoint carrying a key in its query is refused with its path',
+    config: { azure, kubernetes: aks, targets: [azureTarget({ source: 'serviceBus', namespace: 'orders', resourceGroup: 'rg', queueName: 'jobs', endpoint: `https://arm.example/?code=${KEY}`, targetPerReplica: 5 })] },
+    contents: { 'aks.kubeconfig': kubeconfig('    exec: { command: kubelogin }\n') },
+    wantErrors: [/^targets\[0\]\.load\.endpoint: its query string carries a credential \(code=\)/],
+    wantFiles: ['aks.kubeconfig'],
+  },
+  {
     name: 'a queue load source by account name passes',
     config: { kubernetes: aks, targets: [azureTarget({ source: 'queue', queueName: 'jobs', accountName: 'st', targetPerReplica: 5 })] },
     contents: { 'aks.kubeconfig': kubeconfig('    exec: { command: kubelogin }\n') },

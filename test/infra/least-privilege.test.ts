@@ -12,6 +12,7 @@ import { ARM_OPERATIONS, roleKeyFor } from '../../src/azure/operations.js';
 import { KUBERNETES_OPERATIONS } from '../../src/kubernetes/operations.js';
 import { parseConfig } from '../../src/config/load.js';
 import { kindOf, SOURCE_KINDS } from '../../src/load/registry.js';
+import { sourceGrants } from '../../src/load/grants.js';
 import { kubernetesRbac } from '../../scripts/kubernetes-rbac.mjs';
 import { LINKED_TYPES, linkedScopes } from '../../scripts/linked-resources.mjs';
 import { bicepFiles, readInfra } from './support/bicep.js';
@@ -278,6 +279,26 @@ describe('load source kinds: each grant a kind asks for is a role of roles.json,
     ['a prometheus source without auth needs nothing', { source: 'prometheus', serverAddress: 'https://prom.example', query: 'up', targetPerReplica: 1 }, []],
     ['a queue source read with the identity reads its one queue', { source: 'queue', accountName: 'stjobs', queueName: 'work', targetPerReplica: 1 }, [{ role: 'storageQueueDataReader', equals: 'stjobs', suffix: '/queueServices/default/queues/work' }]],
     ['an http source needs nothing', { source: 'http', url: 'https://m.example/q', targetPerReplica: 1 }, []],
+    ['a serviceBus source reads its one queue with Reader', { source: 'serviceBus', namespace: 'orders', resourceGroup: 'rg', queueName: 'jobs', targetPerReplica: 5 }, [{ role: 'reader', equals: 'orders', suffix: '/queues/jobs' }]],
+    [
+      'a serviceBus source on a subscription reads that subscription only',
+      { source: 'serviceBus', namespace: 'orders.servicebus.windows.net', resourceGroup: 'rg', topicName: 't', subscriptionName: 's', targetPerReplica: 5 },
+      [{ role: 'reader', equals: 'orders', suffix: '/topics/t/subscriptions/s' }],
+    ],
+    [
+      'an azureMonitor source reads the metrics of the one resource it names with Monitoring Reader',
+      { source: 'azureMonitor', metric: 'Requests', resourceId: '/subscriptions/s/resourceGroups/rg/providers/Microsoft.Web/sites/app', targetPerReplica: 1 },
+      [expect.objectContaining({ kind: 'azureRole', roleId: '43d0d8ad-25c7-4714-9337-8ba259a9fe05', scope: { resourceId: '/subscriptions/s/resourceGroups/rg/providers/Microsoft.Web/sites/app' } })],
+    ],
+    [
+      "a resource source lists pods and their metrics.k8s.io metrics, and reads the target's /scale, in its namespace",
+      { source: 'resource', resource: 'cpu', targetPerReplica: 60 },
+      [
+        expect.objectContaining({ kind: 'kubernetesRole', apiGroup: '', resources: ['pods'], verbs: ['get', 'list'], namespace: 'default' }),
+        expect.objectContaining({ kind: 'kubernetesRole', apiGroup: 'metrics.k8s.io', resources: ['pods'], verbs: ['get', 'list'], namespace: 'default' }),
+        expect.objectContaining({ kind: 'kubernetesRole', apiGroup: 'apps', resources: ['deployments/scale'], verbs: ['get'], namespace: 'default' }),
+      ],
+    ],
   ])('%s', (_name, load, want) => {
     const got = grantsOf(load);
     for (const grant of got) if (grant.kind === 'azureRole') expect(roleIds).toContain(grant.roleId);
@@ -286,7 +307,20 @@ describe('load source kinds: each grant a kind asks for is a role of roles.json,
     ).toEqual(want);
   });
 
+  it("the generated Role of a resource source's namespace grants get and list on pods and pods.metrics.k8s.io (from the kind's grants)", () => {
+    const config = parseConfig({ kubernetes: { kubeconfig: '/nonexistent' }, targets: [{ name: 'web', scaleTargetRef: { kind: 'Deployment', name: 'web', namespace: 'shop' }, minScale: 1, load: { source: 'resource', resource: 'cpu', targetPerReplica: 60 } }] });
+    const [role] = kubernetesRbac(config, { principalId: 'p', grants: sourceGrants(config) });
+    expect(role!.rules).toEqual(
+      expect.arrayContaining([
+        { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] },
+        { apiGroups: ['metrics.k8s.io'], resources: ['pods'], verbs: ['get', 'list'] },
+        { apiGroups: ['apps'], resources: ['deployments/scale'], verbs: ['get'] },
+      ]),
+    );
+    for (const rule of role!.rules!) expect(rule.verbs.filter((v) => !['get', 'list', 'patch'].includes(v))).toEqual([]);
+  });
+
   it('every registered kind is in this table or asks for no grant', () => {
-    expect(SOURCE_KINDS.map((k) => k.name).sort()).toEqual(['http', 'prometheus', 'push', 'queue']);
+    expect(SOURCE_KINDS.map((k) => k.name).sort()).toEqual(['azureMonitor', 'http', 'prometheus', 'push', 'queue', 'resource', 'serviceBus']);
   });
 });

@@ -23,6 +23,10 @@ const BUILT_IN_ROLES: Record<string, { id: string; name: string }> = {
   storageQueueDataReader: { id: '19e7f393-937e-4f77-808e-94535e297925', name: 'Storage Queue Data Reader' },
   // What a prometheus source with auth: azure asks for (its kind's grants, least-privilege.test.ts), on its one workspace.
   monitoringDataReader: { id: 'b0d8363b-8ddd-447d-831f-62ca05bff136', name: 'Monitoring Data Reader' },
+  // What an azureMonitor source asks for, on the one resource whose metrics it reads.
+  monitoringReader: { id: '43d0d8ad-25c7-4714-9337-8ba259a9fe05', name: 'Monitoring Reader' },
+  // What a serviceBus source asks for, on its one queue or subscription (the ARM read of the entity).
+  reader: { id: 'acdd72a7-3385-48ef-bd42-f606fba81ae7', name: 'Reader' },
   monitoringMetricsPublisher: { id: '3913510d-42f4-4e42-8a64-420c390055eb', name: 'Monitoring Metrics Publisher' },
 };
 

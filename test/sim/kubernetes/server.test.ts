@@ -84,7 +84,7 @@ describe('GET', () => {
   it.each([
     { name: 'a missing object is a NotFound Status', method: 'GET', path: '/apis/apps/v1/namespaces/default/deployments/gone', status: 404, reason: 'NotFound' },
     { name: 'a resource in another version is not found', method: 'GET', path: '/apis/example.com/v2/namespaces/default/widgets/w1/scale', status: 404, reason: 'NotFound' },
-    { name: 'an unserved path is not found', method: 'GET', path: '/api/v1/namespaces/default/pods', status: 404, reason: 'NotFound' },
+    { name: 'an unserved path is not found', method: 'GET', path: '/api/v1/namespaces/default/secrets', status: 404, reason: 'NotFound' },
     { name: 'PATCH of the object itself is not served', method: 'PATCH', path: '/apis/apps/v1/namespaces/default/deployments/web', status: 405, reason: 'MethodNotAllowed' },
   ])('$name', async ({ method, path, status, reason }) => {
     sim.add(widget, { replicas: 1 });
