@@ -7,8 +7,10 @@
  * Azure Monitor's newest buckets are often missing, or 0 that fills in later. So a bucket whose
  * end is older than `delay` is complete and counts whatever its value (an idle resource reads 0);
  * a newer bucket counts only when present and non-zero; a window with no bucket to count is no
- * reading — never 0, which would scale down on a metric that has not arrived. The reading's
- * `at` is the end of its newest counted bucket, so status shows its age. Azure Monitor's data
+ * reading — never 0, which would scale down on a metric that has not arrived. `windowReading`
+ * dates its value at the end of its newest counted bucket, but the reader gives it as read now:
+ * a sample dated minutes back would fall out of a 60 s stable window and leave the target with
+ * no evidence (status's age of the data needs a field of its own in the seam). Azure Monitor's data
  * changes each minute, so the source is polled at most once a minute.
  */
 import { z } from 'zod';
@@ -76,7 +78,7 @@ export async function readAzureMonitor(config: AzureMonitorConfig, ports: Pick<S
   const series = seriesOf(answer.body, config.aggregation);
   if (!series.ok) return { ok: false, error: `${where}: ${series.error}` };
   const reading = windowReading(series.buckets, { now, delayMs: config.delay, windowMs: config.window, aggregation: config.aggregation });
-  return reading.ok ? reading : { ok: false, error: `${where}: ${reading.error}` };
+  return reading.ok ? { ok: true, value: reading.value } : { ok: false, error: `${where}: ${reading.error}` };
 }
 
 /** The metrics request: 1-minute buckets over the window ending at the current minute's end. */
