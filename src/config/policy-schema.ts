@@ -11,10 +11,9 @@ import { MAX_REPLICAS } from '../limits.js';
 import { parseDuration } from './duration.js';
 import { FormulaError, parseFormula } from '../scaler/policy/formula.js';
 import { SOURCE_KINDS, type SourceKindName } from '../load/registry.js';
-import type { MetricType, SourceKind } from '../load/source-kind.js';
+import { SINGLE_SOURCE_NAME, type MetricType, type SourceKind } from '../load/source-kind.js';
 
-/** The name a one-source `load` goes by (in formulas, the sample row, the record's health). */
-export const SINGLE_SOURCE_NAME = 'load';
+export { SINGLE_SOURCE_NAME };
 
 const MAX_SOURCES = 16;
 const MAX_SCHEDULES = 32;

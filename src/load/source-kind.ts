@@ -22,6 +22,13 @@ import type { z } from 'zod';
 import type { TokenCredential } from '@azure/core-auth';
 import type { KubernetesScaleTargetRef } from '../kubernetes/scale-target-ref.js';
 
+/**
+ * The name a one-source `load` goes by (in formulas, the sample row, the record's health). Here,
+ * with no import of the configuration's schema, so that status and the pass can name it without
+ * loading the schema (and the cron parser its schedules bring).
+ */
+export const SINGLE_SOURCE_NAME = 'load';
+
 /** One read of a source: a value ≥ 0 (at: when it was measured, when older than the read), or why there is none. */
 export type SourceReading = { ok: true; value: number; at?: number } | { ok: false; error: string };
 

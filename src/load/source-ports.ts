@@ -11,7 +11,7 @@ export function sourcePorts(rt: Pick<Runtime, 'azureCredential' | 'env' | 'confi
   const azure = rt.config.azure;
   return {
     credential: () => rt.azureCredential(),
-    setting: (name) => rt.env[name],
+    setting: (name) => rt.env[name], // contract: a setting the configuration names (a source's …Setting key)
     azure: { subscriptionId: azure?.subscriptionId, resourceManagerEndpoint: azure?.resourceManagerEndpoint ?? 'https://management.azure.com' },
     target: { name: target.name, ref: targetRefOf(rt.config, target) },
     ...(rt.config.kubernetes ? { kubernetes: () => rt.podMetrics() } : {}),

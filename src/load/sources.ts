@@ -3,7 +3,8 @@
  * `load`), with what config checks, the pass and the deploy tools read of them through the
  * registry's traits.
  */
-import { SINGLE_SOURCE_NAME, type LoadSpecConfig, type NamedSourceConfig } from '../config/policy-schema.js';
+import type { LoadSpecConfig, NamedSourceConfig } from '../config/policy-schema.js';
+import { SINGLE_SOURCE_NAME } from './source-kind.js';
 import { kindOf } from './registry.js';
 
 export { SINGLE_SOURCE_NAME };

@@ -5,7 +5,7 @@
  */
 import type { TargetConfig } from '../config/schema.js';
 import type { TargetRecord } from '../scaler/decide/target-record.js';
-import { adaptiveSettingsOf } from '../scaler/decide/target-settings.js';
+import { adaptiveSettingsOf } from '../scaler/policy/adaptive-settings.js';
 import { headroomIn, startupDelayIn } from '../scaler/plan/adaptive-stage.js';
 
 export type PolicyStatus =

@@ -6,7 +6,7 @@ import type { DeciderSettings } from '../../load/decider.js';
 import type { ScaleBounds } from './bounds.js';
 import type { ScaleToZeroSettings } from './scale-to-zero.js';
 import { policySettings, type PolicySettings } from '../policy/settings.js';
-import type { AdaptiveSettings } from '../policy/adaptive.js';
+import { adaptiveSettingsOf } from '../policy/adaptive-settings.js';
 import { isQueueDriven, pollIntervalOf } from '../../load/sources.js';
 
 export interface TargetSettings {
@@ -64,17 +64,6 @@ export function targetSettings(target: TargetConfig, targetPerReplica: number): 
       schedules: target.schedules,
     })),
   };
-}
-
-/** The kind's start until the target's own raises were seen: a VM created, a pod made ready. */
-export const DEFAULT_STARTUP_DELAY_MS = { pool: 180_000, kubernetes: 30_000 } as const;
-
-/** The adaptive policy's knobs of a target; undefined for `policy: knative`. */
-export function adaptiveSettingsOf(target: TargetConfig): AdaptiveSettings | undefined {
-  if (target.policy === 'knative') return undefined;
-  const ref = target.scaleTargetRef;
-  const defaultStartupDelayMs = 'kind' in ref && ref.kind === 'Pool' ? DEFAULT_STARTUP_DELAY_MS.pool : DEFAULT_STARTUP_DELAY_MS.kubernetes;
-  return { defaultStartupDelayMs, underProvisioningPercent: target.headroom.underProvisioning };
 }
 
 function withAdaptive(target: TargetConfig, policy: PolicySettings): PolicySettings {

@@ -62,6 +62,12 @@ const ENV_READ = /\benv(?:\?\.|\.)([A-Za-z_]\w*)|\benv\[\s*(['"`])([A-Za-z_]\w*)
 const BINDING_EXPRESSION = /%([A-Za-z_]\w*)%/g;
 /** Reads a scanner cannot name: computed keys and destructuring. */
 const UNNAMED_READ = /\benv\[\s*[^'"`\s]|\}\s*=\s*(?:process\.)?env\b/;
+/**
+ * A read of a setting whose name the user's configuration gives (a source's `bearerTokenSetting`,
+ * `connectionSetting`): no Bicep sets it, the user does, so it is marked where it is read and
+ * left out of the contract.
+ */
+const NAMED_BY_CONFIGURATION = /contract: a setting the configuration names/;
 
 function scan(files: readonly string[], pattern: RegExp, nameOf: (m: RegExpMatchArray) => string, refuse?: RegExp): Read[] {
   const reads: Read[] = [];
@@ -69,7 +75,7 @@ function scan(files: readonly string[], pattern: RegExp, nameOf: (m: RegExpMatch
     readFileSync(path.join(ROOT, file), 'utf8')
       .split('\n')
       .forEach((text, i) => {
-        if (refuse?.test(text)) {
+        if (refuse?.test(text) && !NAMED_BY_CONFIGURATION.test(text)) {
           throw new Error(`${file}:${i + 1} reads the environment in a way the contract test cannot name: ${text.trim()}`);
         }
         for (const m of text.matchAll(pattern)) reads.push({ name: nameOf(m), file, line: i + 1 });
