@@ -23,6 +23,7 @@ import {
 } from '../policy/adaptive.js';
 import type { PolicyRule } from '../policy/rules.js';
 import type { SourcesContext } from './sources-view.js';
+import { readJson } from './record-json.js';
 
 interface StageState {
   replicas: number | undefined;
@@ -33,16 +34,6 @@ interface StageState {
 export interface AdaptiveStage {
   readonly name: 'adaptive';
   run(state: StageState, ctx: SourcesContext): { replicas: number | undefined; boundBy?: PolicyRule; changes?: TargetRecordPatch };
-}
-
-function parsed<T>(text: string | undefined, fallback: T, valid: (v: unknown) => boolean): T {
-  if (!text) return fallback;
-  try {
-    const v: unknown = JSON.parse(text);
-    return valid(v) ? (v as T) : fallback;
-  } catch {
-    return fallback;
-  }
 }
 
 const isStartup = (v: unknown) => typeof v === 'object' && v !== null && Array.isArray((v as StartupState).observed) && (v as StartupState).observed.every((n) => typeof n === 'number');
@@ -83,7 +74,7 @@ function headroomNow(stored: StoredMinutes | undefined, minutes: LoadMinutes, de
   return [minute, delayMs, headroomFor(minutes.filter(([m]) => m < minute), delayMs, windowMs, budget)];
 }
 
-export const startupStateOf = (record: TargetRecord | undefined): StartupState => parsed(record?.startupDelay, EMPTY_STARTUP, isStartup);
+export const startupStateOf = (record: TargetRecord | undefined): StartupState => readJson(record?.startupDelay, EMPTY_STARTUP, isStartup);
 
 /** The start-up delay a target's row says it has (status, the decision log). */
 export function startupDelayIn(record: TargetRecord | undefined, settings: AdaptiveSettings): StartupDelay {
@@ -92,7 +83,7 @@ export function startupDelayIn(record: TargetRecord | undefined, settings: Adapt
 
 /** The headroom the row last computed, in load units; undefined before the first minute. */
 export function headroomIn(record: TargetRecord | undefined): number | undefined {
-  return parsed<StoredMinutes | undefined>(record?.loadMinutes, undefined, isMinutes)?.h?.[2];
+  return readJson<StoredMinutes | undefined>(record?.loadMinutes, undefined, isMinutes)?.h?.[2];
 }
 
 export const adaptiveStage: AdaptiveStage = {
@@ -104,7 +95,7 @@ export const adaptiveStage: AdaptiveStage = {
     const { record, now } = ctx;
     const startup = startupStateOf(record);
     const delay = startupDelayOf(startup, settings.defaultStartupDelayMs);
-    const stored = parsed<StoredMinutes | undefined>(record?.loadMinutes, undefined, isMinutes);
+    const stored = readJson<StoredMinutes | undefined>(record?.loadMinutes, undefined, isMinutes);
     const minutes = recordLoadMinute(minutesOf(stored), now, desired.average);
     const windowMs = evidenceWindowMs(delay.ms, ctx.settings.desired.stableWindowMs);
     const headroom = headroomNow(stored, minutes, delay.ms, windowMs, settings.underProvisioningPercent, now);

@@ -15,6 +15,7 @@ import { effectiveMinScale } from '../decide/bounds.js';
 import type { DesiredScale } from '../../load/decider.js';
 import type { PolicyRule } from '../policy/rules.js';
 import { NO_POLICY, type PolicySettings } from '../policy/settings.js';
+import { readJson } from './record-json.js';
 
 /**
  * What these stages read of the pipeline's context and state, and answer: the pipeline's own
@@ -28,17 +29,6 @@ interface Stage {
 }
 
 const policyOf = (ctx: PipelineContext): PolicySettings => ctx.settings.policy ?? NO_POLICY;
-
-/** A record field that holds JSON; one that does not read back reads as nothing kept (a first sight). */
-function readJson<T>(text: string | undefined, fallback: T, valid: (v: unknown) => boolean): T {
-  if (!text) return fallback;
-  try {
-    const v: unknown = JSON.parse(text);
-    return valid(v) ? (v as T) : fallback;
-  } catch {
-    return fallback;
-  }
-}
 
 const isBehaviorState = (v: unknown) => typeof v === 'object' && v !== null && Array.isArray((v as BehaviorState).upEvents) && Array.isArray((v as BehaviorState).downEvents);
 
