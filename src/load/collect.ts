@@ -71,8 +71,15 @@ export async function collectLoad(
   const takesPush = pushTaker(load);
   const names = load.sources.map((s) => s.name);
   const pushed = takesPush ? push : undefined;
-  const readings = load.sources.map((s) => readOne(s, s === takesPush ? pushed?.value : undefined, ports, options.signal));
-  const [stored, raw] = await Promise.all([ports.readSeries(names), Promise.all(readings)]);
+  // A kind with a minimum period needs its stored samples before it may be read; the others read at once.
+  const gated = load.sources.some((s) => kindOf(s.source).traits.minPollIntervalMs !== undefined);
+  const storedFirst = gated ? await ports.readSeries(names) : undefined;
+  const readings = load.sources.map((s): Promise<Raw> =>
+    storedFirst && !readDue(newestAt(storedFirst[s.name]), kindOf(s.source).traits.minPollIntervalMs, options.now)
+      ? Promise.resolve('held')
+      : readOne(s, s === takesPush ? pushed?.value : undefined, ports, options.signal),
+  );
+  const [stored, raw] = await Promise.all([storedFirst ?? ports.readSeries(names), Promise.all(readings)]);
   const sources = load.sources.map((config, i): CollectedSource => {
     const samples = SampleWindow.from(stored[config.name] ?? []);
     const gauge = kindOf(config.source).traits.sampling === 'gauge';
@@ -80,7 +87,9 @@ export async function collectLoad(
     const taken = takeReading(samples, { kind: config.source, gauge }, raw[i], wasPushed, options.now, options.keepMs);
     const read = raw[i] === undefined ? 'none' : taken.error === undefined ? 'ok' : 'failed';
     const prefix = single ? '' : `${config.name} `;
-    return { name: config.name, kind: config.source, samples, holdLatest: gauge, read, ...(taken.value ? { value: taken.value } : {}), note: `${prefix}${taken.note}`, ...(taken.error ? { error: taken.error } : {}) };
+    // A held source's last value stands for it until it may be read again, as a gauge's does.
+    const holdLatest = gauge || raw[i] === 'held';
+    return { name: config.name, kind: config.source, samples, holdLatest, read, ...(taken.value ? { value: taken.value } : {}), note: `${prefix}${taken.note}`, ...(taken.error ? { error: taken.error } : {}) };
   });
   if (options.persist) {
     const retained = Object.fromEntries(sources.map((s) => [s.name, s.samples.toArray()]));
@@ -89,6 +98,22 @@ export async function collectLoad(
   }
   const errors = sources.flatMap((s) => (s.error ? [single ? s.error : `${s.name}: ${s.error}`] : []));
   return { sources, note: sources.map((s) => s.note).join('; '), ...(errors.length ? { error: errors.join('; ') } : {}) };
+}
+
+/** A reading, none (a push source without a push), or `held`: read too recently for its kind's minimum period. */
+type Raw = SourceReading | undefined | 'held';
+
+/**
+ * Whether a source may be read now: always, unless its kind has a minimum period and its newest
+ * stored sample (added when it was last read) is younger than that. The samples row is shared,
+ * so the period holds across processes and restarts.
+ */
+export function readDue(lastReadAt: number | undefined, minPollIntervalMs: number | undefined, now: number): boolean {
+  return minPollIntervalMs === undefined || lastReadAt === undefined || now - lastReadAt >= minPollIntervalMs;
+}
+
+function newestAt(samples: readonly Sample[] | undefined): number | undefined {
+  return samples && samples.length > 0 ? Math.max(...samples.map((s) => s.at)) : undefined;
 }
 
 /** The source a push is for: the pushed kind's (a target has at most one); none for a target of polled sources. */
@@ -115,11 +140,12 @@ async function readOne(config: NamedSourceConfig, pushed: number | undefined, po
 export function takeReading(
   samples: SampleWindow,
   source: { kind: string; gauge: boolean },
-  raw: SourceReading | undefined,
+  raw: Raw,
   pushed: boolean,
   now: number,
   keepMs: number,
 ): { note: string; error?: string; value?: { value: number; at: number } } {
+  if (raw === 'held') return heldReading(samples, source.kind, now, keepMs);
   const reading = bounded(raw);
   let taken: { note: string; error?: string; value?: { value: number; at: number } };
   if (reading === undefined) {
@@ -133,6 +159,15 @@ export function takeReading(
   }
   samples.prune(now, keepMs);
   return taken;
+}
+
+/** A source not read this time (its kind's minimum period): its newest sample is its reading. */
+function heldReading(samples: SampleWindow, kind: string, now: number, keepMs: number): { note: string; value?: { value: number; at: number } } {
+  samples.prune(now, keepMs);
+  const at = samples.newestAt;
+  const value = samples.newestValue;
+  if (at === undefined || value === undefined) return { note: 'no reading' };
+  return { note: `${kind} ${value} (read ${Math.round((now - at) / 1000)} s ago, not read again yet: its minimum period)`, value: { value, at } };
 }
 
 type BoundedReading = { ok: true; value: number; at?: number; clampedFrom?: number } | { ok: false; error: string };

@@ -55,9 +55,10 @@ export interface SourceTraits {
   /** What a value means when `metricType` is not given; `fixed`: giving `metricType` is a config error (`resource`). */
   metricType: { default: MetricType; fixed: boolean };
   /**
-   * The shortest period worth reading it at (Azure Monitor: 60 s). Declared for the kinds that
-   * need it; the collection loop does not enforce it yet (to come with the first such kind: skip
-   * the read while the source's newest stored sample is younger, so it holds across processes).
+   * The shortest period worth reading it at (Azure Monitor: 60 s). The collection loop does not
+   * read the source while its newest stored sample is younger (the samples row is shared, so it
+   * holds across processes); its last value stands meanwhile. A shorter `pollInterval` is raised
+   * to it (sources.ts `pollIntervalOf`).
    */
   minPollIntervalMs?: number;
 }

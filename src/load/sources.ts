@@ -41,12 +41,16 @@ export function isQueueDriven(load: LoadSpecConfig | undefined): boolean {
 
 /**
  * How often the target's sources are polled: the shortest period any gives (absent: none is
- * polled), raised to the slowest kind's minimum (Azure Monitor: once a minute) for that kind only
- * by the kind's reader, not here.
+ * polled), each source's raised to its kind's minimum (Azure Monitor: once a minute), so a short
+ * `pollInterval` does not make the target sample a source more often than it is read.
  */
 export function pollIntervalOf(load: LoadSpecConfig | undefined, fallbackMs: number): number | undefined {
   const polled = loadSources(load).filter((s) => kindOf(s.source.source).traits.delivery === 'polled');
   if (polled.length === 0) return undefined;
-  const given = [load?.pollInterval, ...polled.map((s) => s.source.pollInterval)].filter((ms): ms is number => ms !== undefined);
-  return given.length === 0 ? fallbackMs : Math.min(...given);
+  const anyGiven = load?.pollInterval !== undefined || polled.some((s) => s.source.pollInterval !== undefined);
+  const periods = polled.flatMap(({ source }) => {
+    const given = source.pollInterval ?? load?.pollInterval ?? (anyGiven ? undefined : fallbackMs);
+    return given === undefined ? [] : [Math.max(given, kindOf(source.source).traits.minPollIntervalMs ?? 0)];
+  });
+  return Math.min(...periods);
 }
