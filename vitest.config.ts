@@ -8,6 +8,7 @@ import { defineConfig } from 'vitest/config';
  * a process fails (test/support/no-io.ts).
  */
 export const UNIT_FILES = [
+  'test/status/measured-at.test.ts',
   'test/load/min-poll-interval.test.ts',
   'test/queue/push-protocol.property.test.ts',
   'test/azure/arm-pages.test.ts',

@@ -8,10 +8,10 @@
  * end is older than `delay` is complete and counts whatever its value (an idle resource reads 0);
  * a newer bucket counts only when present and non-zero; a window with no bucket to count is no
  * reading — never 0, which would scale down on a metric that has not arrived. `windowReading`
- * dates its value at the end of its newest counted bucket, but the reader gives it as read now:
- * a sample dated minutes back would fall out of a 60 s stable window and leave the target with
- * no evidence (status's age of the data needs a field of its own in the seam). Azure Monitor's data
- * changes each minute, so the source is polled at most once a minute.
+ * gives the end of its newest counted bucket as `measuredAt` (status shows the data's age), but
+ * the sample is dated when read: one dated minutes back would fall out of a 60 s stable window
+ * and leave the target with no evidence. Azure Monitor's data changes each minute, so the source
+ * is read at most once a minute (its kind's `minPollIntervalMs`, enforced by collect.ts).
  */
 import { z } from 'zod';
 import { duration, nonEmpty } from '../config/fields.js';
@@ -78,7 +78,7 @@ export async function readAzureMonitor(config: AzureMonitorConfig, ports: Pick<S
   const series = seriesOf(answer.body, config.aggregation);
   if (!series.ok) return { ok: false, error: `${where}: ${series.error}` };
   const reading = windowReading(series.buckets, { now, delayMs: config.delay, windowMs: config.window, aggregation: config.aggregation });
-  return reading.ok ? { ok: true, value: reading.value } : { ok: false, error: `${where}: ${reading.error}` };
+  return reading.ok ? reading : { ok: false, error: `${where}: ${reading.error}` };
 }
 
 /** The metrics request: 1-minute buckets over the window ending at the current minute's end. */
@@ -137,7 +137,7 @@ export function windowReading(buckets: readonly Bucket[], o: { now: number; dela
   if (counted.length === 0) return { ok: false, error: `no bucket to count in the last ${o.windowMs / BUCKET_MS} minutes (complete ones are older than delay; newer ones count only when present and non-zero): no reading, so no scale-down` };
   const values = counted.map((b) => b.value!);
   const at = Math.min(o.now, Math.max(...counted.map((b) => b.start + BUCKET_MS)));
-  return { ok: true, value: combine(values, o.aggregation), at };
+  return { ok: true, value: combine(values, o.aggregation), measuredAt: at };
 }
 
 function combine(values: number[], aggregation: Aggregation): number {

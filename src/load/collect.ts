@@ -45,8 +45,10 @@ export interface CollectedSource {
   holdLatest: boolean;
   /** Answered, failed, or not read (a push source without a push). */
   read: 'ok' | 'failed' | 'none';
-  /** This reconcile's value, when it answered (at: when measured, if older than now). */
+  /** This reconcile's value, when it answered or was held (at: when read). */
   value?: { value: number; at: number };
+  /** When the data it answered with was measured, for a kind that says (azureMonitor). */
+  measuredAt?: number;
   note: string;
   /** Why its read failed (without its name). */
   error?: string;
@@ -89,7 +91,9 @@ export async function collectLoad(
     const prefix = single ? '' : `${config.name} `;
     // A held source's last value stands for it until it may be read again, as a gauge's does.
     const holdLatest = gauge || raw[i] === 'held';
-    return { name: config.name, kind: config.source, samples, holdLatest, read, ...(taken.value ? { value: taken.value } : {}), note: `${prefix}${taken.note}`, ...(taken.error ? { error: taken.error } : {}) };
+    const answer = raw[i];
+    const measuredAt = typeof answer === 'object' && answer.ok ? answer.measuredAt : undefined;
+    return { name: config.name, kind: config.source, samples, holdLatest, read, ...(taken.value ? { value: taken.value } : {}), ...(measuredAt !== undefined ? { measuredAt } : {}), note: `${prefix}${taken.note}`, ...(taken.error ? { error: taken.error } : {}) };
   });
   if (options.persist) {
     const retained = Object.fromEntries(sources.map((s) => [s.name, s.samples.toArray()]));
@@ -153,7 +157,7 @@ export function takeReading(
   } else if (reading.ok) {
     samples.add(now, reading.value, source.gauge && pushed);
     const clamped = reading.clampedFrom !== undefined ? ` (clamped from ${reading.clampedFrom}: a load counts as at most ${MAX_LOAD})` : '';
-    taken = { note: `${pushed ? 'pushed' : source.kind} ${reading.value}${clamped}`, value: { value: reading.value, at: reading.at ?? now } };
+    taken = { note: `${pushed ? 'pushed' : source.kind} ${reading.value}${clamped}`, value: { value: reading.value, at: now } };
   } else {
     taken = { note: `${source.kind}: ${reading.error}`, error: reading.error };
   }
@@ -170,7 +174,7 @@ function heldReading(samples: SampleWindow, kind: string, now: number, keepMs: n
   return { note: `${kind} ${value} (read ${Math.round((now - at) / 1000)} s ago, not read again yet: its minimum period)`, value: { value, at } };
 }
 
-type BoundedReading = { ok: true; value: number; at?: number; clampedFrom?: number } | { ok: false; error: string };
+type BoundedReading = { ok: true; value: number; measuredAt?: number; clampedFrom?: number } | { ok: false; error: string };
 
 /** Every sample within 0..MAX_LOAD, however it arrived: NaN or a negative is no sample. */
 function bounded(reading: SourceReading | undefined): BoundedReading | undefined {

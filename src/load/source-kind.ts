@@ -29,8 +29,12 @@ import type { KubernetesScaleTargetRef } from '../kubernetes/scale-target-ref.js
  */
 export const SINGLE_SOURCE_NAME = 'load';
 
-/** One read of a source: a value ≥ 0 (at: when it was measured, when older than the read), or why there is none. */
-export type SourceReading = { ok: true; value: number; at?: number } | { ok: false; error: string };
+/**
+ * One read of a source: a value ≥ 0, or why there is none. `measuredAt`: when the data was
+ * measured, for a kind whose data lags the read (Azure Monitor's newest counted bucket's end);
+ * status shows its age. The sample is still dated when read (the stable window would drop it).
+ */
+export type SourceReading = { ok: true; value: number; measuredAt?: number } | { ok: false; error: string };
 
 /**
  * What a value means (KEDA's metric target types): `total` — the whole load, desired =

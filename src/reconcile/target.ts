@@ -69,7 +69,7 @@ export async function reconcileTarget(deps: TargetPassDeps, target: TargetConfig
       settings: targetSettings(target, 1),
       loadNote: load.note,
       ...(load.error ? { loadError: load.error } : {}),
-      sources: load.sources.map((s) => ({ name: s.name, window: s.samples, holdLatest: s.holdLatest, read: s.read, ...(s.error ? { error: s.error } : {}) })),
+      sources: load.sources.map((s) => ({ name: s.name, window: s.samples, holdLatest: s.holdLatest, read: s.read, ...(s.error ? { error: s.error } : {}), ...(s.measuredAt !== undefined ? { measuredAt: s.measuredAt } : {}) })),
       trigger: request.reason,
       dryRun: !persist,
       now,

@@ -6,7 +6,7 @@
 import type { TargetConfig } from '../config/schema.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { readTargetRecord } from '../scaler/shell/target-store.js';
-import type { TargetRecord } from '../scaler/decide/target-record.js';
+import { measuredOf, type TargetRecord } from '../scaler/decide/target-record.js';
 import { iso } from './time.js';
 import { leftAloneField } from './configuration.js';
 import { policyStatus, type PolicyStatus } from './policy-status.js';
@@ -65,6 +65,8 @@ export interface SourceStatus {
   error: string | null;
   /** A push source only: whether a reconcile has decided with its latest push. */
   served?: boolean;
+  /** A kind whose data lags its read (azureMonitor): when the data behind its newest value was measured. */
+  measuredAt?: string;
 }
 
 export async function targetStatus(rt: Runtime, target: TargetConfig): Promise<TargetStatus> {
@@ -89,10 +91,12 @@ export async function targetStatus(rt: Runtime, target: TargetConfig): Promise<T
  */
 export async function targetStatusOf(rt: Pick<Runtime, 'configuration'>, target: TargetConfig, r: TargetRecord | undefined, samples: SampleSeries = {}): Promise<TargetStatus> {
   const errors = errorsOf(r?.sourceErrors);
+  const measured = measuredOf(r);
   return {
     sources: (target.load ?? IMPLICIT_LOAD).sources.map((s) => {
       const newest = samples[s.name]?.at(-1);
-      return { name: s.name, kind: s.source, value: newest?.value ?? null, at: iso(newest?.at), error: errors[s.name] ?? null };
+      const measuredAt = Object.hasOwn(measured, s.name) ? { measuredAt: iso(measured[s.name])! } : {};
+      return { name: s.name, kind: s.source, value: newest?.value ?? null, at: iso(newest?.at), error: errors[s.name] ?? null, ...measuredAt };
     }),
     name: target.name,
     // The row keeps no desired scale while no sample is in the window: shown as -1.

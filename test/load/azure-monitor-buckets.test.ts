@@ -34,7 +34,7 @@ describe('windowReading (bucket rules)', () => {
 
   it('the reading is as old as the end of its newest counted bucket, for status', () => {
     const reading = windowReading(window5(70, 80, 90, undefined, undefined), { now: NOW, delayMs: 3 * MIN, windowMs: 5 * MIN, aggregation: 'Average' });
-    expect(reading).toEqual({ ok: true, value: 80, at: at(2) + MIN });
+    expect(reading).toEqual({ ok: true, value: 80, measuredAt: at(2) + MIN });
   });
 });
 

@@ -35,14 +35,16 @@ afterAll(() => sim.close());
 describe("azureMonitor against the metrics simulator (a Pool target's scale set by default)", () => {
   it('reads Percentage CPU averaging 80 over the window, as read now (a sample in the stable window)', async () => {
     setBuckets(80, 80, 80, 80, 80);
-    expect(await read()).toEqual({ ok: true, value: 80 });
+    // The bucket in progress counts (present, non-zero): its data is as of now.
+    expect(await read()).toEqual({ ok: true, value: 80, measuredAt: NOW });
     const asked = sim.metricsRequests.at(-1)!;
     expect([asked.get('api-version'), asked.get('interval'), asked.get('aggregation'), asked.get('metricnames')]).toEqual(['2024-02-01', 'PT1M', 'Average', 'Percentage CPU']);
   });
 
   it('a window whose last two buckets are empty reads the complete ones', async () => {
     setBuckets(70, 80, 90, undefined, undefined);
-    expect(await read()).toEqual({ ok: true, value: 80 });
+    // Measured up to the end of the newest counted bucket, 12:03 + 1 min: status shows its age.
+    expect(await read()).toEqual({ ok: true, value: 80, measuredAt: minute(2) + MIN });
   });
 
   it('complete buckets at 0 read 0', async () => {

@@ -142,6 +142,12 @@ describe('the status page', () => {
     expect(html).toContain('<li data-source="jobs">jobs (queue): no value yet <span class="alert">failing: queue jobs: &lt;no answer&gt; within 5000 ms</span></li>');
   });
 
+  it('shows how old an azureMonitor value\'s data is, beside when it was read', () => {
+    const sources = [{ name: 'cpu', kind: 'azureMonitor', value: 80, at: iso(NOW - 20_000), error: null, measuredAt: iso(NOW - 180_000) }];
+    const html = renderStatusPage(status({ targets: [target({ sources })] }), options());
+    expect(html).toContain('<li data-source="cpu">cpu (azureMonitor): 80 (20s ago), data from 3 min ago</li>');
+  });
+
   it('shows the Active condition and the activation latencies of the hour', () => {
     const history = new Map([['target/web', [row('target/web', 300, { desired: 3, scale: 3, ready: 3, activationMs: 2500 })]]]);
     const html = renderStatusPage(status({ targets: [target({ active: 'False', reason: 'NoTraffic' })] }), options({ history }));

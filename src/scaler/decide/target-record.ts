@@ -34,6 +34,8 @@ export type TargetRecord = {
   sourceHealth?: string;
   /** Each failing source's last error, JSON `{ name: error }`; absent when all answer (status's `sources[].error`). */
   sourceErrors?: string;
+  /** When each source's data was measured, JSON `{ name: epoch ms }`, for the kinds that say (azureMonitor): status's `sources[].measuredAt`. */
+  sourceMeasuredAt?: string;
   /** When a source was last seen active (KEDA's lastActiveTime): a queue-driven target's cooldown counts from it. */
   lastActiveAt?: number;
   /** HPA behavior's recommendation and scale-event history, JSON, bounded (src/scaler/policy/history.ts). */
@@ -101,4 +103,16 @@ export function panicOf(record: TargetRecord | undefined): PanicState | undefine
 
 export function panicFields(panic: PanicState | undefined): TargetRecordPatch {
   return { panicStartedAt: panic?.startedAt, panicLastOverAt: panic?.lastOverAt, panicMaxScale: panic?.maxScale };
+}
+
+/** The record's `sourceMeasuredAt`: when each source's data was measured, by name; a damaged text reads as none. */
+export function measuredOf(record: Pick<TargetRecord, 'sourceMeasuredAt'> | undefined): Record<string, number> {
+  if (!record?.sourceMeasuredAt) return {};
+  try {
+    const parsed: unknown = JSON.parse(record.sourceMeasuredAt);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return {};
+    return Object.fromEntries(Object.entries(parsed).filter((e): e is [string, number] => Number.isFinite(e[1])));
+  } catch {
+    return {};
+  }
 }

@@ -12,7 +12,7 @@
  */
 import { replicasFor, type DesiredInput, type LoadWindow } from '../../load/decider.js';
 import { SampleWindow } from '../../load/sample-window.js';
-import type { TargetRecord, TargetRecordPatch } from '../decide/target-record.js';
+import { measuredOf, type TargetRecord, type TargetRecordPatch } from '../decide/target-record.js';
 import type { Observation, TargetSettings } from '../decide/target-settings.js';
 import { NO_POLICY } from '../policy/settings.js';
 import { anySourceActive, combinedWindow, fallbackEngaged, nextFailures, sourcesDemand, type Combine, type SourceReading, type SourceSpec, type SourcesDemand } from '../policy/sources.js';
@@ -27,6 +27,8 @@ export interface SourceObservation {
   read: 'ok' | 'failed' | 'none';
   /** Why it failed, for status (`sources[].error`). */
   error?: string;
+  /** When the data it answered with was measured (azureMonitor), for status (`sources[].measuredAt`). */
+  measuredAt?: number;
 }
 
 /** The part of the pipeline's context the view reads. */
@@ -110,10 +112,14 @@ function severalView(ctx: SourcesContext, sources: readonly SourceObservation[])
   const demand: SourcesDemand = sourcesDemand({ ...rest, specs: policy.sources, readings: readings((s) => total(s).average(now, stableWindowMs, s.holdLatest)) });
   const text = encodeHealth(failures);
   const errors = encodeErrors(sources);
+  const measured = encodeMeasured(sources, measuredOf(ctx.record));
   const unchanged = text === ctx.record?.sourceHealth && errors === ctx.record?.sourceErrors && ctx.record?.sourceFailures === undefined;
   return {
     failures,
-    healthChanges: unchanged ? {} : { sourceHealth: text, sourceErrors: errors, sourceFailures: undefined },
+    healthChanges: {
+      ...(unchanged ? {} : { sourceHealth: text, sourceErrors: errors, sourceFailures: undefined }),
+      ...(measured === ctx.record?.sourceMeasuredAt ? {} : { sourceMeasuredAt: measured }),
+    },
     combined,
     replicas: demand.kind === 'known' ? replicasFor(demand.demand, 1) : undefined,
     failing: demand.failing.length > 0,
@@ -183,6 +189,15 @@ export function healthOf(record: TargetRecord | undefined): Record<string, numbe
 function encodeErrors(sources: readonly SourceObservation[]): string | undefined {
   const failing = sources.filter((s) => s.read === 'failed' && s.error !== undefined);
   return failing.length === 0 ? undefined : JSON.stringify(Object.fromEntries(failing.map((s) => [s.name, s.error!.slice(0, 500)])));
+}
+
+/** This pass's measured times over the stored ones (a source not read this time keeps its own); only configured sources. */
+function encodeMeasured(sources: readonly SourceObservation[], stored: Record<string, number>): string | undefined {
+  const entries = sources.flatMap((s) => {
+    const at = s.measuredAt ?? (Object.hasOwn(stored, s.name) ? stored[s.name] : undefined);
+    return at === undefined ? [] : [[s.name, at] as const];
+  });
+  return entries.length === 0 ? undefined : JSON.stringify(Object.fromEntries(entries));
 }
 
 function encodeHealth(failures: Record<string, number>): string | undefined {

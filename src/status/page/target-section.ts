@@ -30,9 +30,16 @@ function sources(t: TargetStatus, now: number): string {
         ? s.value === null ? 'no value yet' : `${s.value}${age}`
         : s.value === null || s.at === null ? 'nothing pushed yet' : `${s.value} pushed ${esc(clockTime(s.at, now))}${age}, ${s.served ? 'served' : 'waiting for a reconcile'}`;
     const error = s.error ? ` <span class="alert">failing: ${esc(s.error)}</span>` : '';
-    return `<li data-source="${esc(s.name)}">${esc(s.name)} (${esc(s.kind)}): ${value}${error}</li>`;
+    return `<li data-source="${esc(s.name)}">${esc(s.name)} (${esc(s.kind)}): ${value}${dataAge(s.measuredAt, now)}${error}</li>`;
   };
   return `<ul class="sources" data-field="sources">${t.sources.map(item).join('')}</ul>\n`;
+}
+
+/** A kind whose data lags its read (azureMonitor): how old the data behind its value is. */
+function dataAge(measuredAt: string | undefined, now: number): string {
+  if (measuredAt === undefined) return '';
+  const minutes = Math.max(0, Math.round((now - Date.parse(measuredAt)) / 60_000));
+  return `, data from ${minutes} min ago`;
 }
 
 function active(t: TargetStatus, now: number): string {
