@@ -7,6 +7,7 @@
 import type { PanicState } from '../../load/decider.js';
 import type { Condition, ConditionStatus, TargetConditions } from './conditions.js';
 import { conditionsFromActive } from './conditions.js';
+import { readJson } from '../plan/record-json.js';
 
 export type TargetRecord = {
   activeStatus?: ConditionStatus;
@@ -107,12 +108,6 @@ export function panicFields(panic: PanicState | undefined): TargetRecordPatch {
 
 /** The record's `sourceMeasuredAt`: when each source's data was measured, by name; a damaged text reads as none. */
 export function measuredOf(record: Pick<TargetRecord, 'sourceMeasuredAt'> | undefined): Record<string, number> {
-  if (!record?.sourceMeasuredAt) return {};
-  try {
-    const parsed: unknown = JSON.parse(record.sourceMeasuredAt);
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return {};
-    return Object.fromEntries(Object.entries(parsed).filter((e): e is [string, number] => Number.isFinite(e[1])));
-  } catch {
-    return {};
-  }
+  const parsed = readJson<Record<string, unknown>>(record?.sourceMeasuredAt, {}, (v) => typeof v === 'object' && v !== null && !Array.isArray(v));
+  return Object.fromEntries(Object.entries(parsed).filter((e): e is [string, number] => Number.isFinite(e[1])));
 }
