@@ -135,6 +135,8 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: ['**/node_modules/**', ...UNIT_FILES],
           globalSetup: ['test/support/global-setup.ts'],
+          // Each exchange the simulators record names its test file (sim/api-check/deliberate.ts).
+          setupFiles: ['test/support/record-source.ts'],
           // The files share worker processes too: loading the SDKs once per worker instead of
           // once per file is most of the difference between minutes and one. A file that
           // changes process-wide state (process.env, a global provider) puts it back after.

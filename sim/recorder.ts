@@ -19,9 +19,13 @@ import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerR
 export type RecordedService = 'arm' | 'kubernetes' | (string & {});
 
 export const RECORD_DIR_ENV = 'DROVER_RECORD_DIR';
+/** Who made the traffic (the test file, set by test/support/record-source.ts): recorded with each exchange. */
+export const RECORD_SOURCE_ENV = 'DROVER_RECORD_SOURCE';
 
 export interface RecordedExchange {
   service: RecordedService;
+  /** The test file (or other source) that made the exchange, when one was named (RECORD_SOURCE_ENV). */
+  source?: string;
   /** Set when the answer was scripted to misbehave: exempt from the answer check. */
   fault?: string;
   request: { method: string; url: string; headers: Record<string, string>; body?: unknown };
@@ -42,11 +46,19 @@ export function markFault(res: ServerResponse, fault: string): void {
 
 let files = 0;
 
-/** `handler`, recording every exchange under `dir` (default: `DROVER_RECORD_DIR`); unchanged without one. */
-export function recorded(service: RecordedService, handler: Handler, dir: string | undefined = process.env[RECORD_DIR_ENV]): Handler {
+/**
+ * `handler`, recording every exchange under `dir` (default: `DROVER_RECORD_DIR`); unchanged without one.
+ * `service` may name each request's service, for a simulator serving more than one API.
+ */
+export function recorded(
+  service: RecordedService | ((req: IncomingMessage) => RecordedService),
+  handler: Handler,
+  dir: string | undefined = process.env[RECORD_DIR_ENV],
+): Handler {
   if (!dir) return handler;
   mkdirSync(dir, { recursive: true });
-  const file = path.join(dir, `${service}-${process.pid}-${++files}.jsonl`);
+  const serviceOf = typeof service === 'function' ? service : () => service;
+  const file = path.join(dir, `${typeof service === 'function' ? 'mixed' : service}-${process.pid}-${++files}.jsonl`);
   return (req, res) => {
     const requestBody = captureRequest(req);
     const answer = captureResponse(res);
@@ -55,8 +67,10 @@ export function recorded(service: RecordedService, handler: Handler, dir: string
       if (written) return;
       written = true;
       const fault = faults.get(res) ?? (sent ? undefined : 'silence');
+      const source = process.env[RECORD_SOURCE_ENV];
       const exchange: RecordedExchange = {
-        service,
+        service: serviceOf(req),
+        ...(source ? { source } : {}),
         ...(fault ? { fault } : {}),
         request: { method: req.method ?? 'GET', url: req.url ?? '/', headers: requestHeaders(req.headers), ...bodyOf(requestBody(), req.headers['content-type']) },
         response: sent ? { status: res.statusCode, headers: answer.headers(), ...bodyOf(answer.body(), String(res.getHeader('content-type') ?? answer.headers()['content-type'] ?? '')) } : null,

@@ -6,6 +6,9 @@
 import { ARM_OPERATIONS } from '../../src/azure/operations.js';
 import { KUBERNETES_OPERATIONS } from '../../src/kubernetes/operations.js';
 
+/** The load sources' calls with a specification here (Service Bus and metrics.k8s.io have none). */
+const SOURCE_CALLS = ['azureMonitor metrics (src/load/azure-monitor-source.ts)'];
+
 /** Drover's call (and, for the VM listing, its orchestration mode) → the operation as check.ts names it. */
 const SPEC_OPERATION: Readonly<Record<string, string>> = {
   'listVmsVia Uniform': 'VirtualMachineScaleSetVMs_List',
@@ -25,6 +28,7 @@ const SPEC_OPERATION: Readonly<Record<string, string>> = {
   'apps.patchNamespacedStatefulSetScale': 'patchAppsV1NamespacedStatefulSetScale',
   'custom.getNamespacedCustomObjectScale': 'custom resource getScale (as readAppsV1NamespacedDeploymentScale)',
   'custom.patchNamespacedCustomObjectScale': 'custom resource patchScale (as patchAppsV1NamespacedDeploymentScale)',
+  'azureMonitor metrics (src/load/azure-monitor-source.ts)': 'Metrics_List',
 };
 
 export interface DroverCall {
@@ -38,7 +42,7 @@ export function droverCalls(): DroverCall[] {
     return `${o.call}${mode}`;
   });
   const kube = KUBERNETES_OPERATIONS.map((o) => o.call);
-  return [...new Set([...arm, ...kube])].map((call) => ({ call, operation: SPEC_OPERATION[call] }));
+  return [...new Set([...arm, ...kube, ...SOURCE_CALLS])].map((call) => ({ call, operation: SPEC_OPERATION[call] }));
 }
 
 /** A message per call the recording never made (or that no specification operation stands for). */

@@ -23,6 +23,7 @@ export const RECORDED_TESTS = [
   'test/azure/autoscale-settings.test.ts',
   'test/kubernetes/client-node-scale-targets.test.ts',
   'test/pool/warm-buffer.test.ts',
+  'test/load/azure-monitor.test.ts',
 ];
 
 function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {

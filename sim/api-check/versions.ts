@@ -4,6 +4,7 @@
  * A version sent that is not here, or a difference not listed, fails the check.
  */
 import { AUTOSCALE_API_VERSION } from '../../src/azure/autoscale-settings.js';
+import { METRICS_API_VERSION } from '../../src/load/azure-monitor-source.js';
 import { COMPUTE_API_VERSION } from '../../src/azure/vm-listing.js';
 
 export interface SpecFile {
@@ -38,7 +39,7 @@ export const API_VERSION_MAP: readonly VersionMapping[] = [
     why: '@azure/arm-compute 24.1 sends 2026-03-01; 2024-07-01 is the newest stable Compute folder in the specs, and the calls Drover makes keep their paths, parameters and answers between the two (but for the differences below)',
   },
   { specVersion: '2022-10-01', sent: AUTOSCALE_API_VERSION, why: 'autoscale settings: the version Drover sends is the specification' },
-  { specVersion: '2024-02-01', sent: '2024-02-01', why: 'Azure Monitor metrics: the version the specification defines' },
+  { specVersion: '2024-02-01', sent: METRICS_API_VERSION, why: 'Azure Monitor metrics: the version the specification defines' },
 ];
 
 export interface KnownDifference {

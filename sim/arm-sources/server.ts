@@ -10,6 +10,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { recorded, type RecordedService } from '../recorder.js';
 
 export const SERVICE_BUS_SIM_API = '2021-11-01';
 export const METRICS_SIM_API = '2024-02-01';
@@ -35,11 +36,16 @@ export interface ArmSourcesSim {
   close(): Promise<void>;
 }
 
+/** The metrics API is checked against its specification (npm run check:api); Service Bus has none here. */
+function serviceOf(req: http.IncomingMessage): RecordedService {
+  return /\/providers\/Microsoft\.Insights\/metrics(\?|$)/i.test(req.url ?? '') ? 'arm' : 'servicebus';
+}
+
 export async function startArmSourcesSim(): Promise<ArmSourcesSim> {
   const entities = new Map<string, SimCountDetails>();
   const metrics = new Map<string, ReadonlyMap<number, number>>();
   const metricsRequests: URLSearchParams[] = [];
-  const server = http.createServer((req, res) => {
+  const server = http.createServer(recorded(serviceOf, (req, res) => {
     const url = new URL(req.url ?? '/', 'http://sim');
     const reply = (status: number, body: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
@@ -54,7 +60,7 @@ export async function startArmSourcesSim(): Promise<ArmSourcesSim> {
       return reply(...metricsAnswer(monitor[1]!, url.searchParams, metrics));
     }
     return reply(...entityAnswer(path, url.searchParams, entities));
-  });
+  }));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

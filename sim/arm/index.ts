@@ -45,6 +45,10 @@ export interface ArmSimOptions {
   pageSize?: number;
   /** Default 0: any free port, on 127.0.0.1. */
   port?: number;
+  /** 202: a scale set PATCH that starts work answers 202 + Azure-AsyncOperation/Location (off the specification, as ARM has answered). Default 200. */
+  scaleSetPatchStatus?: 200 | 202;
+  /** Every JSON answer also carries fields no specification names, as a newer service version may send. */
+  unknownFields?: boolean;
   /** Record every exchange here for the API check (sim/recorder.ts). Default: `DROVER_RECORD_DIR`. */
   recordDir?: string;
 }
@@ -122,6 +126,8 @@ export async function startArmSim(options: ArmSimOptions = {}): Promise<ArmSim> 
     throttles,
     failures,
     pageSize: options.pageSize ?? 50,
+    ...(options.scaleSetPatchStatus ? { scaleSetPatchStatus: options.scaleSetPatchStatus } : {}),
+    ...(options.unknownFields ? { unknownFields: true } : {}),
     rateLimitHeaders: () => rateLimitHeaders,
   });
   const server = createServer({ key: certificate.key, cert: certificate.cert }, recorded('arm', handler, options.recordDir));

@@ -11,6 +11,12 @@ export interface OperationDeps {
   pageSize: number;
   /** Origin the client used, for absolute nextLink and operation URLs. */
   baseUrl: string;
+  /**
+   * How a scale set PATCH that starts work is answered: 200 with the operation's headers, as the
+   * specification declares (the default), or 202 with Azure-AsyncOperation and Location, as ARM
+   * has been seen to answer, to show Drover tolerates it.
+   */
+  scaleSetPatchStatus?: 200 | 202;
 }
 
 /** What a handler reads of the request besides its URL. */
@@ -24,6 +30,8 @@ export interface Reply {
   status: number;
   headers?: Record<string, string>;
   body?: unknown;
+  /** Why this answer is outside the specification on purpose (recorded as a fault, sim/recorder.ts). */
+  offSpec?: string;
 }
 
 type Params = Record<string, string>;
@@ -35,7 +43,7 @@ export function getScaleSet(deps: OperationDeps, params: Params): Reply {
 }
 
 /** PATCH or PUT: only `sku.capacity` is honoured; If-Match guards the write. */
-export function writeScaleSet(deps: OperationDeps, params: Params, _url: URL, req: RequestInfo): Reply {
+export function writeScaleSet(deps: OperationDeps, params: Params, url: URL, req: RequestInfo): Reply {
   const scaleSet = deps.world.findScaleSet(params.rg ?? '', params.name ?? '');
   if (!scaleSet) return scaleSetNotFound(params);
   if (req.ifMatch !== undefined && req.ifMatch !== '*' && req.ifMatch !== etagOf(scaleSet)) {
@@ -52,6 +60,15 @@ export function writeScaleSet(deps: OperationDeps, params: Params, _url: URL, re
     capacity === undefined ? deps.world.touch(scaleSet) : deps.world.setCapacity(scaleSet, capacity as number);
   const headers: Record<string, string> = { etag: etagOf(scaleSet) };
   if (!operation) return { status: 200, headers, body: scaleSetJson(deps.context, scaleSet) };
+  if (deps.scaleSetPatchStatus === 202) {
+    // Location names the scale set itself: the client's final GET of a PATCH reads the resource there.
+    const location = new URL(url.pathname + url.search, deps.baseUrl).toString();
+    return {
+      status: 202,
+      headers: { ...headers, 'azure-asyncoperation': operationUrl(deps, operation), location },
+      offSpec: 'scale set PATCH answered 202 (scaleSetPatchStatus)',
+    };
+  }
   return {
     status: 200,
     headers: { ...headers, 'azure-asyncoperation': operationUrl(deps, operation) },

@@ -9,6 +9,7 @@ import { deleteInstances, getScaleSet, listFlexibleVms, listUniformVms, pollOper
 import { scaleSetPower, vmPower } from './power.js';
 import { armError } from './representation.js';
 import { listAutoscaleSettings } from './autoscale.js';
+import { markFault } from '../recorder.js';
 
 export type ArmSimOperation = 'getScaleSet' | 'updateScaleSet' | 'listVms' | 'deleteInstances' | 'pollOperation' | 'startVms' | 'deallocateVms' | 'listAutoscaleSettings';
 
@@ -78,6 +79,8 @@ export interface HandlerDeps extends Omit<OperationDeps, 'baseUrl'> {
   throttles: ThrottleRule[];
   failures: FailureRule[];
   rateLimitHeaders: () => Record<string, string>;
+  /** Every JSON answer also carries fields no specification names (withUnknownFields). */
+  unknownFields?: boolean;
 }
 
 interface Route {
@@ -122,7 +125,7 @@ const ROUTES: Route[] = [
 export function createArmHandler(deps: HandlerDeps): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     readBody(req)
-      .then((raw) => send(res, handle(deps, req, raw), deps.rateLimitHeaders()))
+      .then((raw) => send(res, deps.unknownFields ? withUnknownFields(handle(deps, req, raw)) : handle(deps, req, raw), deps.rateLimitHeaders()))
       .catch((error: unknown) =>
         send(res, { status: 500, body: armError('InternalServerError', String(error)) }, {}),
       );
@@ -219,7 +222,21 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+const UNKNOWN = { droverUnknownField: 'a field a newer service version might add', droverUnknownObject: { nested: [1, 2] } };
+
+/** `reply` with fields no specification names, at the top, in `properties` and in each listed item. */
+function withUnknownFields(reply: Reply): Reply {
+  if (typeof reply.body !== 'object' || reply.body === null) return reply;
+  const extend = (value: unknown): unknown => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+    const object = value as Record<string, unknown>;
+    return { ...object, ...UNKNOWN, ...('properties' in object ? { properties: extend(object.properties) } : {}), ...(Array.isArray(object.value) ? { value: object.value.map(extend) } : {}) };
+  };
+  return { ...reply, body: extend(reply.body), offSpec: reply.offSpec ?? 'unknown fields added (unknownFields)' };
+}
+
 function send(res: ServerResponse, reply: Reply, rateLimitHeaders: Record<string, string>): void {
+  if (reply.offSpec) markFault(res, reply.offSpec);
   const text = reply.body === undefined ? '' : JSON.stringify(reply.body);
   res.writeHead(reply.status, {
     ...rateLimitHeaders,

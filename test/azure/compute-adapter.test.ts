@@ -323,3 +323,34 @@ describe('connection settings', () => {
     }
   });
 });
+
+describe('what ARM sends besides its specification, tolerated', () => {
+  it('a scale set PATCH answered 202 with Azure-AsyncOperation and Location still completes the raise', async () => {
+    const other = await startSimHarness(
+      { clock, provisionDelayMs: DELAY, deleteDelayMs: DELAY, scaleSetPatchStatus: 202 },
+      { clock, lroWaitMs: 5_000, lroPollIntervalMs: 10 },
+    );
+    try {
+      const control = other.sim.addScaleSet({ resourceGroup: rg, name: 'uni', capacity: 2 });
+      expect(await advancedWhilePending(() => other.api.setCapacity(rg, 'uni', 4, control.etag))).toEqual({ done: true });
+      expect(control.capacity).toBe(4);
+      expect(control.vms().map((vm) => vm.provisioningState)).toEqual(['Succeeded', 'Succeeded', 'Succeeded', 'Succeeded']);
+      expect(other.sim.counts.pollOperation).toBeGreaterThan(0);
+    } finally {
+      await other.stop();
+    }
+  });
+
+  it('fields no specification names, in the scale set and each listed VM, are ignored', async () => {
+    const other = await startSimHarness({ clock, pageSize: 3, unknownFields: true }, { clock, lroWaitMs: 150, lroPollIntervalMs: 10 });
+    try {
+      const control = other.sim.addScaleSet({ resourceGroup: rg, name: 'uni', capacity: 4 });
+      expect(await other.api.getScaleSet(rg, 'uni')).toMatchObject({ name: 'uni', orchestrationMode: 'Uniform', capacity: 4, etag: control.etag });
+      const { vms } = await other.api.listVms(rg, 'uni', 'Uniform');
+      expect(vms.map((vm) => vm.instanceId)).toEqual(['0', '1', '2', '3']);
+      expect(vms.map((vm) => vm.provisioningState)).toEqual(['Succeeded', 'Succeeded', 'Succeeded', 'Succeeded']);
+    } finally {
+      await other.stop();
+    }
+  });
+});
