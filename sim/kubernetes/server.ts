@@ -12,7 +12,7 @@ import { systemClock, type Clock } from '../../src/clock.js';
 import type { KubernetesScaleTargetRef } from '../../src/kubernetes/scale-target-ref.js';
 import { objectDocument, scaleDocument, statusDocument, type Json, type JsonObject } from './documents.js';
 import { applyJsonPatch, applyMergePatch, InvalidPatchError, replicasOf } from './patch.js';
-import { recorded } from '../recorder.js';
+import { markFault, recorded } from '../recorder.js';
 import { SimObjectStore, type SimObject, type SimObjectInit } from './store.js';
 import { SimPods, type PodListOperation } from './pods.js';
 
@@ -34,6 +34,36 @@ export interface KubernetesSimOptions {
   readyDelayMs?: number;
   /** Record every exchange here for the API check (sim/recorder.ts). Default: `DROVER_RECORD_DIR`. */
   recordDir?: string;
+  /** Answers as some real API servers send them, outside the specification (recorded as faults). */
+  quirks?: SimQuirks;
+}
+
+export interface SimQuirks {
+  /** Every successful answer, and its `spec` and `status`, also carries fields no specification names. */
+  unknownFields?: boolean;
+  /** A Scale is sent without `status.replicas` (required by the specification, left out by some servers). */
+  scaleWithoutStatusReplicas?: boolean;
+}
+
+const UNKNOWN_FIELDS = { droverUnknownField: 'a field a newer API server might add', droverUnknownObject: { nested: [1, 2] } };
+
+/** `answer` as the quirks change it, with the fault's name when they did. */
+function withQuirks(answer: Answer, quirks: SimQuirks): { answer: Answer; fault?: string } {
+  const body = answer.body as JsonObject;
+  if (answer.status >= 300 || typeof body !== 'object' || body === null || Array.isArray(body)) return { answer };
+  let out: JsonObject = body;
+  const faults: string[] = [];
+  if (quirks.scaleWithoutStatusReplicas && out.kind === 'Scale' && typeof out.status === 'object' && out.status !== null) {
+    const { replicas: _left, ...status } = out.status as JsonObject;
+    out = { ...out, status };
+    faults.push('Scale without status.replicas (quirks)');
+  }
+  if (quirks.unknownFields) {
+    const extend = (value: Json | undefined) => (typeof value === 'object' && value !== null && !Array.isArray(value) ? { ...value, ...UNKNOWN_FIELDS } : value);
+    out = { ...out, ...UNKNOWN_FIELDS, ...('spec' in out ? { spec: extend(out.spec)! } : {}), ...('status' in out ? { status: extend(out.status)! } : {}) };
+    faults.push('unknown fields (quirks)');
+  }
+  return faults.length === 0 ? { answer } : { answer: { ...answer, body: out }, fault: faults.join(', ') };
 }
 
 /** What `KubeConfig.loadFromOptions` takes. */
@@ -170,7 +200,9 @@ export async function startKubernetesSim(options: KubernetesSimOptions = {}): Pr
         ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}),
         ...(body !== undefined ? { body } : {}),
       });
-      res.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer.body));
+      const sent = options.quirks ? withQuirks(answer, options.quirks) : { answer };
+      if (sent.fault) markFault(res, sent.fault);
+      res.writeHead(sent.answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(sent.answer.body));
     });
   }, options.recordDir));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

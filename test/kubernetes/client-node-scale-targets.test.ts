@@ -170,3 +170,39 @@ describe('readiness', () => {
     expect((await api.readScale(deployment)).readyReplicas).toBe(4);
   });
 });
+
+describe('what API servers send besides the specification, tolerated', () => {
+  async function quirkyApi(quirks: Parameters<typeof startKubernetesSim>[0]): Promise<{ quirky: KubernetesSim; api: KubernetesScaleTargets }> {
+    const quirky = await startKubernetesSim({ clock, ...quirks });
+    const kc = new KubeConfig();
+    kc.loadFromOptions(quirky.kubeconfigOptions({ token: 'sim-token' }));
+    return { quirky, api: new KubernetesScaleTargets(kc) };
+  }
+
+  it.each([
+    { name: 'a Deployment whose object, spec and status carry unknown fields reads as without them', ref: deployment, want: { specReplicas: 3, readyReplicas: 2 } },
+    { name: 'a generic Scale whose spec and status carry unknown fields reads as without them', ref: widget, want: { specReplicas: 3, readyReplicas: 2 } },
+  ])('$name, and is patched', async ({ ref, want }) => {
+    const { quirky, api: tolerant } = await quirkyApi({ quirks: { unknownFields: true } });
+    try {
+      quirky.add(ref, { replicas: 3, readyReplicas: 2 });
+      expect(await tolerant.readScale(ref)).toEqual({ ...want, resourceVersion: expect.stringMatching(/^\d+$/) });
+      await tolerant.patchScale(ref, 5, { kind: 'replicas', replicas: 3 });
+      expect(quirky.inspect(ref)?.specReplicas).toBe(5);
+    } finally {
+      await quirky.close();
+    }
+  });
+
+  it('a generic Scale without status.replicas reads 0 ready replicas and is patched', async () => {
+    const { quirky, api: tolerant } = await quirkyApi({ quirks: { scaleWithoutStatusReplicas: true } });
+    try {
+      quirky.add(widget, { replicas: 4, readyReplicas: 3 });
+      expect(await tolerant.readScale(widget)).toEqual({ specReplicas: 4, readyReplicas: 0, resourceVersion: expect.stringMatching(/^\d+$/) });
+      await tolerant.patchScale(widget, 6, { kind: 'replicas', replicas: 4 });
+      expect(quirky.inspect(widget)?.specReplicas).toBe(6);
+    } finally {
+      await quirky.close();
+    }
+  });
+});
