@@ -12,7 +12,7 @@ import { systemClock, type Clock } from '../../src/clock.js';
 import type { KubernetesScaleTargetRef } from '../../src/kubernetes/scale-target-ref.js';
 import { objectDocument, scaleDocument, statusDocument, type Json, type JsonObject } from './documents.js';
 import { applyJsonPatch, applyMergePatch, InvalidPatchError, replicasOf } from './patch.js';
-import { markFault, recorded } from '../recorder.js';
+import { markFault, recorded, type RecordedService } from '../recorder.js';
 import { SimObjectStore, type SimObject, type SimObjectInit } from './store.js';
 import { SimPods, type PodListOperation } from './pods.js';
 
@@ -43,6 +43,11 @@ export interface SimQuirks {
   unknownFields?: boolean;
   /** A Scale is sent without `status.replicas` (required by the specification, left out by some servers). */
   scaleWithoutStatusReplicas?: boolean;
+}
+
+/** metrics.k8s.io has no specification here (out of the API check); the rest is the Kubernetes API's. */
+function serviceOf(req: http.IncomingMessage): RecordedService {
+  return (req.url ?? '').startsWith('/apis/metrics.k8s.io/') ? 'metrics.k8s.io' : 'kubernetes';
 }
 
 const UNKNOWN_FIELDS = { droverUnknownField: 'a field a newer API server might add', droverUnknownObject: { nested: [1, 2] } };
@@ -177,7 +182,7 @@ export async function startKubernetesSim(options: KubernetesSimOptions = {}): Pr
     return [op, handle(op, object, `${plural}.${group} "${name}" in namespace "${namespace}"`, contentType, body)];
   }
 
-  const server = http.createServer(recorded('kubernetes', (req, res) => {
+  const server = http.createServer(recorded(serviceOf, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {

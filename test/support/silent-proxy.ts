@@ -1,7 +1,7 @@
 // A proxy in front of a simulator that forwards every request except those `silent` picks:
 // it accepts those and never answers, as a hung endpoint does.
 import type http from 'node:http';
-import { startProxy, type Proxy } from '../../sim/fault-proxy.js';
+import { startProxy, type Proxy, type ProxyOptions } from '../../sim/fault-proxy.js';
 
 export interface SilentProxy extends Proxy {
   /** Requests held without an answer so far. */
@@ -11,7 +11,7 @@ export interface SilentProxy extends Proxy {
 export async function silentProxy(
   upstream: string,
   silent: (req: http.IncomingMessage) => boolean,
-  options: { upstreamCa?: string } = {},
+  options: Pick<ProxyOptions, 'upstreamCa' | 'service'> = {},
 ): Promise<SilentProxy> {
   let held = 0;
   const proxy = await startProxy(
