@@ -50,12 +50,15 @@ describe('the API check', () => {
     ['a JSON Patch of a Deployment scale', kube('PATCH', SCALE, 'application/json-patch+json', [{ op: 'replace', path: '/spec/replicas', value: 3 }], 200, scale)],
     ['a merge patch of a custom resource scale', kube('PATCH', '/apis/example.com/v1/namespaces/default/widgets/w1/scale', 'application/merge-patch+json', { spec: { replicas: 3 } }, 200, scale)],
     ['a Kubernetes error as a Status object', kube('PATCH', SCALE, 'application/merge-patch+json', { spec: { replicas: 3 } }, 409, statusError)],
+    ["a wrong path sent by the ARM simulator's own test (deliberate)", { ...arm('GET', `${VMSS}/nonsense?api-version=2026-03-01`, undefined, 200), source: 'test/sim/arm/sim.test.ts' }],
+    ["a bad patch sent by the Kubernetes simulator's own test (deliberate)", { ...kube('PATCH', SCALE, 'application/json-patch+json', { spec: {} }, 400, statusError), source: 'test/sim/kubernetes/server.test.ts' }],
   ])('passes %s', (_name, exchange) => {
     expect(rules(exchange)).toEqual([]);
   });
 
   it.each<[string, RecordedExchange, string]>([
     ['a wrong path', arm('GET', `${VMSS}/nonsense?api-version=2026-03-01`, undefined, 200), 'no operation of the specifications has this method and path'],
+    ['a wrong path from a test of Drover (only the simulators\' own tests are deliberate)', { ...arm('GET', `${VMSS}/nonsense?api-version=2026-03-01`, undefined, 200), source: 'test/sim/arm-like/drover.test.ts' }, 'no operation of the specifications has this method and path'],
     ['a missing api-version', arm('GET', VMSS, undefined, 200), 'required query parameter api-version is missing'],
     ['an api-version with no entry in the map', arm('GET', `${VMSS}?api-version=2030-01-01`, undefined, 200), 'api-version 2030-01-01 has no entry'],
     ['a body field the schema does not have', arm('PATCH', `${VMSS}?api-version=2026-03-01`, { sku: { capacity: 3, bogus: 1 } }, 200), 'request body: /sku/bogus is not in the schema'],
