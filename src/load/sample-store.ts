@@ -11,23 +11,12 @@ import { PUSH_ROW, pushOf, type PushRead } from './push-store.js';
 
 const ROW = 'samples';
 
-type SampleProps = { data: string; updatedAt: number; pushTag?: string };
 
 export class SamplesChangedError extends Error {
   override name = 'SamplesChangedError';
   constructor(readonly target: string) {
     super(`target ${target}: its samples were written by another reconcile since they were read; nothing written`);
   }
-}
-
-export interface StoredSamples {
-  samples: Sample[];
-  /** The row's ETag; undefined when there is no row yet. */
-  etag: string | undefined;
-  /** The ETag of the push row the last served push had (push-source.ts); undefined when none was served. */
-  pushTag: string | undefined;
-  /** The push row beside it, when asked for (`withPush`) and there is one. */
-  push?: PushRead;
 }
 
 /**
@@ -41,23 +30,7 @@ async function readRows(table: EntityTable, target: string, withPush: boolean): 
   return { row: rows.find((r) => r.rowKey === ROW), ...(push ? { push } : {}) };
 }
 
-export async function readSamples(table: EntityTable, target: string, withPush = false): Promise<StoredSamples> {
-  const { row, push } = await readRows(table, target, withPush);
-  const data = row?.props.data;
-  return { samples: decodeSamples(typeof data === 'string' ? data : undefined), etag: row?.etag, pushTag: tagOf(row?.props.pushTag), ...(push ? { push } : {}) };
-}
-
 const tagOf = (value: unknown) => (typeof value === 'string' ? value : undefined);
-
-/** Writes the samples over the row read with `etag` (none: the row must not exist yet). */
-export async function writeSamples(table: EntityTable, target: string, samples: readonly Sample[], now: number, etag: string | undefined, pushTag?: string): Promise<void> {
-  const props: SampleProps = { data: encodeSamples(samples), updatedAt: now, ...(pushTag === undefined ? {} : { pushTag }) };
-  const written =
-    etag === undefined
-      ? await table.create(target, ROW, props)
-      : await table.replaceIf({ partitionKey: target, rowKey: ROW, etag, props }, props);
-  if (!written) throw new SamplesChangedError(target);
-}
 
 /**
  * The samples of a target with several sources, by source name, in the same row: each source's

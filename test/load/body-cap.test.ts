@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readHttpLoad } from '../../src/load/http-source.js';
 import { probeActivator } from '../../src/probe/activator-probe.js';
 import { readTargetRecord } from '../../src/scaler/shell/target-store.js';
-import { readSamples } from '../../src/load/sample-store.js';
+import { readSamples } from '../support/samples.js';
 import { targetStatus } from '../../src/status/target-status.js';
 import { reconcileObject } from '../../src/reconcile/object.js';
 import { silentLog } from '../../src/log.js';

@@ -1,10 +1,12 @@
 // The samples row is written only over what was read: insert-if-absent, else If-Match.
 import { describe, expect, it } from 'vitest';
-import { readSamples, SamplesChangedError, writeSamples } from '../../src/load/sample-store.js';
+import { SamplesChangedError } from '../../src/load/sample-store.js';
+import { readSamples, writeSamples } from '../support/samples.js';
 import { EntityTable } from '../../src/state/entity-table.js';
 import { freshStorage } from '../support/storage.js';
 
 const NOW = Date.UTC(2026, 10, 30, 10, 0, 0);
+
 
 describe('sample store', () => {
   it('inserts a row that does not exist and replaces one it read', async () => {

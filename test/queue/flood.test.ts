@@ -5,7 +5,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startAzurite, type AzuriteHandle } from '../../sim/azurite.js';
 import { encodeMessage } from '../../src/queue/messages.js';
-import { readSamples } from '../../src/load/sample-store.js';
+import { readSamples } from '../support/samples.js';
 import { silentLog } from '../../src/log.js';
 import { reconcileObject } from '../../src/reconcile/object.js';
 import { eventually, startTargetWorld, type TargetWorld } from '../targets/support.js';

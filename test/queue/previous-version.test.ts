@@ -11,7 +11,7 @@ import { newInvocationContext } from '../../src/host/invocation.js';
 import { PENDING_PARTITION } from '../../src/queue/pending-store.js';
 import { runPass } from '../../src/reconcile/pass.js';
 import { reconcileObject } from '../../src/reconcile/object.js';
-import { readSamples } from '../../src/load/sample-store.js';
+import { readSamples } from '../support/samples.js';
 import { startTargetWorld, webTarget, WEB, type TargetWorld } from '../targets/support.js';
 
 let world: TargetWorld | undefined;

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { onReconcileMessage } from '../../src/handlers/reconcile-queue.js';
 import { logHandlerFor, newInvocationContext } from '../../src/host/invocation.js';
-import { readSamples, writeSamples } from '../../src/load/sample-store.js';
+import { readSamples, writeSamples } from '../support/samples.js';
 import { silentLog } from '../../src/log.js';
 import { encodeMessage } from '../../src/queue/messages.js';
 import { reconcileObject } from '../../src/reconcile/object.js';

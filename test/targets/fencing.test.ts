@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { KubernetesScaleTargets } from '../../src/kubernetes/client-node-scale-targets.js';
 import type { ScaleTargetApi } from '../../src/kubernetes/scale-target-api.js';
-import { readSamples } from '../../src/load/sample-store.js';
+import { readSamples } from '../support/samples.js';
 import { silentLog } from '../../src/log.js';
 import { LEASE_TTL_MS, reconcileObject } from '../../src/reconcile/object.js';
 import { createRuntime } from '../../src/runtime/runtime.js';

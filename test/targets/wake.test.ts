@@ -10,7 +10,7 @@ import { probeQueue as probeRegistration, reconcileQueue as reconcileRegistratio
 import { silentLog } from '../../src/log.js';
 import { ACTIVATION_LATENCY_METRIC } from '../../src/metrics/activation-latency.js';
 import { offerProbe, readProbe } from '../../src/probe/async-probe.js';
-import { readSamples } from '../../src/load/sample-store.js';
+import { readSamples } from '../support/samples.js';
 import { reconcileObject } from '../../src/reconcile/object.js';
 import { readTargetRecord } from '../../src/scaler/shell/target-store.js';
 import { targetStatus } from '../../src/status/target-status.js';
