@@ -35,6 +35,7 @@ export const UNIT_FILES = [
   'test/config/policy-schema.test.ts',
   'test/docs/readme-config.test.ts',
   'test/docs/scaling-kinds.test.ts',
+  'test/infra/source-assignments.test.ts',
   'test/pool/machine-id.test.ts',
   'test/replay/time-axis.test.ts',
   'test/bench/quality-tables.test.ts',
