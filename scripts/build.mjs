@@ -34,10 +34,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import process from 'node:process';
 import console from 'node:console';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import * as esbuild from 'esbuild';
 import { checkDeployConfig } from './deploy-checks.mjs';
+import { compiled } from './lib/compiled.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const DEPLOY_DIR = 'dist/deploy';
@@ -242,17 +243,13 @@ export function sequenceFile(builtAt) {
 
 /** The loader tsc compiled into dist/, imported only when there is a configuration to check. */
 async function compiledConfigLoader(file) {
-  const loader = path.join(ROOT, 'dist/src/config/load.js');
-  if (!existsSync(loader)) throw new Error(`${loader} is missing: run tsc -p tsconfig.build.json first (npm run build does)`);
-  const { loadConfig } = await import(pathToFileURL(loader).href);
+  const { loadConfig } = await compiled('config/load.js');
   return loadConfig(file);
 }
 
 /** The source kinds tsc compiled into dist/ (their deploy checks), beside the loader. */
 async function compiledSourceKinds() {
-  const registry = path.join(ROOT, 'dist/src/load/registry.js');
-  if (!existsSync(registry)) throw new Error(`${registry} is missing: run tsc -p tsconfig.build.json first (npm run build does)`);
-  return (await import(pathToFileURL(registry).href)).SOURCE_KINDS;
+  return (await compiled('load/registry.js')).SOURCE_KINDS;
 }
 
 async function main() {

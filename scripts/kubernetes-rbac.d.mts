@@ -19,4 +19,3 @@ export interface RbacDocument {
 
 export function kubernetesRbac(config: Pick<DroverConfig, 'targets'>, options: { principalId: string; only?: 'all' | 'custom'; grants?: readonly { grant: import('../src/load/source-kind.js').SourceGrant }[] }): RbacDocument[];
 export function toYaml(docs: RbacDocument[]): string;
-export function readTargets(file: string): Pick<DroverConfig, 'targets'>;

@@ -4,19 +4,22 @@
  * the targets of a configuration: get on the Deployments and StatefulSets it reads, patch on
  * their scale subresource (Drover reads those workloads as objects, never their /scale), and
  * get and patch on the /scale of each other resource a target names (Azure RBAC cannot name those, so they always need this Role). Namespaced only:
- * no ClusterRole, no list, watch, create or delete, no other kind. Rules follow
- * src/kubernetes/operations.ts, which test/infra/least-privilege.test.ts holds this to.
+ * no ClusterRole, no watch, create or delete, no other kind. Rules follow
+ * src/kubernetes/operations.ts, which test/infra/least-privilege.test.ts holds this to. The load
+ * sources add their kinds' Kubernetes grants to their namespace's Role (a `resource` source: get
+ * and list on pods and pods.metrics.k8s.io, get on the target's /scale); no list otherwise.
  *
  * Usage: node scripts/kubernetes-rbac.mjs --principal-id <object id> [--config drover.config.yaml] [--only custom]
  *   prints the YAML for `kubectl apply -f -`. `--only custom` leaves out Deployments and
- *   StatefulSets, for a cluster where the Azure RBAC custom role covers them.
+ *   StatefulSets, for a cluster where the Azure RBAC custom role covers them. The configuration
+ *   is validated, and its sources' grants taken, by Drover's compiled code (npm run build first).
  */
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import process from 'node:process';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { parse as parseYaml, stringify } from 'yaml';
+import { stringify } from 'yaml';
+import { configWithGrants } from './lib/compiled.mjs';
 
 export const ROLE_NAME = 'drover-scaler';
 const WORKLOADS = { Deployment: 'deployments', StatefulSet: 'statefulsets' };
@@ -101,18 +104,8 @@ export function toYaml(docs) {
   return docs.map((d) => stringify(d)).join('---\n');
 }
 
-/**
- * The targets of a configuration file, read as YAML (JSON is YAML): only scaleTargetRef matters
- * here, and `npm run build` validates the whole file with Drover's own loader before deploying.
- */
-export function readTargets(file) {
-  const doc = parseYaml(readFileSync(file, 'utf8'));
-  const targets = Array.isArray(doc?.targets) ? doc.targets : [];
-  return { targets: targets.filter((t) => t && typeof t.scaleTargetRef === 'object' && t.scaleTargetRef !== null) };
-}
-
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const { values } = parseArgs({ options: { config: { type: 'string', default: 'drover.config.yaml' }, 'principal-id': { type: 'string' }, only: { type: 'string', default: 'all' } } });
-  const config = readTargets(path.resolve(values.config));
-  process.stdout.write(toYaml(kubernetesRbac(config, { principalId: values['principal-id'], only: values.only })));
+  const { config, grants } = await configWithGrants(path.resolve(values.config));
+  process.stdout.write(toYaml(kubernetesRbac(config, { principalId: values['principal-id'], only: values.only, grants })));
 }
