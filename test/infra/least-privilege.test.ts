@@ -320,6 +320,45 @@ describe('load source kinds: each grant a kind asks for is a role of roles.json,
     for (const rule of role!.rules!) expect(rule.verbs.filter((v) => !['get', 'list', 'patch'].includes(v))).toEqual([]);
   });
 
+  it.each([
+    ['a namespace with a resource source gets get and list on pods and pods.metrics.k8s.io; one without gets no list', { only: 'all' as const }, { shop: true, edge: false }],
+    ['on a cluster with Azure RBAC, the Role of a resource source\'s namespace still carries them (the AKS role names no pods)', { only: 'custom' as const }, { shop: true }],
+  ])('%s', (_name, { only }, want) => {
+    const config = parseConfig({
+      kubernetes: { kubeconfig: '/nonexistent' },
+      targets: [
+        { name: 'web', scaleTargetRef: { kind: 'Deployment', name: 'web', namespace: 'shop' }, minScale: 1, load: { source: 'resource', resource: 'cpu', targetPerReplica: 60 } },
+        { name: 'api', scaleTargetRef: { kind: 'Deployment', name: 'api', namespace: 'edge' }, minScale: 1, load: { source: 'http', url: 'http://m.internal/q', targetPerReplica: 5 } },
+      ],
+    });
+    const roles = kubernetesRbac(config, { principalId: 'p', only, grants: sourceGrants(config) }).filter((d) => d.kind === 'Role');
+    const podRules = (namespace: string) => roles.find((r) => r.metadata.namespace === namespace)!.rules!.filter((r) => r.resources.includes('pods'));
+    expect(roles.map((r) => r.metadata.namespace).sort()).toEqual(Object.keys(want).sort());
+    for (const [namespace, hasResource] of Object.entries(want)) {
+      expect(podRules(namespace)).toEqual(
+        hasResource
+          ? [
+              { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] },
+              { apiGroups: ['metrics.k8s.io'], resources: ['pods'], verbs: ['get', 'list'] },
+            ]
+          : [],
+      );
+    }
+  });
+
+  it('a configuration without a resource source gets exactly the Role it got before the sources had grants', () => {
+    const config = parseConfig({
+      kubernetes: { kubeconfig: '/nonexistent' },
+      targets: [
+        { name: 'web', scaleTargetRef: { kind: 'Deployment', name: 'web', namespace: 'shop' }, minScale: 1, load: { source: 'prometheus', serverAddress: 'https://prom.example', query: 'up', targetPerReplica: 1 } },
+        { name: 'jobs', scaleTargetRef: { group: 'keda.example.com', version: 'v1', plural: 'workers', name: 'w', namespace: 'batch' }, minScale: 1 },
+      ],
+    });
+    const docs = kubernetesRbac(config, { principalId: 'p', grants: sourceGrants(config) });
+    expect(docs).toEqual(kubernetesRbac(config, { principalId: 'p' }));
+    expect(docs.flatMap((d) => d.rules ?? []).flatMap((r) => r.verbs)).not.toContain('list');
+  });
+
   it('every registered kind is in this table or asks for no grant', () => {
     expect(SOURCE_KINDS.map((k) => k.name).sort()).toEqual(['azureMonitor', 'http', 'prometheus', 'push', 'queue', 'resource', 'serviceBus']);
   });
