@@ -4,9 +4,9 @@
  * configuration's union of sources, config checks, the one collection loop, status, replay, the
  * deploy checks (`scripts/deploy-checks.mjs`, given the compiled registry) and the
  * least-privilege test of the grants — takes what it needs from the registry, never from a
- * `switch` on the kind. (`scripts/kubernetes-rbac.mjs` takes the Kubernetes grants when given
- * them, from load/grants.ts `sourceGrants`; the post-provision hook reads the raw YAML and does
- * not pass them yet.)
+ * `switch` on the kind. (The post-provision hook and `scripts/kubernetes-rbac.mjs` take the
+ * grants from load/grants.ts `sourceGrants`, compiled: the Azure roles through
+ * `scripts/lib/source-assignments.mjs`, the Kubernetes rules into the namespace's Role.)
  *
  * A kind owns only its own keys. The seam adds the keys every source shares, so a kind never
  * declares them: `source` (the kind's name, the union's discriminator), `name` (in
