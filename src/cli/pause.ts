@@ -11,7 +11,10 @@
 import type { PauseMode } from '../scaler/plan/pause.js';
 import { pauseTargetRecord } from '../scaler/shell/target-store.js';
 import { LEASE_TTL_MS, withLease } from '../state/leases.js';
-import type { Runtime } from '../runtime/runtime.js';
+import type { Clock } from '../clock.js';
+import type { DroverConfig } from '../config/schema.js';
+import type { EntityTable } from '../state/entity-table.js';
+import type { Leases } from '../state/leases.js';
 
 /** How long the verb waits for a reconcile holding the target's lease to finish. */
 const LEASE_WAIT_MS = 30_000;
@@ -36,24 +39,33 @@ export function configPauseRefusal(request: PauseRequest, configPaused: boolean)
   return undefined;
 }
 
-export async function setPause(rt: Runtime, target: string, request: PauseRequest): Promise<PauseResult> {
-  const configPaused = rt.config.targets.find((t) => t.name === target)?.paused === true;
-  const holder = `${rt.holder}:drover-${request.kind}`;
-  const giveUpAt = rt.clock.now() + LEASE_WAIT_MS;
+/** What the verb uses, handed by the CLI's composition root (src/cli/commands.ts). */
+export interface PauseDeps {
+  readonly config: Pick<DroverConfig, 'targets'>;
+  readonly holder: string;
+  readonly clock: Clock;
+  readonly leases: Leases;
+  readonly stores: { readonly targetRecords: EntityTable };
+}
+
+export async function setPause(deps: PauseDeps, target: string, request: PauseRequest): Promise<PauseResult> {
+  const configPaused = deps.config.targets.find((t) => t.name === target)?.paused === true;
+  const holder = `${deps.holder}:drover-${request.kind}`;
+  const giveUpAt = deps.clock.now() + LEASE_WAIT_MS;
   let waitedFor: string | undefined;
   for (;;) {
-    const leased = await withLease(rt.leases, rt.clock, `target/${target}`, holder, LEASE_TTL_MS, () =>
+    const leased = await withLease(deps.leases, deps.clock, `target/${target}`, holder, LEASE_TTL_MS, () =>
       pauseTargetRecord(
-        rt.table('targets'),
+        deps.stores.targetRecords,
         target,
         request.kind === 'pause'
-          ? { pausedMode: request.mode, pausedReplicas: request.replicas, pausedAt: rt.clock.now() }
+          ? { pausedMode: request.mode, pausedReplicas: request.replicas, pausedAt: deps.clock.now() }
           : { pausedMode: undefined, pausedReplicas: undefined, pausedAt: undefined },
       ),
     );
     if (leased.ran) return { kind: 'done', configPaused, ...(waitedFor ? { waitedFor } : {}) };
-    if (rt.clock.now() >= giveUpAt) return { kind: 'busy', heldBy: leased.heldBy, until: leased.until };
+    if (deps.clock.now() >= giveUpAt) return { kind: 'busy', heldBy: leased.heldBy, until: leased.until };
     waitedFor = leased.heldBy;
-    await rt.clock.sleep(RETRY_MS);
+    await deps.clock.sleep(RETRY_MS);
   }
 }

@@ -10,7 +10,10 @@ import { buildInstances } from '../cache/build-instances.js';
 import { listingModeFor } from '../cache/orchestration.js';
 import type { CachedInstance } from '../cache/instance.js';
 import { withLease } from '../state/leases.js';
-import type { Runtime } from '../runtime/runtime.js';
+import type { Clock } from '../clock.js';
+import type { ScaleSetApi } from '../azure/scale-set-api.js';
+import type { EntityTable } from '../state/entity-table.js';
+import type { Leases } from '../state/leases.js';
 import { shortId } from '../cache/ids.js';
 import { isBookkeepingKey, readInventory } from './inventory.js';
 import { matchMachine } from './machine-id.js';
@@ -27,14 +30,23 @@ export type ForgetResult =
 /** Holds the lease this long at most; forget is a handful of reads and one write. */
 const FORGET_LEASE_MS = 60_000;
 
-export async function forgetMachines(rt: Runtime, pool: PoolConfig, request: ForgetRequest): Promise<ForgetResult> {
+/** What the verb uses, handed by the CLI's composition root (src/cli/commands.ts). */
+export interface ForgetDeps {
+  readonly holder: string;
+  readonly clock: Clock;
+  readonly leases: Leases;
+  readonly stores: { readonly inventory: EntityTable };
+  scaleSetApi(): Promise<ScaleSetApi>;
+}
+
+export async function forgetMachines(deps: ForgetDeps, pool: PoolConfig, request: ForgetRequest): Promise<ForgetResult> {
   if (request.kind === 'one' && isBookkeepingKey(request.id)) {
     return { kind: 'refused', reason: `${request.id} is the pool's own bookkeeping, not a machine: it is never forgotten by hand` };
   }
-  const holder = `${rt.holder}:forget:${randomUUID().slice(0, 8)}`;
-  const leased = await withLease(rt.leases, rt.clock, `pool/${pool.name}`, holder, FORGET_LEASE_MS, async (lease): Promise<ForgetResult> => {
-    const machines = rt.table('machines');
-    const [inventory, listed] = await Promise.all([readInventory(machines, pool.name), listScaleSet(rt, pool)]);
+  const holder = `${deps.holder}:forget:${randomUUID().slice(0, 8)}`;
+  const leased = await withLease(deps.leases, deps.clock, `pool/${pool.name}`, holder, FORGET_LEASE_MS, async (lease): Promise<ForgetResult> => {
+    const machines = deps.stores.inventory;
+    const [inventory, listed] = await Promise.all([readInventory(machines, pool.name), listScaleSet(deps, pool)]);
     const { rows } = inventory;
     const byId = new Map(listed.map((i) => [i.id, i]));
     let doomed: typeof rows;
@@ -62,8 +74,8 @@ export async function forgetMachines(rt: Runtime, pool: PoolConfig, request: For
 }
 
 /** The scale set's VMs straight from ARM (not the cache: the operator acts on what is there now). */
-async function listScaleSet(rt: Runtime, pool: PoolConfig): Promise<CachedInstance[]> {
-  const api = await rt.scaleSetApi();
+async function listScaleSet(deps: Pick<ForgetDeps, 'scaleSetApi'>, pool: PoolConfig): Promise<CachedInstance[]> {
+  const api = await deps.scaleSetApi();
   const { resourceGroup, name } = pool.scaleSet;
   const scaleSet = await api.getScaleSet(resourceGroup, name);
   const mode = listingModeFor(name, scaleSet.orchestrationMode, pool.enableVmssFlexNodes);

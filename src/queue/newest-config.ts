@@ -26,6 +26,16 @@ type NewestProps = { seq: number; hash?: string; by: string };
 
 const idOf = (props: NewestProps): ConfigId => ({ seq: Number(props.seq), hash: typeof props.hash === 'string' ? props.hash : '' });
 
+/**
+ * This host's configuration: its sequence and hash (src/config/sequence.ts), stamped on the
+ * objects' state rows, and the newest one any host runs. Built once by the composition root.
+ */
+export interface HostConfiguration {
+  readonly seq: number;
+  readonly hash: string;
+  readonly newest: NewestConfig;
+}
+
 export class NewestConfig {
   private announcedAt: number | undefined;
   private announcing: Promise<void> | undefined;

@@ -12,12 +12,15 @@ import { isLeaseExpired, LEASE_TTL_MS } from '../state/leases.js';
 import { isLeaseRefused, LeaseOnWrite, type LeaseRefusedError, type PassLease } from '../state/lease-on-write.js';
 import { SamplesChangedError } from '../load/sample-store.js';
 import { BUSY_RETRY_MS } from '../queue/retry.js';
-import type { PoolConfig, TargetConfig } from '../config/schema.js';
-import type { Runtime } from '../runtime/runtime.js';
-import { reconcilePool } from './pool.js';
-import { TARGET_MAX_VMS, scopedRuntime } from './scope.js';
+import type { Clock } from '../clock.js';
+import type { DroverConfig, PoolConfig, TargetConfig } from '../config/schema.js';
+import type { DecisionLog } from '../state/decisions.js';
+import type { HistoryStore } from '../state/history-store.js';
+import type { Leases } from '../state/leases.js';
+import { reconcilePool, type PoolJobDeps } from './pool.js';
+import { TARGET_MAX_VMS, scopedDeps } from './scope.js';
 import { reconcileTarget } from './target.js';
-import { targetPassDeps } from './target-deps.js';
+import { targetPassDeps, type TargetJobDeps } from './target-deps.js';
 import { isLeftAlone } from './config-stamp.js';
 import { objectKey, type Decision, type ObjectOutcome, type ObjectRef, type ReconcileRequest } from './types.js';
 
@@ -29,21 +32,35 @@ const ROUTINE = /^(steady at|unchanged|no metrics|at limit|activating|waiting to
 
 export { LEASE_TTL_MS };
 
+/**
+ * What reconciling any one object uses: the parts its kind's job takes, the leases, the
+ * decision log and the history. Built once by the composition root (src/runtime/runtime.ts).
+ */
+export type ObjectDeps = PoolJobDeps &
+  TargetJobDeps & {
+    readonly config: Pick<DroverConfig, 'pools' | 'targets'>;
+    readonly clock: Clock;
+    readonly holder: string;
+    readonly leases: Leases;
+    readonly decisions: Pick<DecisionLog, 'record'>;
+    readonly history: Pick<HistoryStore, 'record'>;
+  };
+
 /** The pass itself, through the reconciler for the object's kind, and what it saw into the history. */
 async function reconcileUnder(
-  rt: Runtime,
+  deps: ObjectDeps,
   ref: ObjectRef,
   request: ReconcileRequest,
   { pool, target, log, lease, signal }: { pool?: PoolConfig; target?: TargetConfig; log: Log; lease: PassLease; signal: AbortSignal },
 ): Promise<Decision> {
-  const scoped = scopedRuntime(rt, { signal, maxVms: pool ? pool.instanceLimit : TARGET_MAX_VMS });
-  const ctx = { ...request, rt: scoped, ref, lease, log, signal };
+  const scoped = scopedDeps(deps, { signal, maxVms: pool ? pool.instanceLimit : TARGET_MAX_VMS });
+  const ctx = { ...request, deps: scoped, ref, lease, log, signal };
   const { observed, ...decided } = pool ? await reconcilePool(ctx, pool) : await reconcileTarget(await targetPassDeps(ctx, target!), target!, request);
   // Under the checked lease, so an older holder's row never lands after a newer one's; a history
   // that cannot be written costs the timeline a point, not the decision (nor, refused, the pass).
   if (observed && !request.dryRun) {
-    await rt.history
-      .record(objectKey(ref), observed, rt.clock.now(), () => lease.check())
+    await deps.history
+      .record(objectKey(ref), observed, deps.clock.now(), () => lease.check())
       .catch((err: unknown) => {
         // Another holder took the object meanwhile: its pass records what it sees.
         if (isLeaseRefused(err)) log.debug?.(`${objectKey(ref)}: history left to ${err.heldBy}`);
@@ -73,15 +90,15 @@ function lostRaceOutcome(ref: ObjectRef, err: SamplesChangedError, now: number, 
 }
 
 export async function reconcileObject(
-  rt: Runtime,
+  deps: ObjectDeps,
   ref: ObjectRef,
   request: ReconcileRequest,
   /** `occurrence`: the timer occurrence to claim the object for with its lease (pass.ts). */
   options: { log: Log; signal?: AbortSignal; occurrence?: number },
 ): Promise<ObjectOutcome> {
   const { log, signal } = options;
-  const pool = ref.kind === 'pool' ? rt.config.pools.find((p) => p.name === ref.name) : undefined;
-  const target = ref.kind === 'target' ? rt.config.targets.find((t) => t.name === ref.name) : undefined;
+  const pool = ref.kind === 'pool' ? deps.config.pools.find((p) => p.name === ref.name) : undefined;
+  const target = ref.kind === 'target' ? deps.config.targets.find((t) => t.name === ref.name) : undefined;
   if (!pool && !target) {
     log.warn(`${objectKey(ref)}: not in the configuration, nothing to reconcile`);
     return { ref, status: 'unknown' };
@@ -91,15 +108,15 @@ export async function reconcileObject(
   // One holder per invocation: two invocations in one process (the timer and a queue message,
   // or a batch of messages) must not share a lease. A dry run writes no table entity, a lease
   // row included; any other pass takes the lease at its first write (state/lease-on-write.ts).
-  const holder = `${rt.holder}:${randomUUID().slice(0, 8)}`;
-  const claim = options.occurrence === undefined ? undefined : { occurrence: options.occurrence, by: rt.holder };
-  const lease = request.dryRun ? undefined : new LeaseOnWrite(rt.leases, rt.clock, objectKey(ref), holder, LEASE_TTL_MS, { signal, claim });
+  const holder = `${deps.holder}:${randomUUID().slice(0, 8)}`;
+  const claim = options.occurrence === undefined ? undefined : { occurrence: options.occurrence, by: deps.holder };
+  const lease = request.dryRun ? undefined : new LeaseOnWrite(deps.leases, deps.clock, objectKey(ref), holder, LEASE_TTL_MS, { signal, claim });
   try {
     const passLease: PassLease = lease ?? { check: () => Promise.resolve(), remainingMs: () => LEASE_TTL_MS };
-    decision = await reconcileUnder(rt, ref, request, { pool, target, log, lease: passLease, signal: lease?.signal ?? signal ?? new AbortController().signal });
+    decision = await reconcileUnder(deps, ref, request, { pool, target, log, lease: passLease, signal: lease?.signal ?? signal ?? new AbortController().signal });
   } catch (err) {
     if (isLeaseRefused(err)) return refusedOutcome(ref, err, log);
-    if (err instanceof SamplesChangedError) return lostRaceOutcome(ref, err, rt.clock.now(), log);
+    if (err instanceof SamplesChangedError) return lostRaceOutcome(ref, err, deps.clock.now(), log);
     const error = errorMessage(err);
     decision = isLeaseExpired(err)
       ? { decision: 'stopped', reason: `the lease ran out mid-pass, the next pass starts over (${error})` }
@@ -117,8 +134,8 @@ export async function reconcileObject(
   else log.info(line);
   // An object left to a newer configuration gets no write from this host, its decision log included (status names it).
   if (!request.dryRun && !isLeftAlone(decision)) {
-    await rt.decisions
-      .record({ at: rt.clock.now(), object: objectKey(ref), ...decision })
+    await deps.decisions
+      .record({ at: deps.clock.now(), object: objectKey(ref), ...decision })
       .catch((err: unknown) => log.warn(`${objectKey(ref)}: could not write the decision log: ${errorMessage(err)}`));
   }
   if (aborted) return { ref, status: 'aborted', reason: aborted };

@@ -8,11 +8,15 @@
 import { formatDuration } from '../config/duration.js';
 import { AbortedError, reasonOf, scopedAbort } from '../deadline.js';
 import { errorMessage, type Log } from '../log.js';
-import type { Runtime } from '../runtime/runtime.js';
+import type { DroverConfig } from '../config/schema.js';
+import type { DecisionLog } from '../state/decisions.js';
+import type { EntityTable } from '../state/entity-table.js';
+import type { PushStore } from '../load/push-store.js';
+import type { QueueSender } from '../queue/sender.js';
 import { tidyPending } from '../queue/sender.js';
 import { adoptMarkerPushes } from '../queue/marker-pushes.js';
 import { pushSourceName } from '../load/push-served.js';
-import { reconcileObject } from './object.js';
+import { reconcileObject, type ObjectDeps } from './object.js';
 import { objectKey, type ObjectOutcome, type ObjectRef } from './types.js';
 
 /** The timer's budget: its pass ends well before the next minute's tick. */
@@ -51,10 +55,17 @@ export interface PassReport {
   errors: number;
 }
 
-export function allObjects(rt: Runtime): ObjectRef[] {
+/** What a pass uses besides each object's parts: the queues and markers, the push rows, the decision log to prune. */
+export type PassDeps = ObjectDeps & {
+  readonly queues: Pick<QueueSender, 'reconcile' | 'markers'>;
+  readonly decisions: Pick<DecisionLog, 'prune'>;
+  readonly stores: { readonly pushes: Pick<PushStore, 'offer'>; readonly pendingRows: EntityTable };
+};
+
+export function allObjects(deps: { readonly config: Pick<DroverConfig, 'pools' | 'targets'> }): ObjectRef[] {
   return [
-    ...rt.config.pools.map((p) => ({ kind: 'pool' as const, name: p.name })),
-    ...rt.config.targets.map((t) => ({ kind: 'target' as const, name: t.name })),
+    ...deps.config.pools.map((p) => ({ kind: 'pool' as const, name: p.name })),
+    ...deps.config.targets.map((t) => ({ kind: 'target' as const, name: t.name })),
   ];
 }
 
@@ -63,13 +74,13 @@ export function unfinished(report: PassReport): ObjectRef[] {
   return [...report.deferred, ...report.outcomes.filter((o) => o.status === 'aborted').map((o) => o.ref)];
 }
 
-export async function runPass(rt: Runtime, options: PassOptions): Promise<PassReport> {
+export async function runPass(deps: PassDeps, options: PassOptions): Promise<PassReport> {
   const { log } = options;
-  const startedAt = rt.clock.now();
+  const startedAt = deps.clock.now();
   const concurrency = Math.max(1, options.concurrency ?? 4);
   const budgetMs = options.budgetMs ?? PASS_BUDGET_MS;
   const reason = options.reason ?? 'timer';
-  const queue = allObjects(rt);
+  const queue = allObjects(deps);
   const outcomes: ObjectOutcome[] = [];
   const deferred: ObjectRef[] = [];
 
@@ -84,16 +95,16 @@ export async function runPass(rt: Runtime, options: PassOptions): Promise<PassRe
   });
 
   // Before the objects: a pushed value an earlier version's marker holds is served by this pass.
-  if (!options.dryRun) await tidyMarkers(rt, log);
+  if (!options.dryRun) await tidyMarkers(deps, log);
 
   const worker = async () => {
     for (let ref = queue.shift(); ref; ref = queue.shift()) {
-      if (deadline.signal.aborted || rt.clock.now() - startedAt >= budgetMs) {
+      if (deadline.signal.aborted || deps.clock.now() - startedAt >= budgetMs) {
         deferred.push(ref);
         continue;
       }
       const current = ref;
-      const running = reconcileObject(rt, current, { reason, dryRun: options.dryRun }, { log, signal: deadline.signal, occurrence: options.occurrence }).catch((err: unknown): ObjectOutcome => ({ ref: current, status: 'failed', error: errorMessage(err) }));
+      const running = reconcileObject(deps, current, { reason, dryRun: options.dryRun }, { log, signal: deadline.signal, occurrence: options.occurrence }).catch((err: unknown): ObjectOutcome => ({ ref: current, status: 'failed', error: errorMessage(err) }));
       const abandoned = givenUp.then((): ObjectOutcome => ({ ref: current, status: 'aborted', reason: `${reasonOf(deadline.signal).message}; still winding up after ${ABORT_GRACE_MS} ms` }));
       outcomes.push(await Promise.race([running, abandoned]));
     }
@@ -106,11 +117,11 @@ export async function runPass(rt: Runtime, options: PassOptions): Promise<PassRe
   }
 
   const enqueued: ObjectRef[] = [];
-  const report = (): PassReport => ({ startedAt, finishedAt: rt.clock.now(), outcomes, deferred, enqueued, errors: outcomes.filter((o) => o.status === 'failed' || o.status === 'aborted').length });
+  const report = (): PassReport => ({ startedAt, finishedAt: deps.clock.now(), outcomes, deferred, enqueued, errors: outcomes.filter((o) => o.status === 'failed' || o.status === 'aborted').length });
   const left = unfinished(report());
   if (!options.dryRun && options.enqueue !== false) {
     for (const ref of left) {
-      await rt.queues
+      await deps.queues
         .reconcile({ ...ref, reason: options.signal?.aborted ? 'the host stopped before finishing it' : 'pass budget exhausted' })
         .then(() => enqueued.push(ref))
         .catch((err: unknown) => log.error(`${objectKey(ref)}: could not enqueue after the pass ran out of time: ${errorMessage(err)}`));
@@ -125,7 +136,7 @@ export async function runPass(rt: Runtime, options: PassOptions): Promise<PassRe
   }
   if (!options.dryRun && !options.signal?.aborted) {
     // Housekeeping that keeps the log bounded.
-    await rt.decisions.prune(rt.clock.now()).catch((err: unknown) => log.warn(`could not prune old decisions: ${errorMessage(err)}`));
+    await deps.decisions.prune(deps.clock.now()).catch((err: unknown) => log.warn(`could not prune old decisions: ${errorMessage(err)}`));
   }
   const done = report();
   const aborted = outcomes.filter((o) => o.status === 'aborted').length;
@@ -134,13 +145,13 @@ export async function runPass(rt: Runtime, options: PassOptions): Promise<PassRe
 }
 
 /** Re-enqueue markers earlier builds left: old kinds removed, pushed values handed to the push rows. */
-async function tidyMarkers(rt: Runtime, log: Log): Promise<void> {
-  const markers = rt.queues.markers;
+async function tidyMarkers(deps: PassDeps, log: Log): Promise<void> {
+  const markers = deps.queues.markers;
   const offer = (name: string, value: number, landedAt: number | undefined) => {
-    const target = rt.config.targets.find((t) => t.name === name);
-    return target && pushSourceName(target.load) !== undefined ? rt.stores.pushes.offer(name, value, landedAt) : undefined;
+    const target = deps.config.targets.find((t) => t.name === name);
+    return target && pushSourceName(target.load) !== undefined ? deps.stores.pushes.offer(name, value, landedAt) : undefined;
   };
-  await tidyPending(rt.table('leases'), (rows) => (markers ? adoptMarkerPushes(rows, { markers, offer }) : Promise.resolve())).catch((err: unknown) =>
+  await tidyPending(deps.stores.pendingRows, (rows) => (markers ? adoptMarkerPushes(rows, { markers, offer }) : Promise.resolve())).catch((err: unknown) =>
     log.warn(`could not tidy the re-enqueue markers: ${errorMessage(err)}`),
   );
 }

@@ -14,6 +14,10 @@ import { autoscaleHoldOf } from '../pool/autoscale-hold.js';
 import { newWarnings, notesOf, planNotes, sameNotes, withWarnings, writeNotes } from '../pool/notes.js';
 import { changesNothing, type PoolPlan } from '../pool/plan.js';
 import type { PoolSnapshot } from '../pool/snapshot.js';
+import type { DroverConfig } from '../config/schema.js';
+import type { Clock } from '../clock.js';
+import type { AutoscaleWatch } from '../pool/autoscale-watch.js';
+import type { EntityTable } from '../state/entity-table.js';
 import type { ReconcileContext } from './types.js';
 
 export interface NotedPass {
@@ -23,19 +27,27 @@ export interface NotedPass {
   warnings: string[];
 }
 
-export async function notePass(ctx: ReconcileContext, pool: PoolConfig, snapshot: PoolSnapshot, plan: PoolPlan): Promise<NotedPass> {
-  const { rt, log, signal } = ctx;
+/** What noting a pass uses: the autoscale watch, and the pool's inventory for its notes row. */
+export interface NotePassDeps {
+  readonly config: Pick<DroverConfig, 'azure'>;
+  readonly clock: Clock;
+  readonly autoscale: Pick<AutoscaleWatch, 'settings'>;
+  readonly stores: { readonly inventory: EntityTable };
+}
+
+export async function notePass(ctx: ReconcileContext<NotePassDeps>, pool: PoolConfig, snapshot: PoolSnapshot, plan: PoolPlan): Promise<NotedPass> {
+  const { deps, log, signal } = ctx;
   const { resourceGroup, name } = pool.scaleSet;
-  const scaleSetId = snapshot.scaleSet.id || `/subscriptions/${rt.config.azure?.subscriptionId ?? ''}/resourceGroups/${resourceGroup}/providers/Microsoft.Compute/virtualMachineScaleSets/${name}`;
-  const hold = changesNothing(plan) ? undefined : autoscaleHoldOf(await rt.autoscale.settings(resourceGroup, pool.instanceCache.ttl, signal), scaleSetId, resourceGroup);
+  const scaleSetId = snapshot.scaleSet.id || `/subscriptions/${deps.config.azure?.subscriptionId ?? ''}/resourceGroups/${resourceGroup}/providers/Microsoft.Compute/virtualMachineScaleSets/${name}`;
+  const hold = changesNothing(plan) ? undefined : autoscaleHoldOf(await deps.autoscale.settings(resourceGroup, pool.instanceCache.ttl, signal), scaleSetId, resourceGroup);
   const held: Decision | undefined = hold && { decision: ctx.dryRun ? 'would hold' : 'held', reason: hold.reason, error: hold.reason };
   if (ctx.dryRun) return { held, warnings: [] };
 
   const previous = notesOf(snapshot.inventory.notesRow);
-  const notes = planNotes({ scaleSet: snapshot.scaleSet, lines: plan.lines, heldByMinAge: plan.heldByMinAge, hold, previous, now: rt.clock.now() });
+  const notes = planNotes({ scaleSet: snapshot.scaleSet, lines: plan.lines, heldByMinAge: plan.heldByMinAge, hold, previous, now: deps.clock.now() });
   if (!sameNotes(previous, notes)) {
     await ctx.lease.check();
-    await writeNotes(rt.table('machines'), pool.name, notes);
+    await writeNotes(deps.stores.inventory, pool.name, notes);
   }
   const warnings = newWarnings(previous, notes);
   for (const warning of warnings) log.warn(`pool ${pool.name}: ${warning}`);

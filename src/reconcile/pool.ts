@@ -3,7 +3,7 @@
  * carrying it out, and the decision log told what happened. A dry run prints the plan and
  * writes nothing at all: no limiter token, no cache row, no inventory row, no ARM call but reads.
  */
-import type { PoolConfig, TargetConfig } from '../config/schema.js';
+import type { DroverConfig, PoolConfig, TargetConfig } from '../config/schema.js';
 import type { ScaleSetApi } from '../azure/scale-set-api.js';
 import { ScaleSetCache, cacheKey } from '../cache/scale-set-cache.js';
 import type { CachedInstance } from '../cache/instance.js';
@@ -18,10 +18,15 @@ import { changesNothing, planPool, type Deletion, type PoolSettings } from '../p
 import { executePlan, type PoolPassDeps } from '../pool/execute.js';
 import { describeOutcome, describePlan } from '../pool/describe.js';
 import { tableRowWriter } from '../pool/row-writer.js';
-import type { Runtime } from '../runtime/runtime.js';
+import type { Clock } from '../clock.js';
+import type { HostConfiguration } from '../queue/newest-config.js';
+import type { QueueSender } from '../queue/sender.js';
+import type { Rate } from '../config/rate.js';
+import type { SharedLimiter } from '../state/limiter.js';
+import type { ScaleSetReads } from '../pool/scale-set-reads.js';
 import type { Decision, ReconcileContext } from './types.js';
 import { poolObservation } from './pool-history.js';
-import { notePass } from './pool-notes.js';
+import { notePass, type NotePassDeps } from './pool-notes.js';
 import { withWarnings } from '../pool/notes.js';
 
 /** How long a pass may wait for tokens of the pool's rate limits before leaving the rest to a later pass. */
@@ -42,9 +47,22 @@ export const isRecheck = (reason: string) => reason.startsWith(RECHECK_PREFIX);
  */
 export const SCALE_SET_PERIOD_MS = 120_000;
 
-export function poolCache(rt: Runtime, pool: PoolConfig, api: ScaleSetApi, log: ReconcileContext['log']): ScaleSetCache {
+/** What a pool's pass uses, built once by the composition root and scoped to the pool (scope.ts). */
+export type PoolJobDeps = NotePassDeps & {
+  readonly config: Pick<DroverConfig, 'targets'>;
+  readonly configuration: HostConfiguration;
+  readonly clock: Clock;
+  readonly holder: string;
+  readonly queues: Pick<QueueSender, 'reconcile'>;
+  readonly scaleSetReads: ScaleSetReads;
+  readonly stores: { readonly inventory: EntityTable; readonly instances: EntityTable };
+  limiter(name: string, rate: Rate): SharedLimiter;
+  scaleSetApi(): Promise<ScaleSetApi>;
+};
+
+export function poolCache(deps: Pick<PoolJobDeps, 'stores' | 'clock' | 'holder'>, pool: PoolConfig, api: ScaleSetApi, log: ReconcileContext<unknown>['log']): ScaleSetCache {
   return new ScaleSetCache(
-    { table: rt.table('instances'), api, clock: rt.clock, log, holder: rt.holder },
+    { table: deps.stores.instances, api, clock: deps.clock, log, holder: deps.holder },
     {
       key: cacheKey(pool.scaleSet),
       resourceGroup: pool.scaleSet.resourceGroup,
@@ -71,33 +89,33 @@ export function sizingTarget(targets: readonly TargetConfig[], pool: PoolConfig)
   return targets.find((t) => 'kind' in t.scaleTargetRef && t.scaleTargetRef.kind === 'Pool' && t.scaleTargetRef.name === pool.name)?.name;
 }
 
-export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Promise<Decision> {
-  const { rt, log, signal } = ctx;
+export async function reconcilePool(ctx: ReconcileContext<PoolJobDeps>, pool: PoolConfig): Promise<Decision> {
+  const { deps, log, signal } = ctx;
   const gate = reconcileGate(ctx, pool);
-  const api = await rt.scaleSetApi();
-  const cache = poolCache(rt, pool, api, log);
-  const machines = rt.table('machines');
-  const settings = poolSettings(pool, sizingTarget(rt.config.targets, pool));
+  const api = await deps.scaleSetApi();
+  const cache = poolCache(deps, pool, api, log);
+  const machines = deps.stores.inventory;
+  const settings = poolSettings(pool, sizingTarget(deps.config.targets, pool));
   if (ctx.dryRun) {
     const snapshot = await readSnapshot({ api, cache, machines }, pool, { dryRun: true, signal });
-    const plan = planPool(snapshot, settings, rt.clock.now());
+    const plan = planPool(snapshot, settings, deps.clock.now());
     return (await notePass(ctx, pool, snapshot, plan)).held ?? describePlan(plan);
   }
 
-  const mine = { seq: rt.configuration.seq, hash: rt.configuration.hash };
+  const mine = { seq: deps.configuration.seq, hash: deps.configuration.hash };
   const read = async (freshScaleSet: boolean, gated: boolean) =>
-    readPass({ api, cache, machines, reads: rt.scaleSetReads }, pool, {
-      now: rt.clock.now(),
+    readPass({ api, cache, machines, reads: deps.scaleSetReads }, pool, {
+      now: deps.clock.now(),
       scaleSetPeriodMs: Math.min(SCALE_SET_PERIOD_MS, pool.instanceCache.ttl),
       slowedPeriodMs: pool.instanceCache.ttl,
       freshScaleSet,
       gate: gated ? gate.open : undefined,
-      stamp: { mine, newer: (stored) => leftToNewer(stored, mine, () => rt.configuration.newest.newerLive()), write: () => stampGeneration(machines, pool.name, mine) },
+      stamp: { mine, newer: (stored) => leftToNewer(stored, mine, () => deps.configuration.newest.newerLive()), write: () => stampGeneration(machines, pool.name, mine) },
       beforeWrite: () => ctx.lease.check(),
       signal,
     });
   let passRead = await read(false, true);
-  if (passRead.kind === 'snapshot' && passRead.stored && planPool(passRead.snapshot, settings, rt.clock.now()).raise) {
+  if (passRead.kind === 'snapshot' && passRead.stored && planPool(passRead.snapshot, settings, deps.clock.now()).raise) {
     // Raising capacity is a write under the scale set's ETag: read it from ARM, then plan again.
     passRead = await read(true, false);
   }
@@ -111,7 +129,7 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
     return repeated;
   }
   const { snapshot, cacheGeneration } = passRead;
-  const plan = planPool(snapshot, settings, rt.clock.now());
+  const plan = planPool(snapshot, settings, deps.clock.now());
   // One controller per scale set: held by an autoscale setting, the pass carries nothing out.
   const noted = await notePass(ctx, pool, snapshot, plan);
   if (noted.held) return noted.held;
@@ -119,7 +137,7 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
   const outcome = await executePlan(plan, poolPassDeps(ctx, pool, { api, cache, machines }, snapshot, mine));
   // Our own capacity write or delete moved the scale set on: the next pass reads it from ARM.
   if (outcome.raise.kind === 'raised' || outcome.deleted.length > 0 || outcome.scaledIn.length > 0) {
-    rt.scaleSetReads.forget(cacheKey(pool.scaleSet));
+    deps.scaleSetReads.forget(cacheKey(pool.scaleSet));
     await cache.forgetScaleSet();
   }
   const decision = withWarnings(describeOutcome(plan, outcome), noted.warnings);
@@ -127,7 +145,7 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
   // For the history table, from what the pass read and did: no further read.
   const observed: Decision = { ...decision, observed: poolObservation(snapshot, plan, outcome) };
   // A warm pass repeats it whole: what it observed is what this pass did, as nothing changed since.
-  if (changesNothing(plan) && cacheGeneration !== undefined && !decision.error) await rememberWarm(machines, pool.name, snapshot, plan.heldUntil, cacheGeneration, observed, rt.clock.now(), mine);
+  if (changesNothing(plan) && cacheGeneration !== undefined && !decision.error) await rememberWarm(machines, pool.name, snapshot, plan.heldUntil, cacheGeneration, observed, deps.clock.now(), mine);
   return observed;
 }
 
@@ -135,13 +153,13 @@ export async function reconcilePool(ctx: ReconcileContext, pool: PoolConfig): Pr
  * The pool's reconcile rate bounds the passes that read and plan: a warm pass, which finds
  * nothing changed in two point reads, takes no token. `limited` says why `open` refused, once it did.
  */
-function reconcileGate(ctx: ReconcileContext, pool: PoolConfig): { open: () => Promise<boolean>; limited: Decision | undefined } {
+function reconcileGate(ctx: ReconcileContext<PoolJobDeps>, pool: PoolConfig): { open: () => Promise<boolean>; limited: Decision | undefined } {
   const gate: { open: () => Promise<boolean>; limited: Decision | undefined } = {
     limited: undefined,
     open: async () => {
       if (isRecheck(ctx.reason)) return true;
       try {
-        await ctx.rt.limiter(`${pool.name}/reconcile`, pool.reconcileRate).wait(ctx.signal, MAX_LIMITER_WAIT_MS);
+        await ctx.deps.limiter(`${pool.name}/reconcile`, pool.reconcileRate).wait(ctx.signal, MAX_LIMITER_WAIT_MS);
         return true;
       } catch (err) {
         if (!(err instanceof RateLimitedError)) throw err;
@@ -155,20 +173,20 @@ function reconcileGate(ctx: ReconcileContext, pool: PoolConfig): { open: () => P
 
 /** What the executor may touch in this pass: the pool's rows, its scale set, cache, lease, rate limits and queue. */
 function poolPassDeps(
-  ctx: ReconcileContext,
+  ctx: ReconcileContext<PoolJobDeps>,
   pool: PoolConfig,
   sources: { api: ScaleSetApi; cache: ScaleSetCache; machines: EntityTable },
   snapshot: PoolSnapshot,
   configuration: ConfigId,
 ): PoolPassDeps {
-  const { rt, signal } = ctx;
+  const { deps, signal } = ctx;
   const { api, cache, machines } = sources;
   const { resourceGroup, name } = pool.scaleSet;
   const flexible = snapshot.scaleSet.orchestrationMode === 'Flexible';
   // Flexible scale sets take VM names, Uniform ones instance ids.
   const instanceRef = (d: Deletion) => (flexible ? d.name : instanceIdFromProviderId(d.id));
-  const creations = rt.limiter(`${pool.name}/creation`, pool.creationRate);
-  const deletions = rt.limiter(`${pool.name}/deletion`, pool.deletionRate);
+  const creations = deps.limiter(`${pool.name}/creation`, pool.creationRate);
+  const deletions = deps.limiter(`${pool.name}/deletion`, pool.deletionRate);
   return {
     rows: tableRowWriter(machines, pool.name, snapshot.inventory, configuration),
     arm: {
@@ -195,14 +213,14 @@ function poolPassDeps(
     deletions: { draw: (wanted) => deletions.draw(wanted, signal, MAX_LIMITER_WAIT_MS) },
     chunkSize: pool.chunkSize,
     requeue: async (reason) => {
-      await rt.queues.reconcile({ kind: 'pool', name: pool.name, reason: `${RECHECK_PREFIX}${reason}` }, RECHECK_MS);
+      await deps.queues.reconcile({ kind: 'pool', name: pool.name, reason: `${RECHECK_PREFIX}${reason}` }, RECHECK_MS);
     },
-    now: () => rt.clock.now(),
+    now: () => deps.clock.now(),
   };
 }
 
 /** Records what a plan that changed nothing saw, so the next pass can skip reading it again. */
-async function rememberWarm(machines: ReturnType<Runtime['table']>, pool: string, snapshot: PoolSnapshot, heldUntil: number | undefined, cacheGeneration: number, decision: Decision, now: number, configuration: ConfigId) {
+async function rememberWarm(machines: EntityTable, pool: string, snapshot: PoolSnapshot, heldUntil: number | undefined, cacheGeneration: number, decision: Decision, now: number, configuration: ConfigId) {
   const { backoff, generationRow } = snapshot.inventory;
   // A backoff that ends, or a VM held by scaleIn.minAge that comes of age, lets the same views
   // plan differently: the record stands until the first of them.

@@ -1,12 +1,11 @@
 /**
- * The runtime one object is reconciled with: the same as the process's, except that every ARM
+ * The parts one object is reconciled with: the same as the process's, except that every ARM
  * and Kubernetes call it makes carries the object's signal (its lease, its pass's deadline, the
  * host's shutdown) and a listing stops at the object's VM cap. So a timed-out or lease-lost
  * object aborts alone, and the code that reconciles it needs no signal threaded through.
  */
 import type { CallOptions, ScaleSetApi } from '../azure/scale-set-api.js';
 import type { ScaleTargetApi } from '../kubernetes/scale-target-api.js';
-import type { Runtime } from '../runtime/runtime.js';
 
 /** VMs a target's listing may hold: a Pool target lists none (it reads the pool's cache), a pool uses its own instanceLimit. */
 export const TARGET_MAX_VMS = 1_000;
@@ -17,11 +16,17 @@ export interface ObjectScope {
   maxVms: number;
 }
 
-export function scopedRuntime(rt: Runtime, scope: ObjectScope): Runtime {
+/** The adapters a scope wraps; whatever else the parts hold is handed on as it is. */
+export interface ScopedAdapters {
+  scaleSetApi(): Promise<ScaleSetApi>;
+  scaleTargets(): Promise<ScaleTargetApi>;
+}
+
+export function scopedDeps<Deps extends ScopedAdapters>(deps: Deps, scope: ObjectScope): Deps {
   return {
-    ...rt,
-    scaleSetApi: async () => scopedScaleSetApi(await rt.scaleSetApi(), scope),
-    scaleTargets: async () => scopedScaleTargets(await rt.scaleTargets(), scope.signal),
+    ...deps,
+    scaleSetApi: async () => scopedScaleSetApi(await deps.scaleSetApi(), scope),
+    scaleTargets: async () => scopedScaleTargets(await deps.scaleTargets(), scope.signal),
   };
 }
 

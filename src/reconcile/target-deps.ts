@@ -1,8 +1,7 @@
 /**
- * What one target reconcile uses, built once per reconcile from the runtime (the composition
- * root for a job is reconcile/object.ts): its row, its samples, its scale port, the activator
- * probes, the reconcile queue, the lease and the clock. The reconcile itself never sees the
- * Runtime.
+ * What one target reconcile uses, built once per reconcile from the parts the composition root
+ * hands down (`TargetJobDeps`): its row, its samples, its scale port, the activator probes, the
+ * reconcile queue, the lease and the clock. The reconcile itself sees only `TargetPassDeps`.
  */
 import type { Clock } from '../clock.js';
 import type { TargetConfig } from '../config/schema.js';
@@ -11,19 +10,21 @@ import type { NamedSourceConfig } from '../config/policy-schema.js';
 import { kindOf } from '../load/registry.js';
 import { readSampleSeries, writeSampleSeries, type SampleSeries } from '../load/sample-store.js';
 import type { SourceReader } from '../load/source-kind.js';
-import { sourcePorts } from '../load/source-ports.js';
+import { sourcePorts, type SourcePortDeps } from '../load/source-ports.js';
 import type { PushRead } from '../load/push-store.js';
 import { pushSourceName } from '../load/push-served.js';
 import { recordActivationLatency } from '../metrics/activation-latency.js';
 import { recordAndFlush } from '../metrics/export.js';
 import { probeActivator } from '../probe/activator-probe.js';
-import { offerProbe } from '../probe/async-probe.js';
 import type { ReconcileMessage } from '../queue/messages.js';
 import type { ProbeResult } from '../scaler/plan/plan-target.js';
-import { targetPortFor, type TargetPort } from '../scaler/shell/target-port.js';
+import { targetPortFor, type TargetPort, type TargetPortDeps } from '../scaler/shell/target-port.js';
 import { FencedTargetRow } from '../scaler/shell/target-store.js';
 import type { EntityTable } from '../state/entity-table.js';
 import type { ReconcileContext } from './types.js';
+import type { HostConfiguration } from '../queue/newest-config.js';
+import type { QueueSender } from '../queue/sender.js';
+import { offerProbe, type ProbeStores } from '../probe/async-probe.js';
 import type { NewerLive } from './config-stamp.js';
 import type { ConfigId } from '../config/sequence.js';
 
@@ -49,7 +50,7 @@ export interface TargetPassDeps {
   reconcileAt(message: Omit<ReconcileMessage, 'dueAt' | 'kind' | 'name'>, at: number): Promise<unknown>;
   /** Records the activation latency metric of a wake. */
   recordWake(latencyMs: number): Promise<void>;
-  lease: ReconcileContext['lease'];
+  lease: ReconcileContext<unknown>['lease'];
   /** This host's configuration (sequence and hash): the row's stamp is checked against it and written with it. */
   configuration: ConfigId;
   /** An outranking configuration while one runs (its stamp on the row counts only then). */
@@ -59,26 +60,34 @@ export interface TargetPassDeps {
   signal: AbortSignal;
 }
 
-export async function targetPassDeps(ctx: ReconcileContext, target: TargetConfig): Promise<TargetPassDeps> {
-  const { rt, log, signal } = ctx;
-  const port = await targetPortFor(rt, target);
+/** What a target's pass is built from, handed down from the composition root and scoped to the target (scope.ts). */
+export type TargetJobDeps = TargetPortDeps &
+  SourcePortDeps & {
+    readonly configuration: HostConfiguration;
+    readonly queues: Pick<QueueSender, 'reconcileAt'>;
+    readonly stores: { readonly targetRecords: EntityTable; readonly samples: EntityTable; readonly probe: ProbeStores };
+  };
+
+export async function targetPassDeps(ctx: ReconcileContext<TargetJobDeps>, target: TargetConfig): Promise<TargetPassDeps> {
+  const { deps, log, signal } = ctx;
+  const port = await targetPortFor(deps, target);
   return {
-    row: new FencedTargetRow(rt.table('targets'), target.name, { seq: rt.configuration.seq, hash: rt.configuration.hash }),
+    row: new FencedTargetRow(deps.stores.targetRecords, target.name, { seq: deps.configuration.seq, hash: deps.configuration.hash }),
     // A target with a push source reads its push row with its samples.
-    sampleSeries: sampleSeriesRow(rt.table('samples'), target.name, pushSourceName(target.load) !== undefined),
+    sampleSeries: sampleSeriesRow(deps.stores.samples, target.name, pushSourceName(target.load) !== undefined),
     port,
-    sourceReader: (source) => kindOf(source.source).open!(source, sourcePorts(rt, target)),
+    sourceReader: (source) => kindOf(source.source).open!(source, sourcePorts(deps, target)),
     probe: () => probeActivator(target.activator?.probeUrl, { signal }),
-    offerProbe: () => offerProbe(rt.stores.probe, target),
-    reconcileAt: (message, at) => rt.queues.reconcileAt({ ...message, kind: 'target', name: target.name }, at),
+    offerProbe: () => offerProbe(deps.stores.probe, target),
+    reconcileAt: (message, at) => deps.queues.reconcileAt({ ...message, kind: 'target', name: target.name }, at),
     recordWake: (latencyMs) =>
-      recordAndFlush(rt.env, log, (provider) => recordActivationLatency({ target: target.name, kind: port.kind, latencyMs }, provider)).catch((error: unknown) =>
+      recordAndFlush(deps.env, log, (provider) => recordActivationLatency({ target: target.name, kind: port.kind, latencyMs }, provider)).catch((error: unknown) =>
         log.warn(`target ${target.name}: could not record the activation latency metric: ${errorMessage(error)}`),
       ),
     lease: ctx.lease,
-    configuration: { seq: rt.configuration.seq, hash: rt.configuration.hash },
-    newerLive: () => rt.configuration.newest.newerLive(),
-    clock: rt.clock,
+    configuration: { seq: deps.configuration.seq, hash: deps.configuration.hash },
+    newerLive: () => deps.configuration.newest.newerLive(),
+    clock: deps.clock,
     log,
     signal,
   };

@@ -1,6 +1,5 @@
 import type { Log } from '../log.js';
 import type { PassLease } from '../state/lease-on-write.js';
-import type { Runtime } from '../runtime/runtime.js';
 
 export type ObjectKind = 'pool' | 'target';
 
@@ -22,8 +21,9 @@ export interface ReconcileRequest {
   dryRun?: boolean;
 }
 
-export interface ReconcileContext extends ReconcileRequest {
-  rt: Runtime;
+/** One object's pass: `deps` are the parts of the composition root its job uses, scoped to the object (scope.ts). */
+export interface ReconcileContext<Deps> extends ReconcileRequest {
+  deps: Deps;
   ref: ObjectRef;
   /** The object's lease; call `check()` before every write (the first takes it). A dry run holds none (it writes nothing). */
   lease: PassLease;

@@ -17,7 +17,7 @@ import { Leases } from '../state/leases.js';
 import { serviceResponses, type ServiceClock } from '../state/service-clock.js';
 import { skewWatchedService } from '../state/skew-watch.js';
 import { PendingStore } from '../queue/pending-store.js';
-import { NewestConfig } from '../queue/newest-config.js';
+import { NewestConfig, type HostConfiguration } from '../queue/newest-config.js';
 import { configHash, readConfigSequence } from '../config/sequence.js';
 import { SharedLimiter } from '../state/limiter.js';
 import { DecisionLog } from '../state/decisions.js';
@@ -35,11 +35,8 @@ import { ScaleSetReads } from '../pool/scale-set-reads.js';
 export interface Runtime {
   readonly config: DroverConfig;
   readonly configFile: string;
-  /**
-   * This host's configuration: its sequence and hash (src/config/sequence.ts), stamped on the
-   * objects' state rows, and the newest one any host runs (src/queue/newest-config.ts).
-   */
-  readonly configuration: { readonly seq: number; readonly hash: string; readonly newest: NewestConfig };
+  /** This host's configuration and the newest one any host runs (src/queue/newest-config.ts). */
+  readonly configuration: HostConfiguration;
   readonly clock: Clock;
   readonly storage: Storage;
   readonly leases: Leases;
@@ -49,7 +46,7 @@ export interface Runtime {
   readonly queues: QueueSender;
   /** Who holds leases taken by this process (instance id and process id). */
   readonly holder: string;
-  /** Table helpers by name. */
+  /** Table helpers by name: for the composition root only; a job is handed the stores it uses (`stores`). */
   table(name: TableName): EntityTable;
   /** The tables and ports by what they hold (src/runtime/stores.ts), for parts that take a few. */
   readonly stores: Stores;

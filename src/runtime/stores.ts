@@ -23,6 +23,8 @@ export interface Stores {
   readonly inventory: EntityTable;
   /** The instance cache of each scale set (`instances`). */
   readonly instances: EntityTable;
+  /** The pending re-enqueue markers, kept in the `leases` table (src/queue/sender.ts). */
+  readonly pendingRows: EntityTable;
   /** What the async probe uses. */
   readonly probe: ProbeStores;
 }
@@ -34,6 +36,7 @@ export function buildStores(table: (name: TableName) => EntityTable, queues: Que
     pushes: new PushStore(table('samples'), service),
     inventory: table('machines'),
     instances: table('instances'),
+    pendingRows: table('leases'),
     probe: { probes: table('probes'), targetRows: table('targets'), queues, clock, targets },
   };
 }

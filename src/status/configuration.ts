@@ -3,9 +3,9 @@
  * judged against the configuration of the host that answers, by the rule its passes follow.
  */
 import { leftToNewer, leftToNewerText, stampOf, type StampProps } from '../reconcile/config-stamp.js';
-import type { Runtime } from '../runtime/runtime.js';
+import type { HostConfiguration } from '../queue/newest-config.js';
 
-export async function leftAloneField(rt: Pick<Runtime, 'configuration'>, stored: StampProps | undefined): Promise<{ leftAlone?: string }> {
-  const newer = await leftToNewer(stampOf(stored), rt.configuration, () => rt.configuration.newest.newerLive());
-  return newer === undefined ? {} : { leftAlone: leftToNewerText(newer, rt.configuration) };
+export async function leftAloneField(deps: { readonly configuration: HostConfiguration }, stored: StampProps | undefined): Promise<{ leftAlone?: string }> {
+  const newer = await leftToNewer(stampOf(stored), deps.configuration, () => deps.configuration.newest.newerLive());
+  return newer === undefined ? {} : { leftAlone: leftToNewerText(newer, deps.configuration) };
 }

@@ -1,5 +1,7 @@
 import type { PoolConfig } from '../config/schema.js';
-import type { Runtime } from '../runtime/runtime.js';
+import type { Clock } from '../clock.js';
+import type { HostConfiguration } from '../queue/newest-config.js';
+import type { EntityTable } from '../state/entity-table.js';
 import { cacheKey } from '../cache/scale-set-cache.js';
 import { toInventoryRow } from '../pool/inventory.js';
 import { countMachines, type MachineCounts } from '../pool/counts.js';
@@ -39,8 +41,15 @@ export interface PoolStatus extends PoolNotesStatus {
 }
 
 /** The cache in point reads, the inventory (a few rows, packed) in pages with a deadline each: no read per VM. */
-export async function poolStatus(rt: Runtime, pool: PoolConfig, options: PagedListOptions = {}): Promise<PoolStatus> {
-  const [cache, { rows, safety, backoff, wanted, notesRow, generationRow }] = await Promise.all([readCacheView(rt.table('instances'), cacheKey(pool.scaleSet), options), readInventoryView(rt.table('machines'), pool.name, options)]);
+/** What a pool's status reads: its instance cache and inventory rows, judged against this host's configuration. */
+export interface PoolStatusDeps {
+  readonly clock: Clock;
+  readonly configuration: HostConfiguration;
+  readonly stores: { readonly inventory: EntityTable; readonly instances: EntityTable };
+}
+
+export async function poolStatus(deps: PoolStatusDeps, pool: PoolConfig, options: PagedListOptions = {}): Promise<PoolStatus> {
+  const [cache, { rows, safety, backoff, wanted, notesRow, generationRow }] = await Promise.all([readCacheView(deps.stores.instances, cacheKey(pool.scaleSet), options), readInventoryView(deps.stores.inventory, pool.name, options)]);
   const meta = cache.meta;
   return {
     name: pool.name,
@@ -59,17 +68,17 @@ export async function poolStatus(rt: Runtime, pool: PoolConfig, options: PagedLi
           lastError: meta.lastError ?? null,
           slowdown: meta.slowdown ?? null,
           // At most 30 min ahead whatever ARM asked for; lastError then says what it asked.
-          ...(meta.throttledUntil !== undefined && meta.throttledUntil > rt.clock.now() ? { throttledUntil: iso(meta.throttledUntil)! } : {}),
+          ...(meta.throttledUntil !== undefined && meta.throttledUntil > deps.clock.now() ? { throttledUntil: iso(meta.throttledUntil)! } : {}),
         }
       : null,
     instances: cache.instances.map((i) => ({ id: i.id, state: shownState(i), powerState: i.powerState || null, errorInfo: i.errorInfo, ...(isProtected(i) ? { protected: true as const } : {}) })),
     machines: rows.map(toInventoryRow).map((r) => ({ providerId: r.providerId, providerStatus: r.providerStatus, address: r.address, createdAt: iso(r.createdAt), updatedAt: iso(r.updatedAt) })),
     safetySwitch: safety ? { providerOnly: safety.providerOnly, inventoryOnly: safety.inventoryOnly, since: iso(safety.since)! } : null,
-    backoffUntil: backoff && backoff.until > rt.clock.now() ? iso(backoff.until) : null,
+    backoffUntil: backoff && backoff.until > deps.clock.now() ? iso(backoff.until) : null,
     counts: countMachines(cache.instances, rows),
     ...(wanted === undefined ? {} : { wanted }),
     ...poolNotesStatus(notesRow, meta !== undefined),
-    ...(await leftAloneField(rt, generationRow?.props)),
+    ...(await leftAloneField(deps, generationRow?.props)),
   };
 }
 

@@ -3,10 +3,11 @@
  * cache, instances, inventory and safety switch; targets; probes; recent decisions. Field names
  * follow DESIGN.md's JSON and are only ever added to.
  */
-import type { Runtime } from '../runtime/runtime.js';
-import { readProbe } from '../probe/async-probe.js';
-import { poolStatus, type PoolStatus } from './pool-status.js';
-import { targetStatus, targetStatusOf, type TargetStatus } from './target-status.js';
+import type { DroverConfig } from '../config/schema.js';
+import type { DecisionLog } from '../state/decisions.js';
+import { readProbe, type ProbeStores } from '../probe/async-probe.js';
+import { poolStatus, type PoolStatus, type PoolStatusDeps } from './pool-status.js';
+import { targetStatus, targetStatusOf, type TargetStatus, type TargetStatusDeps } from './target-status.js';
 import type { TargetRecord } from '../scaler/decide/target-record.js';
 import { listRowPaged } from './paged-list.js';
 import { iso } from './time.js';
@@ -49,20 +50,28 @@ export interface Status {
 }
 
 
-export async function buildStatus(rt: Runtime, options: { decisions?: number } = {}): Promise<Status> {
-  const now = rt.clock.now();
+/** What the status reads: every pool's and target's rows, the probes and the decision log. */
+export type StatusDeps = PoolStatusDeps &
+  TargetStatusDeps & {
+    readonly config: Pick<DroverConfig, 'pools' | 'targets'>;
+    readonly decisions: Pick<DecisionLog, 'recent'>;
+    readonly stores: { readonly probe: Pick<ProbeStores, 'probes'> };
+  };
+
+export async function buildStatus(deps: StatusDeps, options: { decisions?: number } = {}): Promise<Status> {
+  const now = deps.clock.now();
   const [pools, targets, probes, decisions] = await Promise.all([
-    mapBounded(rt.config.pools, STATUS_CONCURRENCY, (p) => poolStatus(rt, p)),
-    targetStatuses(rt),
+    mapBounded(deps.config.pools, STATUS_CONCURRENCY, (p) => poolStatus(deps, p)),
+    targetStatuses(deps),
     mapBounded(
-      rt.config.targets.filter((t) => t.activator),
+      deps.config.targets.filter((t) => t.activator),
       STATUS_CONCURRENCY,
       async (t): Promise<ProbeStatus | undefined> => {
-        const p = await readProbe(rt.stores.probe, t.name);
+        const p = await readProbe(deps.stores.probe, t.name);
         return p && { target: t.name, inFlight: p.inFlight && p.deadline > now, startedAt: iso(p.startedAt), attempts: p.attempts, lastResult: p.lastResult ?? null };
       },
     ),
-    rt.decisions.recent(now, options.decisions ?? 50),
+    deps.decisions.recent(now, options.decisions ?? 50),
   ]);
   return {
     pools,
@@ -73,11 +82,11 @@ export async function buildStatus(rt: Runtime, options: { decisions?: number } =
 }
 
 /** Every configured target's status: a point read each for a few, one paged scan of the table for a fleet. */
-async function targetStatuses(rt: Runtime): Promise<TargetStatus[]> {
-  const targets = rt.config.targets;
-  if (targets.length < TARGET_SCAN_FROM) return mapBounded(targets, STATUS_CONCURRENCY, (t) => targetStatus(rt, t));
+async function targetStatuses(deps: StatusDeps): Promise<TargetStatus[]> {
+  const targets = deps.config.targets;
+  if (targets.length < TARGET_SCAN_FROM) return mapBounded(targets, STATUS_CONCURRENCY, (t) => targetStatus(deps, t));
   // Rows of targets no longer configured come along and are left out.
-  const rows = await listRowPaged<TargetRecord>(rt.table('targets'), 'status');
+  const rows = await listRowPaged<TargetRecord>(deps.stores.targetRecords, 'status');
   const byName = new Map(rows.map((r) => [r.partitionKey, r.props]));
-  return mapBounded(targets, STATUS_CONCURRENCY, (t) => targetStatusOf(rt, t, byName.get(t.name)));
+  return mapBounded(targets, STATUS_CONCURRENCY, (t) => targetStatusOf(deps, t, byName.get(t.name)));
 }

@@ -4,7 +4,9 @@
  * activation latency and any error of the last reconcile. Fields are only ever added.
  */
 import type { TargetConfig } from '../config/schema.js';
-import type { Runtime } from '../runtime/runtime.js';
+import type { HostConfiguration } from '../queue/newest-config.js';
+import type { EntityTable } from '../state/entity-table.js';
+import type { PushStore } from '../load/push-store.js';
 import { readTargetRecord } from '../scaler/shell/target-store.js';
 import { measuredOf, type TargetRecord } from '../scaler/decide/target-record.js';
 import { iso } from './time.js';
@@ -69,15 +71,21 @@ export interface SourceStatus {
   measuredAt?: string;
 }
 
-export async function targetStatus(rt: Runtime, target: TargetConfig): Promise<TargetStatus> {
+/** What a target's status reads: its row, its samples and its latest push, judged against this host's configuration. */
+export interface TargetStatusDeps {
+  readonly configuration: HostConfiguration;
+  readonly stores: { readonly targetRecords: EntityTable; readonly samples: EntityTable; readonly pushes: Pick<PushStore, 'read'> };
+}
+
+export async function targetStatus(deps: TargetStatusDeps, target: TargetConfig): Promise<TargetStatus> {
   const names = (target.load ?? IMPLICIT_LOAD).sources.map((s) => s.name);
   const pushName = pushSourceName(target.load);
   const [r, samples, push] = await Promise.all([
-    readTargetRecord(rt.table('targets'), target.name),
-    readSampleSeries(rt.table('samples'), target.name, names),
-    pushName === undefined ? undefined : rt.stores.pushes.read(target.name),
+    readTargetRecord(deps.stores.targetRecords, target.name),
+    readSampleSeries(deps.stores.samples, target.name, names),
+    pushName === undefined ? undefined : deps.stores.pushes.read(target.name),
   ]);
-  const status = await targetStatusOf(rt, target, r, samples.series);
+  const status = await targetStatusOf(deps, target, r, samples.series);
   if (pushName === undefined) return status;
   // A push source shows the latest push (the push row), not the newest sample, and whether it was served.
   const pushed = pushSourceStatus(pushName, push, samples.pushTag);
@@ -89,7 +97,7 @@ export async function targetStatus(rt: Runtime, target: TargetConfig): Promise<T
  * and its samples row when read: without it (a fleet's scan) each source shows no value, only
  * its error.
  */
-export async function targetStatusOf(rt: Pick<Runtime, 'configuration'>, target: TargetConfig, r: TargetRecord | undefined, samples: SampleSeries = {}): Promise<TargetStatus> {
+export async function targetStatusOf(deps: Pick<TargetStatusDeps, 'configuration'>, target: TargetConfig, r: TargetRecord | undefined, samples: SampleSeries = {}): Promise<TargetStatus> {
   const errors = errorsOf(r?.sourceErrors);
   const measured = measuredOf(r);
   return {
@@ -116,7 +124,7 @@ export async function targetStatusOf(rt: Pick<Runtime, 'configuration'>, target:
     lastError: r?.lastError ?? null,
     ...(r?.boundBy ? { boundBy: r.boundBy } : {}),
     policy: policyStatus(target, r),
-    ...(await leftAloneField(rt, r)),
+    ...(await leftAloneField(deps, r)),
     // The configuration's pause wins over the row's, as the plan reads them (src/scaler/plan/pause.ts).
     ...(target.paused
       ? { paused: { mode: 'all' as const, replicas: null, since: null, by: 'configuration' as const } }

@@ -6,29 +6,39 @@
  * then a reconcile of the pool, which carries it out.
  */
 import type { PoolConfig } from '../../config/schema.js';
-import type { Runtime } from '../../runtime/runtime.js';
+import type { Clock } from '../../clock.js';
+import type { QueueSender } from '../../queue/sender.js';
+import type { EntityTable } from '../../state/entity-table.js';
 import { cacheKey, peekCache } from '../../cache/scale-set-cache.js';
 import { WANTED_KEY, wantedOf, writeWanted, type WantedProps } from '../../pool/wanted.js';
 import { isBroken } from '../../pool/fast-delete.js';
 import type { CachedInstance } from '../../cache/instance.js';
 import { isKnownPowerState, isRunningPowerState } from '../../cache/power-state.js';
 
+/** What a pool's port uses: the pool's rows, its cache, and the reconcile queue. */
+export interface PoolPortDeps {
+  readonly holder: string;
+  readonly clock: Clock;
+  readonly queues: Pick<QueueSender, 'reconcile'>;
+  readonly stores: { readonly inventory: EntityTable; readonly instances: EntityTable };
+}
+
 /** Structurally a TargetPort (target-port.ts imports this module, so it is not named here). */
-export function poolScale(rt: Runtime, pool: PoolConfig) {
+export function poolScale(deps: PoolPortDeps, pool: PoolConfig) {
   const description = `pool ${pool.name}`;
-  const machines = rt.table('machines');
+  const machines = deps.stores.inventory;
   return {
     kind: 'pool' as const,
     description,
     async read() {
-      const [{ instances }, row] = await Promise.all([peekCache(rt.table('instances'), cacheKey(pool.scaleSet)), machines.get<WantedProps>(pool.name, WANTED_KEY)]);
+      const [{ instances }, row] = await Promise.all([peekCache(deps.stores.instances, cacheKey(pool.scaleSet)), machines.get<WantedProps>(pool.name, WANTED_KEY)]);
       return { ...observePool(instances, wantedOf(row), pool.maxCount), ...(row ? { etag: row.etag } : {}) };
     },
     async write(replicas: number): Promise<string | undefined> {
       const wanted = cappedWanted(replicas, pool.maxCount);
-      const written = await writeWanted(machines, pool.name, wanted, rt.holder, rt.clock.now());
+      const written = await writeWanted(machines, pool.name, wanted, deps.holder, deps.clock.now());
       if (!written) throw new Error(`${description}: the wanted count changed while it was written; read again on the next pass`);
-      await rt.queues.reconcile({ kind: 'pool', name: pool.name, reason: `the wanted count is now ${wanted}` });
+      await deps.queues.reconcile({ kind: 'pool', name: pool.name, reason: `the wanted count is now ${wanted}` });
       return wanted < replicas ? `the pool's maxCount ${pool.maxCount} caps the wanted ${replicas}` : undefined;
     },
   };

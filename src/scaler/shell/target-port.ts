@@ -4,13 +4,14 @@
  * ("got") is the ready replicas of a workload and the healthy running VMs of a pool.
  */
 import type { TargetConfig } from '../../config/schema.js';
-import type { Runtime } from '../../runtime/runtime.js';
+import type { DroverConfig } from '../../config/schema.js';
+import type { ScaleTargetApi } from '../../kubernetes/scale-target-api.js';
 import { ArmNotFoundError } from '../../azure/errors.js';
 import { TargetNotFoundError } from '../../kubernetes/errors.js';
 import type { ScalePrecondition } from '../../kubernetes/scale-target-api.js';
 import type { KubernetesScaleTargetRef } from '../../kubernetes/scale-target-ref.js';
 import { describeRef } from '../../kubernetes/scale-target-ref.js';
-import { poolScale } from './pool-port.js';
+import { poolScale, type PoolPortDeps } from './pool-port.js';
 
 export interface ObservedTarget {
   /** Spec replicas or a pool's wanted count; undefined when a workload sets none (it runs one). */
@@ -51,16 +52,22 @@ export function targetPortKind(ref: TargetConfig['scaleTargetRef']): TargetPort[
   return 'kind' in ref && ref.kind === 'Pool' ? 'pool' : 'kubernetes';
 }
 
-export async function targetPortFor(rt: Runtime, target: TargetConfig): Promise<TargetPort> {
+/** What a target's port uses: a pool's port's parts, or the Kubernetes scale adapter. */
+export type TargetPortDeps = PoolPortDeps & {
+  readonly config: Pick<DroverConfig, 'pools'>;
+  scaleTargets(): Promise<ScaleTargetApi>;
+};
+
+export async function targetPortFor(deps: TargetPortDeps, target: TargetConfig): Promise<TargetPort> {
   const ref = target.scaleTargetRef;
   if ('kind' in ref && ref.kind === 'Pool') {
-    const pool = rt.config.pools.find((p) => p.name === ref.name);
+    const pool = deps.config.pools.find((p) => p.name === ref.name);
     // Config load refuses a Pool target naming no pool.
     if (!pool) throw new Error(`pool "${ref.name}" is not configured`);
-    return poolScale(rt, pool);
+    return poolScale(deps, pool);
   }
   const kubeRef = ref as KubernetesScaleTargetRef;
-  const api = await rt.scaleTargets();
+  const api = await deps.scaleTargets();
   const description = describeRef(kubeRef);
   return {
     kind: 'kubernetes',

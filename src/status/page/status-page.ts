@@ -6,7 +6,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { callDeadline } from '../../deadline.js';
-import type { Runtime } from '../../runtime/runtime.js';
+import type { Clock } from '../../clock.js';
+import type { HistoryStore } from '../../state/history-store.js';
 import type { HistoryRow } from '../../state/history.js';
 import { HISTORY_PAGE_WINDOW_MS } from '../../state/history.js';
 import { mapBounded } from '../bounded.js';
@@ -36,11 +37,17 @@ export type HistoryReader = (object: string, now: number, signal: AbortSignal) =
 
 export type HistoryReads = { rows: Map<string, HistoryRow[]>; unavailable: Map<string, string> };
 
-export async function buildStatusPage(rt: Runtime, status: Status, query: URLSearchParams, options: { timeoutMs?: number; readHistory?: HistoryReader } = {}): Promise<StatusPage> {
-  const now = rt.clock.now();
+/** What the page reads besides the status: the objects' history, on the clock. */
+export interface StatusPageDeps {
+  readonly clock: Clock;
+  readonly history: Pick<HistoryStore, 'read'>;
+}
+
+export async function buildStatusPage(deps: StatusPageDeps, status: Status, query: URLSearchParams, options: { timeoutMs?: number; readHistory?: HistoryReader } = {}): Promise<StatusPage> {
+  const now = deps.clock.now();
   const filter = pageFilter(query);
   const selection = selectObjects(status, filter);
-  const read = options.readHistory ?? ((object, at, signal) => rt.history.read(object, at, HISTORY_PAGE_WINDOW_MS, signal));
+  const read = options.readHistory ?? ((object, at, signal) => deps.history.read(object, at, HISTORY_PAGE_WINDOW_MS, signal));
   const [history, uplot] = await Promise.all([readHistories(read, selection.drawn, now, options.timeoutMs ?? HISTORY_READ_TIMEOUT_MS), uplotAssets()]);
   const nonce = randomBytes(16).toString('base64');
   const html = renderStatusPage(status, {
