@@ -2,7 +2,7 @@
 import { consoleLog, errorMessage, timestamped, verboseConsoleLog, type Log } from '../log.js';
 import { DEFAULT_SCHEDULE } from '../host/default-schedule.js';
 import { runPass, unfinished, type PassReport } from '../reconcile/pass.js';
-import { objectKey } from '../reconcile/types.js';
+import { objectKey } from '../job/context.js';
 import { formatDuration } from '../config/duration.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
 import { buildStatus } from '../status/status.js';

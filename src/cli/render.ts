@@ -1,6 +1,6 @@
 /** Human-readable renderings of a pass report and of the status view. */
 import type { PassReport } from '../reconcile/pass.js';
-import { objectKey } from '../reconcile/types.js';
+import { objectKey } from '../job/context.js';
 import type { Status } from '../status/status.js';
 import type { PoolStatus } from '../status/pool-status.js';
 import { heldByMinAgeText, terminateNotificationText } from '../status/pool-notes.js';

@@ -7,7 +7,7 @@ import { latest, type Pending } from '../queue/pending-plan.js';
 import { settleDelivery, takeDelivery, type Settled } from '../queue/delivery.js';
 import { busyRetryDelay } from '../queue/retry.js';
 import { reconcileObject } from '../reconcile/object.js';
-import { objectKey, type ObjectOutcome, type ObjectRef } from '../reconcile/types.js';
+import { objectKey, type ObjectOutcome, type ObjectRef } from '../job/context.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { pushSourceName } from '../load/push-served.js';
 import { clampLoad } from '../load/load-number.js';

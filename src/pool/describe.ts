@@ -1,5 +1,5 @@
 /** The decision log's words for a pool pass: what the plan said, and what the executor did. */
-import type { Decision } from '../reconcile/types.js';
+import type { Decision } from '../job/context.js';
 import type { PoolOutcome } from './execute.js';
 import type { PoolPlan } from './plan.js';
 import { vmName, vmNames } from './vm-names.js';

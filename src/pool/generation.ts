@@ -15,9 +15,9 @@
  */
 import type { EntityTable, Row } from '../state/entity-table.js';
 import { newGeneration } from '../state/generation.js';
-import type { Decision } from '../reconcile/types.js';
+import type { Decision } from '../job/context.js';
 import type { ConfigId } from '../config/sequence.js';
-import { stampOf, stampProps } from '../reconcile/config-stamp.js';
+import { stampOf, stampProps } from '../job/config-stamp.js';
 
 export const GENERATION_KEY = '~generation';
 

@@ -5,8 +5,8 @@
  * start with `~`, which no provider id does. Read whole, in one query, once per pass.
  */
 import type { EntityTable, Row } from '../state/entity-table.js';
-import type { BackoffState } from '../provisioner/backoff.js';
-import type { InventoryRow, ProviderId, ProviderStatus } from '../provisioner/machine.js';
+import type { BackoffState } from './backoff.js';
+import type { InventoryRow, ProviderId, ProviderStatus } from './machine.js';
 import { GENERATION_KEY, type GenerationProps } from './generation.js';
 import { WANTED_KEY, wantedOf, type WantedProps } from './wanted.js';
 import { NOTES_KEY } from './notes.js';

@@ -8,7 +8,7 @@
  */
 import type { CachedInstance } from '../cache/instance.js';
 import { clampReplicas } from '../limits.js';
-import { INVALID_PROVIDER_ID, type Machine, type ProviderStatus } from '../provisioner/machine.js';
+import { INVALID_PROVIDER_ID, type Machine, type ProviderStatus } from './machine.js';
 
 export const IN_FLIGHT_PREFIX = 'in-flight:';
 

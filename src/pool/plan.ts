@@ -17,9 +17,9 @@
 import { AZURE_PREFIX, tryProviderIdFromResourceId } from '../cache/ids.js';
 import type { CachedInstance } from '../cache/instance.js';
 import type { Row } from '../state/entity-table.js';
-import { backoffAfterFailure, isBackingOff, type BackoffState } from '../provisioner/backoff.js';
-import { decideProvisioning, type ProvisioningDecision } from '../provisioner/decide.js';
-import { inventoryMachine, isValidProviderId, type ProviderStatus } from '../provisioner/machine.js';
+import { backoffAfterFailure, isBackingOff, type BackoffState } from './backoff.js';
+import { decideProvisioning, type ProvisioningDecision } from './provisioning.js';
+import { inventoryMachine, isValidProviderId, type ProviderStatus } from './machine.js';
 import { retirements, type Retirement } from './churn.js';
 import { instancesToFastDelete, isBroken } from './fast-delete.js';
 import { toInventoryRow, type MachineProps, type SafetySwitchState } from './inventory.js';

@@ -17,7 +17,7 @@ import { isBookkeepingKey, readInventory, type InventorySnapshot } from './inven
 import { applyMachineWrites, HEAD_KEY, packMachines, type MachineWrite, type StoredMachines } from './inventory-pack.js';
 import { packRowKey } from '../cache/pack.js';
 import type { ConfigId } from '../config/sequence.js';
-import { stampOf, stampProps } from '../reconcile/config-stamp.js';
+import { stampOf, stampProps } from '../job/config-stamp.js';
 
 export type RowWrite =
   /** Must not exist yet. */

@@ -20,7 +20,7 @@ import { RateLimitedError } from '../errors/rate-limited.js';
 import { readInventory, type InventorySnapshot } from './inventory.js';
 import { readGeneration, stillWarm, warmRecordOf, type WarmRecord } from './generation.js';
 import type { ConfigId } from '../config/sequence.js';
-import { sameConfig, stampOf } from '../reconcile/config-stamp.js';
+import { sameConfig, stampOf } from '../job/config-stamp.js';
 
 export interface PoolSnapshot {
   scaleSet: ScaleSetInfo;

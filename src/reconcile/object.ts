@@ -17,12 +17,12 @@ import type { DroverConfig, PoolConfig, TargetConfig } from '../config/schema.js
 import type { DecisionLog } from '../state/decisions.js';
 import type { HistoryStore } from '../state/history-store.js';
 import type { Leases } from '../state/leases.js';
-import { reconcilePool, type PoolJobDeps } from './pool.js';
-import { TARGET_MAX_VMS, scopedDeps } from './scope.js';
+import { reconcilePool, type PoolJobDeps } from '../pool/reconcile-pool.js';
+import { TARGET_MAX_VMS, scopedDeps } from '../job/scope.js';
 import { reconcileTarget } from './target.js';
 import { targetPassDeps, type TargetJobDeps } from './target-deps.js';
-import { isLeftAlone } from './config-stamp.js';
-import { objectKey, type Decision, type ObjectOutcome, type ObjectRef, type ReconcileRequest } from './types.js';
+import { isLeftAlone } from '../job/config-stamp.js';
+import { objectKey, type Decision, type ObjectOutcome, type ObjectRef, type ReconcileRequest } from '../job/context.js';
 
 /**
  * Decisions that change nothing, repeated on every tick: logged at debug level, so that what a

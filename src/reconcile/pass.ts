@@ -17,7 +17,7 @@ import { tidyPending } from '../queue/sender.js';
 import { adoptMarkerPushes } from '../queue/marker-pushes.js';
 import { pushSourceName } from '../load/push-served.js';
 import { reconcileObject, type ObjectDeps } from './object.js';
-import { objectKey, type ObjectOutcome, type ObjectRef } from './types.js';
+import { objectKey, type ObjectOutcome, type ObjectRef } from '../job/context.js';
 
 /** The timer's budget: its pass ends well before the next minute's tick. */
 export const PASS_BUDGET_MS = 45_000;

@@ -21,11 +21,11 @@ import type { ProbeResult } from '../scaler/plan/plan-target.js';
 import { targetPortFor, type TargetPort, type TargetPortDeps } from '../scaler/shell/target-port.js';
 import { FencedTargetRow } from '../scaler/shell/target-store.js';
 import type { EntityTable } from '../state/entity-table.js';
-import type { ReconcileContext } from './types.js';
+import type { ReconcileContext } from '../job/context.js';
 import type { HostConfiguration } from '../queue/newest-config.js';
 import type { QueueSender } from '../queue/sender.js';
 import { offerProbe, type ProbeStores } from '../probe/async-probe.js';
-import type { NewerLive } from './config-stamp.js';
+import type { NewerLive } from '../job/config-stamp.js';
 import type { ConfigId } from '../config/sequence.js';
 
 /** What a samples row holds besides its samples: the push last served (push-source.ts), and the push row read with it. */

@@ -35,8 +35,8 @@ import type { TargetHistoryFields } from '../state/history.js';
 import { readinessWatch } from '../scaler/shell/readiness-watch.js';
 import type { Served, TargetPassDeps } from './target-deps.js';
 import { pushToServe, type PushToServe } from '../load/push-served.js';
-import type { Decision, ReconcileRequest } from './types.js';
-import { leftAlone, leftToNewer, stampOf } from './config-stamp.js';
+import type { Decision, ReconcileRequest } from '../job/context.js';
+import { leftAlone, leftToNewer, stampOf } from '../job/config-stamp.js';
 
 export async function reconcileTarget(deps: TargetPassDeps, target: TargetConfig, request: ReconcileRequest): Promise<Decision> {
   const { port, row, lease, clock, signal } = deps;

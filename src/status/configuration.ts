@@ -2,7 +2,7 @@
  * What status says of an object this host leaves to a newer configuration (src/reconcile/config-stamp.ts):
  * judged against the configuration of the host that answers, by the rule its passes follow.
  */
-import { leftToNewer, leftToNewerText, stampOf, type StampProps } from '../reconcile/config-stamp.js';
+import { leftToNewer, leftToNewerText, stampOf, type StampProps } from '../job/config-stamp.js';
 import type { HostConfiguration } from '../queue/newest-config.js';
 
 export async function leftAloneField(deps: { readonly configuration: HostConfiguration }, stored: StampProps | undefined): Promise<{ leftAlone?: string }> {

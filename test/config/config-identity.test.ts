@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
 import { canonicalJson, configHash, outranks } from '../../src/config/sequence.js';
-import { leftAlone, leftToNewer, leftToNewerText, stampOf } from '../../src/reconcile/config-stamp.js';
+import { leftAlone, leftToNewer, leftToNewerText, stampOf } from '../../src/job/config-stamp.js';
 
 const storage = { connection: 'UseDevelopmentStorage=true' };
 const kubernetes = { kubeconfig: '/k/config' };

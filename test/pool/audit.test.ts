@@ -8,9 +8,9 @@ import { systemClock, type Clock } from '../../src/clock.js';
 import { silentLog } from '../../src/log.js';
 import { reconcileObject } from '../../src/reconcile/object.js';
 import { readInventory } from '../../src/pool/inventory.js';
-import { poolCache } from '../../src/reconcile/pool.js';
+import { poolCache } from '../../src/pool/reconcile-pool.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
-import type { ObjectOutcome } from '../../src/reconcile/types.js';
+import type { ObjectOutcome } from '../../src/job/context.js';
 import { armWorld, armWorldPerFile } from '../support/arm.js';
 
 const world = armWorldPerFile();

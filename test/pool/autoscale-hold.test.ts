@@ -17,7 +17,7 @@ import { buildStatus } from '../../src/status/status.js';
 import { buildStatusPage } from '../../src/status/page/status-page.js';
 import { renderStatus } from '../../src/cli/render.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
-import type { ObjectOutcome } from '../../src/reconcile/types.js';
+import type { ObjectOutcome } from '../../src/job/context.js';
 import { armWorldPerFile } from '../support/arm.js';
 
 const world = armWorldPerFile();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffAfterFailure, isBackingOff, BACKOFF_RESET_MS } from '../../src/provisioner/backoff.js';
+import { backoffAfterFailure, isBackingOff, BACKOFF_RESET_MS } from '../../src/pool/backoff.js';
 import { instancesToFastDelete } from '../../src/pool/fast-delete.js';
 import type { CachedInstance } from '../../src/cache/instance.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { inFlightCount, providerStatusOf, scaleSetMachines, IN_FLIGHT_PREFIX } from '../../src/pool/machines.js';
-import { decideProvisioning } from '../../src/provisioner/decide.js';
-import { inventoryMachine } from '../../src/provisioner/machine.js';
+import { decideProvisioning } from '../../src/pool/provisioning.js';
+import { inventoryMachine } from '../../src/pool/machine.js';
 import type { CachedInstance } from '../../src/cache/instance.js';
 
 const vm = (n: number, over: Partial<CachedInstance> = {}): CachedInstance => ({ id: `azure:///vm/${n}`, name: `vm${n}`, powerState: 'PowerState/running', state: 'Running', errorInfo: null, ...over });

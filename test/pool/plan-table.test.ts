@@ -8,13 +8,13 @@
  * adopt) run through the decision alone, `decideProvisioning`, the plan's heart.
  */
 import { describe, expect, it } from 'vitest';
-import { decideProvisioning, type ProvisioningDecision } from '../../src/provisioner/decide.js';
-import { inventoryMachine, type InventoryRow, type Machine, type ProviderId } from '../../src/provisioner/machine.js';
+import { decideProvisioning, type ProvisioningDecision } from '../../src/pool/provisioning.js';
+import { inventoryMachine, type InventoryRow, type Machine, type ProviderId } from '../../src/pool/machine.js';
 import { planPool } from '../../src/pool/plan.js';
 import type { PoolSnapshot } from '../../src/pool/snapshot.js';
 import type { CachedInstance } from '../../src/cache/instance.js';
 import { inventoryFromRows } from '../../src/pool/inventory.js';
-import { K, KF, P, U, ids, machine, row } from '../provisioner/fakes.js';
+import { K, KF, P, U, ids, machine, row } from './support/machine-fakes.js';
 
 interface Row {
   name: string;

@@ -11,7 +11,7 @@ import { reconcileObject } from '../../src/reconcile/object.js';
 import { readInventory, toInventoryRow } from '../../src/pool/inventory.js';
 import { poolStatus } from '../../src/status/pool-status.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
-import type { ObjectOutcome } from '../../src/reconcile/types.js';
+import type { ObjectOutcome } from '../../src/job/context.js';
 import { armWorld, armWorldPerFile } from '../support/arm.js';
 import { realAdapter } from './support/sized.js';
 import { shortId } from '../../src/cache/ids.js';

@@ -9,7 +9,7 @@ import { reconcileObject } from '../../src/reconcile/object.js';
 import { readInventory } from '../../src/pool/inventory.js';
 import { writeWanted } from '../../src/pool/wanted.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
-import type { ObjectOutcome } from '../../src/reconcile/types.js';
+import type { ObjectOutcome } from '../../src/job/context.js';
 import { armWorldPerFile } from '../support/arm.js';
 import { sizedPool } from './support/sized.js';
 import { pushThenReconcile } from '../support/push.js';

@@ -11,7 +11,7 @@ import { readInventory } from '../../src/pool/inventory.js';
 import { writeWanted } from '../../src/pool/wanted.js';
 import { poolStatus } from '../../src/status/pool-status.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
-import type { ObjectOutcome } from '../../src/reconcile/types.js';
+import type { ObjectOutcome } from '../../src/job/context.js';
 import { armWorldPerFile } from '../support/arm.js';
 import { realAdapter, sizedPool } from './support/sized.js';
 

@@ -8,14 +8,14 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { silentLog } from '../../src/log.js';
 import { reconcileObject } from '../../src/reconcile/object.js';
-import { poolCache } from '../../src/reconcile/pool.js';
+import { poolCache } from '../../src/pool/reconcile-pool.js';
 import { peekCache } from '../../src/cache/scale-set-cache.js';
 import { forgetMachines } from '../../src/pool/forget.js';
 import { readInventory } from '../../src/pool/inventory.js';
 import { GENERATION_KEY } from '../../src/pool/generation.js';
 import type { TableName } from '../../src/state/storage.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
-import type { ObjectOutcome } from '../../src/reconcile/types.js';
+import type { ObjectOutcome } from '../../src/job/context.js';
 import { DEFAULT_RATE_LIMIT_HEADERS } from '../../sim/arm/index.js';
 import { armWorldPerFile } from '../support/arm.js';
 

@@ -1,6 +1,6 @@
 /** A push as `drover enqueue --load` makes it (the value written where the reconcile reads it), then a reconcile of the target. */
 import { reconcileObject } from '../../src/reconcile/object.js';
-import type { ObjectOutcome, ObjectRef, ReconcileRequest } from '../../src/reconcile/types.js';
+import type { ObjectOutcome, ObjectRef, ReconcileRequest } from '../../src/job/context.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import type { Log } from '../../src/log.js';
 

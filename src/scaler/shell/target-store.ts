@@ -15,7 +15,7 @@ import { sameProps, type EntityTable, type Row } from '../../state/entity-table.
 import { applyRecordPatch, type TargetRecord, type TargetRecordPatch } from '../decide/target-record.js';
 import { capText } from '../../text/cap.js';
 import type { ConfigId } from '../../config/sequence.js';
-import { stampProps } from '../../reconcile/config-stamp.js';
+import { stampProps } from '../../job/config-stamp.js';
 
 const ROW = 'status';
 

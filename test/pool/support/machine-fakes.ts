@@ -1,5 +1,5 @@
 /** Machines and inventory rows as the upstream provisioner tables write them. */
-import type { Availability, InventoryRow, Machine, ProviderId, ProviderStatus } from '../../src/provisioner/machine.js';
+import type { Availability, InventoryRow, Machine, ProviderId, ProviderStatus } from '../../../src/pool/machine.js';
 
 export function machine(id: ProviderId, availability: Availability = 'KnownUnused', failed = false): Machine {
   return { id, addr: '', availability, failed };

@@ -10,15 +10,15 @@
  */
 import type { PoolConfig } from '../config/schema.js';
 import type { Decision } from '../decision.js';
-import { autoscaleHoldOf } from '../pool/autoscale-hold.js';
-import { newWarnings, notesOf, planNotes, sameNotes, withWarnings, writeNotes } from '../pool/notes.js';
-import { changesNothing, type PoolPlan } from '../pool/plan.js';
-import type { PoolSnapshot } from '../pool/snapshot.js';
+import { autoscaleHoldOf } from './autoscale-hold.js';
+import { newWarnings, notesOf, planNotes, sameNotes, withWarnings, writeNotes } from './notes.js';
+import { changesNothing, type PoolPlan } from './plan.js';
+import type { PoolSnapshot } from './snapshot.js';
 import type { DroverConfig } from '../config/schema.js';
 import type { Clock } from '../clock.js';
-import type { AutoscaleWatch } from '../pool/autoscale-watch.js';
+import type { AutoscaleWatch } from './autoscale-watch.js';
 import type { EntityTable } from '../state/entity-table.js';
-import type { ReconcileContext } from './types.js';
+import type { ReconcileContext } from '../job/context.js';
 
 export interface NotedPass {
   /** Set when the pass must write nothing: its decision. */

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { decideProvisioning, isRefusal, resolvePossiblyUsed } from '../../src/provisioner/decide.js';
-import type { ProvisioningDecision } from '../../src/provisioner/decide.js';
-import type { Availability } from '../../src/provisioner/machine.js';
-import { INVALID_PROVIDER_ID, inventoryMachine } from '../../src/provisioner/machine.js';
-import { K, U, machine, row } from './fakes.js';
+import { decideProvisioning, isRefusal, resolvePossiblyUsed } from '../../src/pool/provisioning.js';
+import type { ProvisioningDecision } from '../../src/pool/provisioning.js';
+import type { Availability } from '../../src/pool/machine.js';
+import { INVALID_PROVIDER_ID, inventoryMachine } from '../../src/pool/machine.js';
+import { K, U, machine, row } from './support/machine-fakes.js';
 
 describe('resolvePossiblyUsed', () => {
   const inventory = new Set(['provided-machine']);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ProviderStatus } from '../../src/provisioner/machine.js';
-import { INVALID_PROVIDER_ID, inventoryMachine, isInventoryRowFailed, isValidProviderId } from '../../src/provisioner/machine.js';
-import { row } from './fakes.js';
+import type { ProviderStatus } from '../../src/pool/machine.js';
+import { INVALID_PROVIDER_ID, inventoryMachine, isInventoryRowFailed, isValidProviderId } from '../../src/pool/machine.js';
+import { row } from './support/machine-fakes.js';
 
 describe('provider ids', () => {
   it.each([

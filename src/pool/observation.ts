@@ -5,10 +5,10 @@
  * switch tripped or cleared). Pure.
  */
 import { shortId } from '../cache/ids.js';
-import { countMachines } from '../pool/counts.js';
-import type { PoolOutcome } from '../pool/execute.js';
-import type { PoolPlan } from '../pool/plan.js';
-import type { PoolSnapshot } from '../pool/snapshot.js';
+import { countMachines } from './counts.js';
+import type { PoolOutcome } from './execute.js';
+import type { PoolPlan } from './plan.js';
+import type { PoolSnapshot } from './snapshot.js';
 import type { HistoryObservation } from '../state/history.js';
 
 export function poolObservation(snapshot: PoolSnapshot, plan: PoolPlan, outcome: PoolOutcome): HistoryObservation {
