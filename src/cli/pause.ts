@@ -8,8 +8,8 @@
  * held the lease has finished its writes when the command returns. Either way no scale planned
  * without the pause is written after the command returns.
  */
-import type { PauseMode } from '../scaler/plan/pause.js';
-import { pauseTargetRecord } from '../scaler/shell/target-store.js';
+import type { PauseMode } from '../scaler/decide/pause.js';
+import { pauseTargetRecord } from '../scaler/read/target-store.js';
 import { LEASE_TTL_MS, withLease } from '../state/leases.js';
 import type { Clock } from '../clock.js';
 import type { DroverConfig } from '../config/schema.js';

@@ -9,7 +9,7 @@ import { CronExpressionParser } from 'cron-parser';
 import { boundedMs, count, nonEmpty, parsedString, targetPerReplica } from './fields.js';
 import { MAX_REPLICAS } from '../limits.js';
 import { parseDuration } from './duration.js';
-import { FormulaError, parseFormula } from '../scaler/policy/formula.js';
+import { FormulaError, parseFormula } from '../scaler/recommend/formula.js';
 import { SOURCE_KINDS, type SourceKindName } from '../load/registry.js';
 import { SINGLE_SOURCE_NAME, type MetricType, type SourceKind } from '../load/source-kind.js';
 
@@ -216,7 +216,7 @@ export const policyFields = {
   schedules: z.array(schedule, { error: 'expected a list of schedules' }).max(MAX_SCHEDULES, { error: `expected at most ${MAX_SCHEDULES} schedules` }).default([]),
 };
 
-/** A target's policy keys as the scaler's settings take them (src/scaler/policy/settings.ts): its load as a list of sources. */
+/** A target's policy keys as the scaler's settings take them (src/scaler/read/policy-settings.ts): its load as a list of sources. */
 export type PolicyConfig = { load?: LoadSpecConfig } & { [K in keyof typeof policyFields]: z.output<(typeof policyFields)[K]> };
 /** A target's `load`, whichever form it was written in: a list of named sources and how they combine. */
 export interface LoadSpecConfig {

@@ -23,7 +23,7 @@ export async function onReconcileTimer(rt: Runtime, timer: Timer, context: Invoc
 /**
  * Two different configurations with one sequence (two local hosts whose files were written in
  * the same millisecond): the one with the higher hash wins every object and this one writes
- * nothing to them (src/reconcile/config-stamp.ts). Said once a pass, as a warning: unlike a
+ * nothing to them (src/job/config-stamp.ts). Said once a pass, as a warning: unlike a
  * rolling deploy, nothing ends it until one of them is given a newer sequence.
  */
 async function warnIfOutrankedAtSameSequence(rt: Runtime, log: Log): Promise<void> {

@@ -8,7 +8,7 @@
  * sequence (the higher hash wins, src/config/sequence.ts).
  */
 import { outranks, shortHash, type ConfigId } from '../config/sequence.js';
-import type { Decision } from '../decision.js';
+import type { Decision } from './decision.js';
 
 export const LEFT_TO_NEWER = 'left to a newer configuration';
 export const LEFT_TO_OTHER = 'left to another configuration';

@@ -10,7 +10,7 @@ export interface ObjectRef {
 
 export const objectKey = (ref: ObjectRef) => `${ref.kind}/${ref.name}`;
 
-import type { Decision } from '../decision.js';
+import type { Decision } from './decision.js';
 
 export type { Decision };
 

@@ -24,7 +24,7 @@ export const GENERATION_KEY = '~generation';
 export type GenerationProps = {
   generation: number;
   warm?: string;
-  /** The configuration sequence and hash of the host that last reconciled the pool (src/reconcile/config-stamp.ts). */
+  /** The configuration sequence and hash of the host that last reconciled the pool (src/job/config-stamp.ts). */
   configSeq?: number;
   configHash?: string;
 };

@@ -1,5 +1,5 @@
 /**
- * Between a pool's plan and its execution (reconcile/pool.ts): a plan that would write anything
+ * Between a pool's plan and its execution (pool/reconcile-pool.ts): a plan that would write anything
  * asks the autoscale watch first and, while an enabled autoscale setting sizes the scale set (or
  * its settings cannot be read), nothing at all is carried out: no capacity write, delete or
  * start, no inventory write. Then the pool's notes (notes.ts) are written when they changed, and
@@ -9,7 +9,7 @@
  * costs the autoscale settings no read.
  */
 import type { PoolConfig } from '../config/schema.js';
-import type { Decision } from '../decision.js';
+import type { Decision } from '../job/decision.js';
 import { autoscaleHoldOf } from './autoscale-hold.js';
 import { newWarnings, notesOf, planNotes, sameNotes, withWarnings, writeNotes } from './notes.js';
 import { changesNothing, type PoolPlan } from './plan.js';

@@ -7,7 +7,7 @@
  * pass and by status, no extra read) and written only when it changes (a steady pool writes none).
  */
 import type { ScaleSetInfo, TerminateNotification } from '../azure/scale-set-api.js';
-import type { Decision } from '../decision.js';
+import type { Decision } from '../job/decision.js';
 import type { EntityTable, Row } from '../state/entity-table.js';
 import type { AutoscaleHold } from './autoscale-hold.js';
 

@@ -2,7 +2,7 @@
  * One pass over a pool, decided in one piece (pure): the snapshot in, every action and the
  * lines that explain it out. Nothing here reads or writes; `execute.ts` carries the plan out.
  *
- * The heart is the shepherd's decision, `decideProvisioning` (src/provisioner/decide.ts):
+ * The heart is the shepherd's decision, `decideProvisioning` (src/pool/provisioning.ts):
  * availability, safety switch, `maxCount`, chunk. The Azure parts compose around it:
  * - churn first: inventory machines whose VMs are provably gone are retired (churn.ts), so
  *   routine deletions by Azure do not reach the decision as a disagreement;
@@ -18,11 +18,11 @@ import { AZURE_PREFIX, tryProviderIdFromResourceId } from '../cache/ids.js';
 import type { CachedInstance } from '../cache/instance.js';
 import type { Row } from '../state/entity-table.js';
 import { backoffAfterFailure, isBackingOff, type BackoffState } from './backoff.js';
-import { decideProvisioning, type ProvisioningDecision } from './provisioning.js';
+import { decideProvisioning, safetySwitchChange, safetySwitchLines, type ProvisioningDecision, type SafetyChange } from './provisioning.js';
 import { inventoryMachine, isValidProviderId, type ProviderStatus } from './machine.js';
 import { retirements, type Retirement } from './churn.js';
 import { instancesToFastDelete, isBroken } from './fast-delete.js';
-import { toInventoryRow, type MachineProps, type SafetySwitchState } from './inventory.js';
+import { toInventoryRow, type MachineProps } from './inventory.js';
 import { providerStatusOf, scaleSetMachines } from './machines.js';
 import type { PoolSnapshot } from './snapshot.js';
 import type { Deletion } from './deletion.js';
@@ -54,11 +54,6 @@ export interface Adoption {
 }
 
 export type { Deletion } from './deletion.js';
-
-export type SafetyChange =
-  | { kind: 'unchanged' }
-  | { kind: 'set'; state: SafetySwitchState }
-  | { kind: 'clear' };
 
 export interface StatusUpdate {
   row: Row<MachineProps>;
@@ -214,29 +209,6 @@ function decideMachines(
     chunkSize: settings.chunkSize + adoptable,
     wanted: ask.wanted,
   });
-}
-
-type SwitchDecision = Extract<ProvisioningDecision, { kind: 'safetySwitch' | 'invalidAvailability' }>;
-
-function switchState(decision: SwitchDecision): Omit<SafetySwitchState, 'since'> {
-  return decision.kind === 'safetySwitch' ? { providerOnly: decision.providerOnly, inventoryOnly: decision.inventoryOnly } : { providerOnly: [decision.id], inventoryOnly: [] };
-}
-
-/** The switch's record while the views disagree: unchanged when the stored one says the same. */
-function safetySwitchChange(decision: SwitchDecision, stored: SafetySwitchState | undefined, now: number): SafetyChange {
-  const next: SafetySwitchState = { ...switchState(decision), since: stored?.since ?? now };
-  const unchanged = stored !== undefined && JSON.stringify(stored) === JSON.stringify(next);
-  return unchanged ? { kind: 'unchanged' } : { kind: 'set', state: next };
-}
-
-function safetySwitchLines(decision: SwitchDecision): string[] {
-  const state = switchState(decision);
-  return [
-    decision.reason,
-    ...state.providerOnly.map((id) => `provider machine has no corresponding machine in inventory (PID: ${id})`),
-    ...state.inventoryOnly.map((id) => `machine in the inventory but missing in the provider, and the list is incomplete (PID: ${id})`),
-    'nothing is written to ARM or the inventory until the views agree again',
-  ];
 }
 
 /** A bring-up's machines: running VMs to adopt, and how many slots (new VMs) it asks for. */

@@ -1,7 +1,9 @@
 /**
  * The provisioner's decision for one pass over a pool: given what the provider lists and what the
  * inventory holds, either refuse (a provider bug, or the two views disagree) or say which machines
- * to bring up. Pure: plain data in, plain data out; runPoolPass does the waiting and the writes.
+ * to bring up. Pure: plain data in, plain data out; the pool's pass (reconcile-pool.ts, execute.ts)
+ * does the waiting and the writes. The safety switch is here whole: when it trips (the table's
+ * second row), the record it keeps while the views disagree and the lines that explain it.
  *
  * | first match                                        | decision              |
  * | -------------------------------------------------- | --------------------- |
@@ -13,6 +15,7 @@
  */
 import type { Availability, Machine, ProviderId } from './machine.js';
 import { isValidProviderId, sortedById } from './machine.js';
+import type { SafetySwitchState } from './inventory.js';
 
 export interface ProvisioningLimits {
   /** Most managed machines the pool may hold; 0 means no limit. Never used to scale down. */
@@ -152,4 +155,33 @@ export function decideProvisioning(
       `Below managed machine limit (${limitName}), bringing up ${machines.length} machines ` +
       `(${managed} managed, ${available.length} available, chunk ${chunkSize})`,
   };
+}
+
+/** What the plan does with the switch's record: set it while the views disagree, clear it once they agree. */
+export type SafetyChange =
+  | { kind: 'unchanged' }
+  | { kind: 'set'; state: SafetySwitchState }
+  | { kind: 'clear' };
+
+export type SwitchDecision = Extract<ProvisioningDecision, { kind: 'safetySwitch' | 'invalidAvailability' }>;
+
+function switchState(decision: SwitchDecision): Omit<SafetySwitchState, 'since'> {
+  return decision.kind === 'safetySwitch' ? { providerOnly: decision.providerOnly, inventoryOnly: decision.inventoryOnly } : { providerOnly: [decision.id], inventoryOnly: [] };
+}
+
+/** The switch's record while the views disagree: unchanged when the stored one says the same. */
+export function safetySwitchChange(decision: SwitchDecision, stored: SafetySwitchState | undefined, now: number): SafetyChange {
+  const next: SafetySwitchState = { ...switchState(decision), since: stored?.since ?? now };
+  const unchanged = stored !== undefined && JSON.stringify(stored) === JSON.stringify(next);
+  return unchanged ? { kind: 'unchanged' } : { kind: 'set', state: next };
+}
+
+export function safetySwitchLines(decision: SwitchDecision): string[] {
+  const state = switchState(decision);
+  return [
+    decision.reason,
+    ...state.providerOnly.map((id) => `provider machine has no corresponding machine in inventory (PID: ${id})`),
+    ...state.inventoryOnly.map((id) => `machine in the inventory but missing in the provider, and the list is incomplete (PID: ${id})`),
+    'nothing is written to ARM or the inventory until the views agree again',
+  ];
 }

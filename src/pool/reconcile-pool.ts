@@ -190,7 +190,7 @@ function poolPassDeps(
   return {
     rows: tableRowWriter(machines, pool.name, snapshot.inventory, configuration),
     arm: {
-      // `api` is the object's scoped one (reconcile/scope.ts): its calls already carry the object's signal.
+      // `api` is the object's scoped one (job/scope.ts): its calls already carry the object's signal.
       setCapacity: (capacity, etag) => api.setCapacity(resourceGroup, name, capacity, etag),
       deleteInstances: (doomed) =>
         api.deleteInstances(resourceGroup, name, doomed.map(instanceRef)),

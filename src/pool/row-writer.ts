@@ -71,7 +71,7 @@ const PACK_ATTEMPTS = 12;
  * The writer of one pool's partition. `from`: the inventory as the pass read it, so the first
  * write needs no read; later writes start from what the writer last wrote. `stamp`: the
  * configuration sequence every generation write carries (a pool pass's own host's); without it,
- * the stamp the generation row carries is carried on (reconcile/config-stamp.ts).
+ * the stamp the generation row carries is carried on (job/config-stamp.ts).
  */
 export function tableRowWriter(table: EntityTable, partition: string, from?: InventorySnapshot, stamp?: ConfigId): RowWriter {
   let stored = from?.stored;

@@ -81,7 +81,7 @@ export interface PassReadOptions {
   slowedPeriodMs: number;
   freshScaleSet?: boolean;
   /**
-   * The pool's configuration stamp (reconcile/config-stamp.ts): `newer` tells whether a newer
+   * The pool's configuration stamp (job/config-stamp.ts): `newer` tells whether a newer
    * configuration's stamp leaves the pool alone; a generation row with another stamp is stamped
    * `mine` first thing once the pass writes (the pass's own generation writes carry `mine` too).
    */

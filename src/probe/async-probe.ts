@@ -18,7 +18,7 @@ import type { ProbeMessage } from '../queue/messages.js';
 import type { Clock } from '../clock.js';
 import type { QueueSender } from '../queue/sender.js';
 import type { EntityTable } from '../state/entity-table.js';
-import { mergeTargetRecord } from '../scaler/shell/target-store.js';
+import { mergeTargetRecord } from '../scaler/read/target-store.js';
 
 /** What the async probe uses, built once by the composition root (`Runtime.stores.probe`). */
 export interface ProbeStores {

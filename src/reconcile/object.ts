@@ -19,8 +19,8 @@ import type { HistoryStore } from '../state/history-store.js';
 import type { Leases } from '../state/leases.js';
 import { reconcilePool, type PoolJobDeps } from '../pool/reconcile-pool.js';
 import { TARGET_MAX_VMS, scopedDeps } from '../job/scope.js';
-import { reconcileTarget } from './target.js';
-import { targetPassDeps, type TargetJobDeps } from './target-deps.js';
+import { reconcileTarget } from '../scaler/write/reconcile-target.js';
+import { targetPassDeps, type TargetJobDeps } from '../scaler/write/target-pass-deps.js';
 import { isLeftAlone } from '../job/config-stamp.js';
 import { objectKey, type Decision, type ObjectOutcome, type ObjectRef, type ReconcileRequest } from '../job/context.js';
 

@@ -18,7 +18,7 @@ import type { Rate } from '../config/rate.js';
 import { executePlan, type PoolOutcome, type PoolPassDeps } from '../pool/execute.js';
 import { changesNothing, planPool } from '../pool/plan.js';
 import { MAX_LIMITER_WAIT_MS, RECHECK_MS, poolSettings } from '../pool/reconcile-pool.js';
-import { cappedWanted, observePool } from '../scaler/shell/pool-port.js';
+import { cappedWanted, observePool } from '../scaler/read/pool-port.js';
 import { drawTokens, refill, reserveToken, type BucketProps } from '../state/limiter.js';
 import { PoolWorld } from './pool-world.js';
 import type { ReplaySchedule } from './schedule.js';

@@ -5,7 +5,7 @@
  * (desired, scale and bound by for each), a line whenever either changed. Written in chunks with
  * fixed column widths, so a week-long timeline never becomes one string.
  */
-import type { BoundRule } from '../scaler/plan/bound-rules.js';
+import type { BoundRule } from '../scaler/read/bound-rules.js';
 import type { ReplayRunResult } from './report.js';
 import type { Timeline } from './timeline.js';
 

@@ -3,7 +3,7 @@
  * replicas or the rule that bound the decision changed. Kept in blocks of typed arrays: a week of one-second load is hundreds of
  * thousands of rows, which as objects would dwarf the replay itself.
  */
-import { BOUND_RULES, type BoundRule } from '../scaler/plan/bound-rules.js';
+import { BOUND_RULES, type BoundRule } from '../scaler/read/bound-rules.js';
 
 export interface TimelineRow {
   at: number;

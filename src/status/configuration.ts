@@ -1,5 +1,5 @@
 /**
- * What status says of an object this host leaves to a newer configuration (src/reconcile/config-stamp.ts):
+ * What status says of an object this host leaves to a newer configuration (src/job/config-stamp.ts):
  * judged against the configuration of the host that answers, by the rule its passes follow.
  */
 import { leftToNewer, leftToNewerText, stampOf, type StampProps } from '../job/config-stamp.js';

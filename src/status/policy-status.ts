@@ -4,9 +4,9 @@
  * Pure: the configuration and the row in, plain data out.
  */
 import type { TargetConfig } from '../config/schema.js';
-import type { TargetRecord } from '../scaler/decide/target-record.js';
-import { adaptiveSettingsOf } from '../scaler/policy/adaptive-settings.js';
-import { headroomIn, startupDelayIn } from '../scaler/plan/adaptive-stage.js';
+import type { TargetRecord } from '../scaler/read/target-record.js';
+import { adaptiveSettingsOf } from '../scaler/read/adaptive-settings.js';
+import { headroomIn, startupDelayIn } from '../scaler/recommend/adaptive-stage.js';
 
 export type PolicyStatus =
   | { name: 'knative' }

@@ -8,7 +8,7 @@ import type { DecisionLog } from '../state/decisions.js';
 import { readProbe, type ProbeStores } from '../probe/async-probe.js';
 import { poolStatus, type PoolStatus, type PoolStatusDeps } from './pool-status.js';
 import { targetStatus, targetStatusOf, type TargetStatus, type TargetStatusDeps } from './target-status.js';
-import type { TargetRecord } from '../scaler/decide/target-record.js';
+import type { TargetRecord } from '../scaler/read/target-record.js';
 import { listRowPaged } from './paged-list.js';
 import { iso } from './time.js';
 import { mapBounded } from './bounded.js';

@@ -7,8 +7,8 @@ import type { TargetConfig } from '../config/schema.js';
 import type { HostConfiguration } from '../queue/newest-config.js';
 import type { EntityTable } from '../state/entity-table.js';
 import type { PushStore } from '../load/push-store.js';
-import { readTargetRecord } from '../scaler/shell/target-store.js';
-import { measuredOf, type TargetRecord } from '../scaler/decide/target-record.js';
+import { readTargetRecord } from '../scaler/read/target-store.js';
+import { measuredOf, type TargetRecord } from '../scaler/read/target-record.js';
 import { iso } from './time.js';
 import { leftAloneField } from './configuration.js';
 import { policyStatus, type PolicyStatus } from './policy-status.js';
@@ -125,7 +125,7 @@ export async function targetStatusOf(deps: Pick<TargetStatusDeps, 'configuration
     ...(r?.boundBy ? { boundBy: r.boundBy } : {}),
     policy: policyStatus(target, r),
     ...(await leftAloneField(deps, r)),
-    // The configuration's pause wins over the row's, as the plan reads them (src/scaler/plan/pause.ts).
+    // The configuration's pause wins over the row's, as the plan reads them (src/scaler/decide/pause.ts).
     ...(target.paused
       ? { paused: { mode: 'all' as const, replicas: null, since: null, by: 'configuration' as const } }
       : r?.pausedMode

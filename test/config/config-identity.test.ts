@@ -1,4 +1,4 @@
-// Which configuration wins an object (src/config/sequence.ts, src/reconcile/config-stamp.ts): a
+// Which configuration wins an object (src/config/sequence.ts, src/job/config-stamp.ts): a
 // higher sequence, or the same sequence and a higher hash of the validated configuration in
 // canonical JSON, so two files that say the same thing in other words never count as two.
 import { describe, expect, it } from 'vitest';

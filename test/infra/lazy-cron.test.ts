@@ -58,6 +58,6 @@ describe('the cron parser at start-up', () => {
 
   it('is reached from the reconcile entry only through the target policy schedules', async () => {
     const importers = staticImporters(await graphOf('src/reconcile/pass.ts'), 'src/reconcile/pass.ts', 'cron-parser');
-    expect(importers).toEqual(['src/config/policy-schema.ts', 'src/scaler/policy/schedules.ts']);
+    expect(importers).toEqual(['src/config/policy-schema.ts', 'src/scaler/limit/schedules.ts']);
   }, 60_000);
 });

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readHttpLoad } from '../../src/load/http-source.js';
 import { probeActivator } from '../../src/probe/activator-probe.js';
-import { readTargetRecord } from '../../src/scaler/shell/target-store.js';
+import { readTargetRecord } from '../../src/scaler/read/target-store.js';
 import { readSamples } from '../support/samples.js';
 import { targetStatus } from '../../src/status/target-status.js';
 import { reconcileObject } from '../../src/reconcile/object.js';

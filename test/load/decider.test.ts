@@ -3,9 +3,9 @@
 import { describe, expect, it } from 'vitest';
 import { decideDesiredScale, type DeciderSettings, type DesiredInput, type DesiredScale } from '../../src/load/decider.js';
 import type { Sample } from '../../src/load/samples.js';
-import { markActive } from '../../src/scaler/decide/conditions.js';
-import { conditionFields } from '../../src/scaler/decide/target-record.js';
-import { planTarget } from '../../src/scaler/plan/plan-target.js';
+import { markActive } from '../../src/scaler/read/conditions.js';
+import { conditionFields } from '../../src/scaler/read/target-record.js';
+import { planTarget } from '../../src/scaler/decide/plan-target.js';
 import { push, settingsOf } from '../scaler/plan-driver.js';
 
 const NOW = Date.UTC(2026, 10, 30, 10, 0, 0);

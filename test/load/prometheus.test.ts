@@ -18,7 +18,7 @@ import { parseConfig } from '../../src/config/load.js';
 import { kindOf } from '../../src/load/registry.js';
 import type { SourcePorts, SourceReading } from '../../src/load/source-kind.js';
 import { AZURE_PROMETHEUS_SCOPE, MAX_GET_URL } from '../../src/load/prometheus-source.js';
-import { targetSettings } from '../../src/scaler/decide/target-settings.js';
+import { targetSettings } from '../../src/scaler/read/target-settings.js';
 import { planDriver, T0 } from '../scaler/plan-driver.js';
 import { tempDir } from '../support/temp-dirs.js';
 

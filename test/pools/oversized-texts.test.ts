@@ -9,7 +9,7 @@ import { reconcileObject } from '../../src/reconcile/object.js';
 import { readInventory, toInventoryRow } from '../../src/pool/inventory.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import { poolStatus } from '../../src/status/pool-status.js';
-import { readTargetRecord } from '../../src/scaler/shell/target-store.js';
+import { readTargetRecord } from '../../src/scaler/read/target-store.js';
 import { armWorld, type ArmWorld } from '../support/arm.js';
 import { startTargetWorld, WEB, webTarget, type TargetWorld } from '../targets/support.js';
 

@@ -5,7 +5,7 @@ import { ManualClock } from '../../src/clock.js';
 import { silentLog } from '../../src/log.js';
 import { parseConfig } from '../../src/config/load.js';
 import { offerProbe, readProbe, runProbeAttempt, type ProbeFn, type ProbeProps, type ProbeStores } from '../../src/probe/async-probe.js';
-import { readTargetRecord } from '../../src/scaler/shell/target-store.js';
+import { readTargetRecord } from '../../src/scaler/read/target-store.js';
 import { memoryTable } from '../support/memory-table.js';
 
 const PERIOD = 1_000;

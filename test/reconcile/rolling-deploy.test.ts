@@ -11,7 +11,7 @@ import { silentLog, type Log } from '../../src/log.js';
 import { encodeMessage } from '../../src/queue/messages.js';
 import { CONFIG_PARTITION, NEWEST_LIVE_MS, NEWEST_ROW } from '../../src/queue/newest-config.js';
 import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
-import { readTargetRecord } from '../../src/scaler/shell/target-store.js';
+import { readTargetRecord } from '../../src/scaler/read/target-store.js';
 import { simulatedService } from '../../src/state/service-clock.js';
 import { targetStatus } from '../../src/status/target-status.js';
 import { ManualClock } from '../../src/clock.js';

@@ -1,14 +1,14 @@
 // Knative's computeActiveCondition truth table (kpa.go), row by row.
 import { describe, expect, it } from 'vitest';
-import { computeActiveCondition } from '../../src/scaler/decide/active-condition.js';
-import type { ScaleBounds } from '../../src/scaler/decide/bounds.js';
+import { computeActiveCondition } from '../../src/scaler/settle/active-condition.js';
+import type { ScaleBounds } from '../../src/scaler/limit/bounds.js';
 import {
   markActivating,
   markActive,
   markInactive,
   type ConditionStatus,
   type TargetConditions,
-} from '../../src/scaler/decide/conditions.js';
+} from '../../src/scaler/read/conditions.js';
 
 const NOW = Date.UTC(2026, 10, 30, 10, 0, 0);
 const BEFORE = NOW - 60_000;

@@ -3,7 +3,7 @@
 // sample is known; the start-up delay it learns is in the row, so a new process starts from it.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { startupDelayIn } from '../../src/scaler/plan/adaptive-stage.js';
+import { startupDelayIn } from '../../src/scaler/recommend/adaptive-stage.js';
 import { MINUTE, SECOND, T0, planDriver, push, settingsOf } from './plan-driver.js';
 
 const step = fc.record({

@@ -1,4 +1,4 @@
-// The adaptive policy's rules as tables (src/scaler/policy/adaptive.ts): each row an input and
+// The adaptive policy's rules as tables (src/scaler/recommend/adaptive.ts): each row an input and
 // its hand-computed answer, side by side.
 import { describe, expect, it } from 'vitest';
 import {
@@ -12,7 +12,7 @@ import {
   startupDelayOf,
   type LoadMinutes,
   type StartupState,
-} from '../../src/scaler/policy/adaptive.js';
+} from '../../src/scaler/recommend/adaptive.js';
 
 const MIN = 60_000;
 

@@ -1,6 +1,6 @@
 // Upstream TestScaleBounds (2020) rows that survive typed configuration, and applyBounds.
 import { describe, expect, it } from 'vitest';
-import { applyBounds, effectiveMinScale, type ScaleBounds } from '../../src/scaler/decide/bounds.js';
+import { applyBounds, effectiveMinScale, type ScaleBounds } from '../../src/scaler/limit/bounds.js';
 
 describe('effective bounds', () => {
   it.each<{ name: string; bounds: ScaleBounds; want: number }>([

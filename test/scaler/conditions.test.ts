@@ -14,7 +14,7 @@ import {
   type Condition,
   type ConditionStatus,
   type TargetConditions,
-} from '../../src/scaler/decide/conditions.js';
+} from '../../src/scaler/read/conditions.js';
 
 const NOW = Date.UTC(2026, 10, 30, 10, 0, 0);
 const SECOND = 1000;

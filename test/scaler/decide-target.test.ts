@@ -2,10 +2,10 @@
 // plain data out. A replay passes its own window and a virtual clock, as here.
 import { describe, expect, it } from 'vitest';
 import type { LoadWindow } from '../../src/load/decider.js';
-import { markActive } from '../../src/scaler/decide/conditions.js';
+import { markActive } from '../../src/scaler/read/conditions.js';
 import { parseConfig } from '../../src/config/load.js';
 import { decideTarget, targetSettings } from '../../src/scaler/decide/decide-target.js';
-import { conditionFields, type TargetRecord } from '../../src/scaler/decide/target-record.js';
+import { conditionFields, type TargetRecord } from '../../src/scaler/read/target-record.js';
 import { settingsOver } from './support.js';
 
 const T0 = Date.UTC(2026, 10, 30, 10, 0, 0);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SampleWindow } from '../../src/load/sample-window.js';
 import { windowAverage } from '../../src/load/samples.js';
-import { clampBehaviorHistory, clampRecordTimes, clampSamples, clampTime } from '../../src/scaler/plan/future-times.js';
+import { clampBehaviorHistory, clampRecordTimes, clampSamples, clampTime } from '../../src/scaler/read/future-times.js';
 
 const NOW = Date.UTC(2026, 11, 1, 12, 0, 0);
 const HOUR = 3_600_000;

@@ -2,16 +2,16 @@
 // derived edge cases, run through runScaleStep, the scale step production runs, with in-memory
 // ports and a fixed `now`. Each row asserts the plan, the patch (or its absence) and the re-enqueue.
 import { describe, expect, it } from 'vitest';
-import type { Reachability } from '../../src/scaler/decide/bounds.js';
+import type { Reachability } from '../../src/scaler/limit/bounds.js';
 import {
   initializeConditions,
   markActive,
   markInactive,
   type TargetConditions,
-} from '../../src/scaler/decide/conditions.js';
-import type { ScaleToZeroSettings, SyncProbeResult } from '../../src/scaler/decide/scale-to-zero.js';
-import { conditionFields, type TargetRecord } from '../../src/scaler/decide/target-record.js';
-import { runScaleStep, type ScaleStepOutcome, type TargetView } from '../../src/scaler/shell/scale-step.js';
+} from '../../src/scaler/read/conditions.js';
+import type { ScaleToZeroSettings, SyncProbeResult } from '../../src/scaler/zero/scale-to-zero.js';
+import { conditionFields, type TargetRecord } from '../../src/scaler/read/target-record.js';
+import { runScaleStep, type ScaleStepOutcome, type TargetView } from '../../src/scaler/write/scale-step.js';
 
 const NOW = Date.UTC(2026, 10, 30, 10, 0, 0);
 const SECOND = 1000;

@@ -3,9 +3,9 @@
 // all use) made without a load sample never lowers the target's scale and never writes 0.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ConditionStatus } from '../../src/scaler/decide/conditions.js';
-import type { TargetSettings } from '../../src/scaler/decide/target-settings.js';
-import { planTarget, type TargetSnapshot } from '../../src/scaler/plan/plan-target.js';
+import type { ConditionStatus } from '../../src/scaler/read/conditions.js';
+import type { TargetSettings } from '../../src/scaler/read/target-settings.js';
+import { planTarget, type TargetSnapshot } from '../../src/scaler/decide/plan-target.js';
 import { ACTIVATOR, push, settingsOf } from './plan-driver.js';
 
 const NOW = Date.UTC(2026, 10, 30, 10, 0, 0);

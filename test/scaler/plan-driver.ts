@@ -7,11 +7,11 @@
  */
 import { parseConfig } from '../../src/config/load.js';
 import { isSingle, loadSources } from '../../src/load/sources.js';
-import { markActive, markInactive, type TargetConditions } from '../../src/scaler/decide/conditions.js';
-import { targetSettings, type TargetSettings } from '../../src/scaler/decide/target-settings.js';
-import { applyRecordPatch, conditionFields, type TargetRecord } from '../../src/scaler/decide/target-record.js';
-import type { SourceObservation } from '../../src/scaler/plan/sources-view.js';
-import { runScaleStep, type ScaleStepOutcome } from '../../src/scaler/shell/scale-step.js';
+import { markActive, markInactive, type TargetConditions } from '../../src/scaler/read/conditions.js';
+import { targetSettings, type TargetSettings } from '../../src/scaler/read/target-settings.js';
+import { applyRecordPatch, conditionFields, type TargetRecord } from '../../src/scaler/read/target-record.js';
+import type { SourceObservation } from '../../src/scaler/recommend/sources-view.js';
+import { runScaleStep, type ScaleStepOutcome } from '../../src/scaler/write/scale-step.js';
 
 export const SECOND = 1_000;
 export const MINUTE = 60 * SECOND;

@@ -13,7 +13,7 @@
  * one that starts from none at all ("the first reconcile") stores nothing.
  */
 import { describe, expect, it } from 'vitest';
-import type { Recommendation, ScaleEvent } from '../../src/scaler/policy/history.js';
+import type { Recommendation, ScaleEvent } from '../../src/scaler/limit/hpa-history.js';
 import { ACTIVATOR, MINUTE, SECOND, T0, inactiveFor, planDriver, planOnce, push, settingsOf } from './plan-driver.js';
 
 const NOW = T0;

@@ -12,7 +12,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/load.js';
-import { initializeConditions, markActive } from '../../src/scaler/decide/conditions.js';
+import { initializeConditions, markActive } from '../../src/scaler/read/conditions.js';
 import { ACTIVATOR, MINUTE, SECOND, T0, inactiveFor, planDriver, planOnce, push, settingsOf } from './plan-driver.js';
 
 /** Rows that need what Drover does not have, and why. */

@@ -4,10 +4,10 @@
  * fallback, and the queue target's sleep and wake without an activator.
  */
 import { describe, expect, it } from 'vitest';
-import { evaluateFormula, FormulaError, parseFormula } from '../../src/scaler/policy/formula.js';
-import { boundedRecommendations, MAX_HISTORY } from '../../src/scaler/policy/history.js';
-import { isOpen, scheduledBounds, type Schedule } from '../../src/scaler/policy/schedules.js';
-import { stabilize, type ScalingRules } from '../../src/scaler/policy/behavior.js';
+import { evaluateFormula, FormulaError, parseFormula } from '../../src/scaler/recommend/formula.js';
+import { boundedRecommendations, MAX_HISTORY } from '../../src/scaler/limit/hpa-history.js';
+import { isOpen, scheduledBounds, type Schedule } from '../../src/scaler/limit/schedules.js';
+import { stabilize, type ScalingRules } from '../../src/scaler/limit/hpa-behavior.js';
 import { MINUTE, SECOND, T0, inactiveFor, planDriver, settingsOf } from './plan-driver.js';
 
 const rules = (over: Partial<ScalingRules>): ScalingRules => ({ stabilizationWindowMs: 0, policies: [], selectPolicy: 'Max', tolerance: 0, ...over });

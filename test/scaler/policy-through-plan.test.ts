@@ -4,7 +4,7 @@
  * the Berlin office-hours floor across DST, and source health over several reconciles.
  */
 import { describe, expect, it } from 'vitest';
-import { markActive } from '../../src/scaler/decide/conditions.js';
+import { markActive } from '../../src/scaler/read/conditions.js';
 import { ACTIVATOR, MINUTE, SECOND, T0, planDriver, push, settingsOf } from './plan-driver.js';
 
 const target = (policy: Record<string, unknown>, targetPerReplica: number) => settingsOf({ ...push(targetPerReplica), minScale: 1, maxScaleDownRate: 1000, ...policy });

@@ -3,9 +3,9 @@
 // reconcile meet on the same instants; push targets keep reconciling on messages only.
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/schema.js';
-import { markActive } from '../../src/scaler/decide/conditions.js';
+import { markActive } from '../../src/scaler/read/conditions.js';
 import { followUps, POLL_WHY, type FollowUpInput } from '../../src/scaler/decide/follow-ups.js';
-import { targetSettings } from '../../src/scaler/decide/target-settings.js';
+import { targetSettings } from '../../src/scaler/read/target-settings.js';
 
 const NOW = Date.UTC(2026, 11, 1, 10, 0, 7, 300);
 const active = markActive({}, NOW - 600_000);

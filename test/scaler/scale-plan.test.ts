@@ -2,7 +2,7 @@
 // the bounds, its bounds stage having put it there): one row per branch with its reason, the
 // two-step probe protocol and decidePatch.
 import { describe, expect, it } from 'vitest';
-import { markActive, markInactive, initializeConditions } from '../../src/scaler/decide/conditions.js';
+import { markActive, markInactive, initializeConditions } from '../../src/scaler/read/conditions.js';
 import { decidePatch, planScaleWithin, type ScaleInput } from '../../src/scaler/decide/plan-scale.js';
 
 const NOW = Date.UTC(2026, 10, 30, 10, 0, 0);

@@ -2,8 +2,8 @@
 // the record carried from step to step with applyRecordPatch.
 import { describe, expect, it } from 'vitest';
 import type { LoadWindow } from '../../src/load/decider.js';
-import { applyRecordPatch, type TargetRecord } from '../../src/scaler/decide/target-record.js';
-import { runScaleStep } from '../../src/scaler/shell/scale-step.js';
+import { applyRecordPatch, type TargetRecord } from '../../src/scaler/read/target-record.js';
+import { runScaleStep } from '../../src/scaler/write/scale-step.js';
 import { settingsOver } from './support.js';
 
 const T0 = Date.UTC(2026, 10, 30, 10, 0, 0);

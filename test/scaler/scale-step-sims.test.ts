@@ -6,10 +6,10 @@ import { KubernetesScaleTargets } from '../../src/kubernetes/client-node-scale-t
 import { TargetConflictError } from '../../src/kubernetes/errors.js';
 import type { KubernetesScaleTargetRef } from '../../src/kubernetes/scale-target-ref.js';
 import { probeActivator } from '../../src/probe/activator-probe.js';
-import { markInactive } from '../../src/scaler/decide/conditions.js';
-import { conditionFields, type TargetRecord } from '../../src/scaler/decide/target-record.js';
-import { runScaleStep, type ScaleStepPorts } from '../../src/scaler/shell/scale-step.js';
-import { preconditionOf, type ObservedTarget } from '../../src/scaler/shell/target-port.js';
+import { markInactive } from '../../src/scaler/read/conditions.js';
+import { conditionFields, type TargetRecord } from '../../src/scaler/read/target-record.js';
+import { runScaleStep, type ScaleStepPorts } from '../../src/scaler/write/scale-step.js';
+import { preconditionOf, type ObservedTarget } from '../../src/scaler/read/target-port.js';
 import { startActivatorSim, type ActivatorSim } from '../../sim/activator/server.js';
 import { startKubernetesSim, type KubernetesSim } from '../../sim/kubernetes/server.js';
 

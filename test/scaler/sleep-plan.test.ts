@@ -4,7 +4,7 @@
 // configuration rules that let such a target (and only such a target) go without an activator.
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
-import { markInactive } from '../../src/scaler/decide/conditions.js';
+import { markInactive } from '../../src/scaler/read/conditions.js';
 import { planDriver, SECOND, settingsOf, T0 } from './plan-driver.js';
 
 const queue = (extra: Record<string, unknown> = {}) => ({ load: { source: 'queue', queueName: 'jobs', connection: 'UseDevelopmentStorage=true', targetPerReplica: 1, ...extra } });

@@ -1,6 +1,6 @@
 // The bookkeeping around a target's scale step: wakes and their latency, and re-enqueue instants that collapse and are never lost.
 import { describe, expect, it } from 'vitest';
-import { trackWake, type WakeInput } from '../../src/scaler/decide/activation.js';
+import { trackWake, type WakeInput } from '../../src/scaler/zero/activation-latency.js';
 
 const NOW = Date.UTC(2026, 10, 30, 10, 0, 0);
 

@@ -1,8 +1,8 @@
 // What a target's reconcile asks to be woken for, and how it reports itself.
 import { describe, expect, it } from 'vitest';
 import type { DesiredScale } from '../../src/load/decider.js';
-import { markActivating, markActive, markInactive } from '../../src/scaler/decide/conditions.js';
-import type { ScalePlan } from '../../src/scaler/decide/scale-to-zero.js';
+import { markActivating, markActive, markInactive } from '../../src/scaler/read/conditions.js';
+import type { ScalePlan } from '../../src/scaler/zero/scale-to-zero.js';
 import { describeTargetDecision, followUps, type FollowUpInput } from '../../src/scaler/decide/follow-ups.js';
 
 const NOW = Date.UTC(2026, 10, 30, 10, 0, 0) + 300;

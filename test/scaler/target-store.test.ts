@@ -1,7 +1,7 @@
 // The targets row: a reconcile writes only over the revision it read and bumps it; the async
 // probe's merge leaves the revision alone, so it never makes a reconcile's write fail.
 import { describe, expect, it } from 'vitest';
-import { mergeTargetRecord, readTargetRecord, TargetRecordChangedError, writeTargetRecord } from '../../src/scaler/shell/target-store.js';
+import { mergeTargetRecord, readTargetRecord, TargetRecordChangedError, writeTargetRecord } from '../../src/scaler/read/target-store.js';
 import { EntityTable } from '../../src/state/entity-table.js';
 import { freshStorage } from '../support/storage.js';
 

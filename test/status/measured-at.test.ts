@@ -2,8 +2,8 @@
 // target's record by the plan and shown by status as `sources[].measuredAt`.
 import { describe, expect, it } from 'vitest';
 import { SampleWindow } from '../../src/load/sample-window.js';
-import type { TargetRecord } from '../../src/scaler/decide/target-record.js';
-import { sourcesView, type SourceObservation } from '../../src/scaler/plan/sources-view.js';
+import type { TargetRecord } from '../../src/scaler/read/target-record.js';
+import { sourcesView, type SourceObservation } from '../../src/scaler/recommend/sources-view.js';
 import { targetStatusOf } from '../../src/status/target-status.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import { parseConfig } from '../../src/config/load.js';

@@ -11,7 +11,7 @@ import { onStatusRequest } from '../../src/handlers/status-http.js';
 import { startStatusServer, type StatusServer } from '../../src/host/status-server.js';
 import { silentLog } from '../../src/log.js';
 import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
-import { writeTargetRecord } from '../../src/scaler/shell/target-store.js';
+import { writeTargetRecord } from '../../src/scaler/read/target-store.js';
 import { historyWrites, type HistoryWrite, type WriterMemory } from '../../src/state/history-writes.js';
 import { mapBounded } from '../../src/status/bounded.js';
 import { buildStatusPage, HISTORY_READ_CONCURRENCY } from '../../src/status/page/status-page.js';

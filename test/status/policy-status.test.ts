@@ -1,7 +1,7 @@
 // `targets[].policy` in status, from the configuration and the row: a table.
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
-import type { TargetRecord } from '../../src/scaler/decide/target-record.js';
+import type { TargetRecord } from '../../src/scaler/read/target-record.js';
 import { policyStatus } from '../../src/status/policy-status.js';
 
 const MIN = 60_000;

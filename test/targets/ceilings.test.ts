@@ -8,7 +8,7 @@ import { ManualClock } from '../../src/clock.js';
 import { MAX_LOAD, MAX_REPLICAS } from '../../src/limits.js';
 import { silentLog } from '../../src/log.js';
 import { reconcileObject } from '../../src/reconcile/object.js';
-import { readTargetRecord } from '../../src/scaler/shell/target-store.js';
+import { readTargetRecord } from '../../src/scaler/read/target-store.js';
 import { startTargetWorld, worldPerTest, WEB, webTarget } from './support.js';
 
 const opened = worldPerTest();

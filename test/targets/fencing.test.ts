@@ -11,7 +11,7 @@ import { readSamples } from '../support/samples.js';
 import { silentLog } from '../../src/log.js';
 import { LEASE_TTL_MS, reconcileObject } from '../../src/reconcile/object.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
-import { readTargetRecord, writeTargetRecord } from '../../src/scaler/shell/target-store.js';
+import { readTargetRecord, writeTargetRecord } from '../../src/scaler/read/target-store.js';
 import { startKubernetesSim, type KubernetesSim } from '../../sim/kubernetes/server.js';
 import { azuriteStorage, writeConfig } from '../support/config.js';
 import { WEB } from './support.js';

@@ -7,7 +7,7 @@ import type { KubernetesScaleTargetRef } from '../../src/kubernetes/scale-target
 import { ManualClock } from '../../src/clock.js';
 import { silentLog } from '../../src/log.js';
 import { reconcileObject } from '../../src/reconcile/object.js';
-import { readTargetRecord } from '../../src/scaler/shell/target-store.js';
+import { readTargetRecord } from '../../src/scaler/read/target-store.js';
 import { targetStatus } from '../../src/status/target-status.js';
 import { startTargetWorld, worldPerTest, WEB, webTarget } from './support.js';
 

@@ -9,7 +9,7 @@ import { runCli } from '../../src/cli.js';
 import { silentLog } from '../../src/log.js';
 import { reconcileObject } from '../../src/reconcile/object.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
-import { readTargetRecord } from '../../src/scaler/shell/target-store.js';
+import { readTargetRecord } from '../../src/scaler/read/target-store.js';
 import { targetStatus } from '../../src/status/target-status.js';
 import { startTargetWorld, WEB, webTarget, type TargetWorld } from './support.js';
 import { pushThenReconcile } from '../support/push.js';

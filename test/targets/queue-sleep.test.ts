@@ -12,7 +12,7 @@ import type { KubernetesScaleTargetRef } from '../../src/kubernetes/scale-target
 import { silentLog } from '../../src/log.js';
 import { reconcileObject } from '../../src/reconcile/object.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
-import { readTargetRecord } from '../../src/scaler/shell/target-store.js';
+import { readTargetRecord } from '../../src/scaler/read/target-store.js';
 import { armWorld, type ArmWorld } from '../support/arm.js';
 import { closeWorldAndServer, startTargetWorld, type TargetWorld } from './support.js';
 import { rmSync } from 'node:fs';

@@ -2,7 +2,7 @@
 // Azurite driving the delayed re-enqueues and the async probe, and no timer tick.
 import { afterEach, describe, expect, it } from 'vitest';
 import { readProbe } from '../../src/probe/async-probe.js';
-import { readTargetRecord } from '../../src/scaler/shell/target-store.js';
+import { readTargetRecord } from '../../src/scaler/read/target-store.js';
 import { eventually, startTargetWorld, WEB, webTarget, type TargetWorld } from './support.js';
 import { pushLoad } from '../../src/queue/push.js';
 

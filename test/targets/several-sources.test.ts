@@ -11,7 +11,7 @@ import type { KubernetesScaleTargetRef } from '../../src/kubernetes/scale-target
 import { readSampleSeries } from '../../src/load/sample-store.js';
 import { silentLog } from '../../src/log.js';
 import { reconcileObject } from '../../src/reconcile/object.js';
-import { readTargetRecord } from '../../src/scaler/shell/target-store.js';
+import { readTargetRecord } from '../../src/scaler/read/target-store.js';
 import { targetStatus } from '../../src/status/target-status.js';
 import { startTargetWorld, worldPerTest, webTarget } from './support.js';
 

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { silentLog } from '../../src/log.js';
 import { reconcileObject } from '../../src/reconcile/object.js';
 import { runPass } from '../../src/reconcile/pass.js';
-import { readTargetRecord } from '../../src/scaler/shell/target-store.js';
+import { readTargetRecord } from '../../src/scaler/read/target-store.js';
 import { startTargetWorld, WEB, webTarget, type TargetWorld } from './support.js';
 import { pushThenReconcile } from '../support/push.js';
 

@@ -12,7 +12,7 @@ import { ACTIVATION_LATENCY_METRIC } from '../../src/metrics/activation-latency.
 import { offerProbe, readProbe } from '../../src/probe/async-probe.js';
 import { readSamples } from '../support/samples.js';
 import { reconcileObject } from '../../src/reconcile/object.js';
-import { readTargetRecord } from '../../src/scaler/shell/target-store.js';
+import { readTargetRecord } from '../../src/scaler/read/target-store.js';
 import { targetStatus } from '../../src/status/target-status.js';
 import { eventually, startTargetWorld, WEB, webTarget, type TargetWorld } from './support.js';
 import { pushThenReconcile } from '../support/push.js';

@@ -4,7 +4,7 @@
  *
  *   first sight     → adopt it as it runs (no scale is decided): active once its ready
  *                     replicas reach max(minScale, 1), inactive at zero, activating in between
- *   otherwise       → the scaling-policy pipeline (src/scaler/plan/pipeline.ts): the desired
+ *   otherwise       → the scaling-policy pipeline (src/scaler/decide/pipeline.ts): the desired
  *                     scale from the samples, windows and rates, bounds, scale to zero (which
  *                     asks for a synchronous probe)
  *
@@ -12,11 +12,11 @@
  * the caller probes and calls again with `probe` set.
  */
 import type { DesiredInput, DesiredScale } from '../../load/decider.js';
-import type { Observation, TargetSettings } from './target-settings.js';
-import type { BoundRule } from '../plan/bound-rules.js';
-import { runPipeline } from '../plan/pipeline.js';
-import type { SourceObservation } from '../plan/sources-view.js';
-import { effectiveMinScale, type ScaleBounds } from './bounds.js';
+import type { Observation, TargetSettings } from '../read/target-settings.js';
+import type { BoundRule } from '../read/bound-rules.js';
+import { runPipeline } from './pipeline.js';
+import type { SourceObservation } from '../recommend/sources-view.js';
+import { effectiveMinScale, type ScaleBounds } from '../limit/bounds.js';
 import {
   ADOPTED_ACTIVATING,
   ADOPTED_ACTIVE,
@@ -25,14 +25,14 @@ import {
   markActive,
   markInactive,
   type TargetConditions,
-} from './conditions.js';
+} from '../read/conditions.js';
 import type { Desired } from './plan-scale.js';
-import type { ScalePlan, SyncProbeResult } from './scale-to-zero.js';
-import { conditionsOf, type TargetRecord, type TargetRecordPatch } from './target-record.js';
+import type { ScalePlan, SyncProbeResult } from '../zero/scale-to-zero.js';
+import { conditionsOf, type TargetRecord, type TargetRecordPatch } from '../read/target-record.js';
 
-export { ADOPTION_REQUEUE_MS } from '../plan/pipeline.js';
+export { ADOPTION_REQUEUE_MS } from './pipeline.js';
 
-export { targetSettings, type Observation, type TargetSettings } from './target-settings.js';
+export { targetSettings, type Observation, type TargetSettings } from '../read/target-settings.js';
 
 export interface TargetDecisionInput {
   record: TargetRecord | undefined;

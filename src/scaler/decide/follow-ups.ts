@@ -6,13 +6,13 @@
  * the next step of a rate-limited change (on Knative's two-second tick), the plan's own waits, and the next poll of an
  * http or queue source (`load.pollInterval`).
  */
-import type { Decision } from '../../decision.js';
+import type { Decision } from '../../job/decision.js';
 import type { DesiredScale } from '../../load/decider.js';
-import type { BoundRule } from '../plan/bound-rules.js';
-import type { WakeOutcome } from './activation.js';
-import type { TargetConditions } from './conditions.js';
+import type { BoundRule } from '../read/bound-rules.js';
+import type { WakeOutcome } from '../zero/activation-latency.js';
+import type { TargetConditions } from '../read/conditions.js';
 import { nextGridPoint } from './requeue.js';
-import type { ScalePlan, ScaleReason } from './scale-to-zero.js';
+import type { ScalePlan, ScaleReason } from '../zero/scale-to-zero.js';
 
 /** What became of a plan's scale: nothing to write, or the executor's write. */
 export type WriteResult =

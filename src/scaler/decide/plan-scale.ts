@@ -11,8 +11,8 @@
  * still raise it; otherwise the plan holds, and an activation that times out without a sample
  * holds too instead of going to zero. A metrics outage must never scale anything down.
  */
-import { effectiveMinScale, type ScaleBounds } from './bounds.js';
-import { canFailActivation, isActivating, isInactive, type TargetConditions } from './conditions.js';
+import { effectiveMinScale, type ScaleBounds } from '../limit/bounds.js';
+import { canFailActivation, isActivating, isInactive, type TargetConditions } from '../read/conditions.js';
 import {
   apply,
   decideScaleToZero,
@@ -22,7 +22,7 @@ import {
   type ScaleStep,
   type ScaleToZeroSettings,
   type SyncProbeResult,
-} from './scale-to-zero.js';
+} from '../zero/scale-to-zero.js';
 
 /** The desired scale from the load: known, or not (no sample in the window). */
 export type Desired = { kind: 'known'; scale: number } | { kind: 'unknown' };
@@ -47,7 +47,7 @@ export interface ScaleInput {
 
 /**
  * The scale step, the desired scale already within `bounds` (the pipeline's bounds stage puts
- * it there, src/scaler/plan/pipeline.ts); undefined when no sample is in the window.
+ * it there, src/scaler/decide/pipeline.ts); undefined when no sample is in the window.
  */
 export function planScaleWithin(bounds: ScaleBounds, desired: number | undefined, input: Omit<ScaleInput, 'desired' | 'bounds'>): ScaleStep {
   if (desired === undefined) return planWithoutSample({ ...input, bounds });
