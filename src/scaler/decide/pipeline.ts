@@ -15,7 +15,7 @@
  *  7. activation       activationScale on a wake, initialScale on the first scale
  *  8. bounds           minScale/maxScale, with schedules adjusting them
  *  9. scaleToZero      the activator, grace period and stable window rules: the plan; a
- *                      queue-driven target without an activator: activation and cooldown (sleep.ts)
+ *                      queue-driven target without an activator: activation and cooldown (zero/sleep.ts)
  * 10. pause            `drover pause` and `paused: true`
  *
  * A stage takes the replicas so far (undefined: no evidence, which no stage may turn into a

@@ -5,7 +5,7 @@
  * rates upstream still apply): no tolerance, no window, no policy.
  *
  * State is the recommendation and scale-event history, kept in the target's record and bounded
- * (see `history.ts`); `recordScaleEvent` adds to it once a write has happened, as HPA does.
+ * (see `hpa-history.ts`); `recordScaleEvent` adds to it once a write has happened, as HPA does.
  */
 import { bound, type Bound, type PolicyRule } from '../read/rule-names.js';
 import { boundedEvents, boundedRecommendations, type Recommendation, type ScaleEvent } from './hpa-history.js';

@@ -2,7 +2,7 @@
  * A target's status row in the `targets` table, as plain data: the Active condition with its
  * last transition time and reason, desired and actual scale, when the activator was first seen
  * in front, the wake in progress and the last activation latency, panic bookkeeping, and the revision that fences reconciles (see
- * `shell/target-store.ts`). The decisions read it; only the shell stores it.
+ * `target-store.ts`). The decisions read it; only the write stage stores it, through target-store.ts.
  */
 import type { PanicState } from '../../load/decider.js';
 import type { Condition, ConditionStatus, TargetConditions } from './conditions.js';

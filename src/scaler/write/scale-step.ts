@@ -2,10 +2,10 @@
  * One scale step of a target, the one path production, the upstream tables and `drover
  * replay` share, in three steps:
  *
- *   planTarget (pure; plan/plan-target.ts, the pipeline of plan/pipeline.ts)
+ *   planTarget (pure; decide/plan-target.ts, the pipeline of decide/pipeline.ts)
  *   → executeTargetPlan (the synchronous probe when the plan asks, the fenced write, the
- *     watch of a wake; shell/execute-target.ts, through ports)
- *   → settleTarget (pure; plan/settle.ts: wake and Active condition bookkeeping, follow-up
+ *     watch of a wake; write/execute-target.ts, through ports)
+ *   → settleTarget (pure; settle/settle.ts: wake and Active condition bookkeeping, follow-up
  *     re-enqueues, async probe offer, the targets row patch and the decision log entry).
  *
  * Everything it touches comes in as plain data and ports, with `now` given: the reconcile

@@ -59,7 +59,7 @@ export type ScaleReason =
   | 'grace-period-pending'
   | 'activator-not-in-path'
   | 'already-at-zero'
-  // A target that sleeps without an activator (plan/sleep.ts):
+  // A target that sleeps without an activator (zero/sleep.ts):
   | 'idle-at-zero'
   | 'cooldown-pending'
   | 'step-to-zero'
