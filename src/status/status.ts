@@ -49,7 +49,6 @@ export interface Status {
   decisions: DecisionStatus[];
 }
 
-
 /** What the status reads: every pool's and target's rows, the probes and the decision log. */
 export type StatusDeps = PoolStatusDeps &
   TargetStatusDeps & {

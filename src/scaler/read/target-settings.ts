@@ -79,4 +79,3 @@ export interface Observation {
   ready: number;
 }
 
-
