@@ -27,7 +27,7 @@ import { ArmPreconditionFailedError } from '../azure/errors.js';
 import type { CachedInstance } from '../cache/instance.js';
 import type { Props } from '../state/entity-table.js';
 import { BACKOFF_KEY, SAFETY_KEY, type MachineProps, type SafetySwitchState } from './inventory.js';
-import { providerStatusOf } from './machines.js';
+import { providerStatusOf } from './scale-set-machines.js';
 import type { Adoption, Deletion, PoolPlan, StatusUpdate } from './plan.js';
 import type { RowResult, RowWrite, RowWriter } from './row-writer.js';
 import type { Retirement } from './churn.js';

@@ -6,7 +6,7 @@
  * availability, safety switch, `maxCount`, chunk. The Azure parts compose around it:
  * - churn first: inventory machines whose VMs are provably gone are retired (churn.ts), so
  *   routine deletions by Azure do not reach the decision as a disagreement;
- * - the scale set's VMs and headroom become the provider's machines (machines.ts);
+ * - the scale set's VMs and headroom become the provider's machines (scale-set-machines.ts);
  * - adoption of VMs that already run is bounded by `maxCount` only: the chunk handed to the
  *   decision is widened by the adoptable VMs, which sort before the slots (ids before
  *   `invalid`), so only the slots (new VMs) stay bounded by `chunkSize`;
@@ -23,7 +23,7 @@ import { inventoryMachine, isValidProviderId, type ProviderStatus } from './mach
 import { retirements, type Retirement } from './churn.js';
 import { instancesToFastDelete, isBroken } from './fast-delete.js';
 import { toInventoryRow, type MachineProps } from './inventory.js';
-import { providerStatusOf, scaleSetMachines } from './machines.js';
+import { providerStatusOf, scaleSetMachines } from './scale-set-machines.js';
 import type { PoolSnapshot } from './snapshot.js';
 import type { Deletion } from './deletion.js';
 import type { ScaleInPolicy } from './scale-in.js';

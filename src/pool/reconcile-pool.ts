@@ -25,7 +25,7 @@ import type { Rate } from '../config/rate.js';
 import type { SharedLimiter } from '../state/limiter.js';
 import type { ScaleSetReads } from './scale-set-reads.js';
 import type { Decision, ReconcileContext } from '../job/context.js';
-import { poolObservation } from './observation.js';
+import { poolObservation } from './history-observation.js';
 import { notePass, type NotePassDeps } from './note-pass.js';
 import { withWarnings } from './notes.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inFlightCount, providerStatusOf, scaleSetMachines, IN_FLIGHT_PREFIX } from '../../src/pool/machines.js';
+import { inFlightCount, providerStatusOf, scaleSetMachines, IN_FLIGHT_PREFIX } from '../../src/pool/scale-set-machines.js';
 import { decideProvisioning } from '../../src/pool/provisioning.js';
 import { inventoryMachine } from '../../src/pool/machine.js';
 import type { CachedInstance } from '../../src/cache/instance.js';

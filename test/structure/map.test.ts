@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from './support/imports.js';
+import { SCALER_STAGES } from './support/layers.js';
 import { mapProblems, readMap } from './support/map.js';
 
 /** Every folder under src/, repository-relative with a trailing slash. */
@@ -25,6 +26,16 @@ describe('the map of src/ in docs/architecture.md', () => {
   it('names every folder of src/ and none that is not there, in layer order', () => {
     expect(map.folders.length).toBeGreaterThan(20);
     expect(mapProblems(map.folders, folders('src/'))).toEqual([]);
+  });
+});
+
+describe("the scaler's stages", () => {
+  it('are the folders of src/scaler/, each opening with a comment on what belongs there', () => {
+    expect(folders('src/scaler/').sort()).toEqual([...SCALER_STAGES].sort());
+    for (const [i, stage] of SCALER_STAGES.entries()) {
+      const opening = readFileSync(path.join(ROOT, stage, 'index.ts'), 'utf8');
+      expect(opening, stage).toMatch(new RegExp(`^/\\*\\*\\n \\* Stage ${i + 1}, `));
+    }
   });
 });
 
