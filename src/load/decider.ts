@@ -78,12 +78,8 @@ export function decideDesiredScale(input: DesiredInput): DesiredScale {
   // An outage keeps the panic as it was: no data is no evidence either way.
   if (average === undefined) return { kind: 'unknown', desired: DESIRED_UNKNOWN, panic: input.panic };
 
-  // Ready replicas come from the API server: a count past the ceiling would set a rate limit past it.
   const ready = Math.max(1, clampReplicas(input.readyReplicas));
-  const limits = {
-    up: Math.ceil(settings.maxScaleUpRate * ready),
-    down: Math.floor(ready / settings.maxScaleDownRate),
-  };
+  const limits = rateLimits(input.readyReplicas, settings);
   const fromLoad = replicasFor(average, settings.targetPerReplica);
   const stable = withinRate(fromLoad, limits);
   if (!settings.panic.enabled) return known(stable.scale, average, fromLoad, stable.limitedBy, undefined);
@@ -111,6 +107,17 @@ function averageOf({ samples, now, holdLatest }: DesiredInput, windowMs: number)
  */
 export function replicasFor(load: number, targetPerReplica: number): number {
   return clampReplicas(Math.ceil(load / targetPerReplica - 1e-9));
+}
+
+function rateLimits(readyReplicas: number, settings: Pick<DeciderSettings, 'maxScaleUpRate' | 'maxScaleDownRate'>): { up: number; down: number } {
+  // Ready replicas come from the API server: a count past the ceiling would set a rate limit past it.
+  const ready = Math.max(1, clampReplicas(readyReplicas));
+  return { up: Math.ceil(settings.maxScaleUpRate * ready), down: Math.floor(ready / settings.maxScaleDownRate) };
+}
+
+/** A scale within one step of the ready replicas (maxScaleUpRate, maxScaleDownRate), and the limit that held it. */
+export function withinRateLimits(scale: number, readyReplicas: number, settings: Pick<DeciderSettings, 'maxScaleUpRate' | 'maxScaleDownRate'>): { scale: number; limitedBy?: RateLimit } {
+  return withinRate(scale, rateLimits(readyReplicas, settings));
 }
 
 function withinRate(scale: number, limits: { up: number; down: number }): { scale: number; limitedBy?: RateLimit } {

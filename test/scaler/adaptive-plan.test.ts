@@ -4,7 +4,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { startupDelayIn } from '../../src/scaler/recommend/adaptive-stage.js';
-import { MINUTE, SECOND, T0, planDriver, push, settingsOf } from './plan-driver.js';
+import { markActive } from '../../src/scaler/read/conditions.js';
+import { ACTIVATOR, MINUTE, SECOND, T0, planDriver, push, settingsOf } from './plan-driver.js';
 
 const step = fc.record({
   dtMs: fc.integer({ min: 1 * SECOND, max: 5 * MINUTE }),
@@ -60,5 +61,56 @@ describe('StartupDelay through the plan', () => {
     await d.step({ at: T0 + MINUTE, load: 50 });
     expect(d.record).not.toHaveProperty('loadMinutes');
     expect(d.record).not.toHaveProperty('startupDelay');
+  });
+});
+
+describe('the default policy through the plan', () => {
+  const adaptive = (extra: Record<string, unknown>) => settingsOf({ policy: 'adaptive', scaleToZero: { enabled: false }, minScale: 1, maxScale: 100, ...push(10), ...extra });
+
+  it('a target taken over does not fall before it has a whole evidence window (16 × 30 s for pods)', async () => {
+    const d = planDriver(adaptive({}), { current: 8 });
+    // Load for 1 replica from the first minute on: held at 8 until 8 minutes of recommendations are known.
+    for (let m = 0; m < 8; m++) expect((await d.step({ at: T0 + m * MINUTE, load: 10, ready: d.current })).scale).toBe(8);
+    // Then down, at most halving a step (maxScaleDownRate's default of 2 applies on top).
+    const out = await d.step({ at: T0 + 8 * MINUTE, load: 10, ready: d.current });
+    expect(out).toMatchObject({ scale: 4, boundBy: 'ScaleDownLimit' });
+    expect((await d.step({ at: T0 + 9 * MINUTE, load: 10, ready: d.current })).scale).toBe(2);
+  });
+
+  it('a one-minute burst raises pods at once and goes the next minute: the minute’s own load is a floor, not held', async () => {
+    const d = planDriver(adaptive({}), { current: 1 });
+    for (let m = 0; m < 10; m++) await d.step({ at: T0 + m * MINUTE, load: 10, ready: d.current });
+    expect((await d.step({ at: T0 + 10 * MINUTE, load: 55, ready: d.current })).scale).toBe(6);
+    // the level (the mean of minutes 0–11: 165 ÷ 12) asks for 2; a fall halves at most (maxScaleDownRate 2): 3
+    expect((await d.step({ at: T0 + 11 * MINUTE, load: 10, ready: d.current })).scale).toBe(3);
+  });
+
+  it('a fall of the level waits until 9 minutes of recommendations are below the scale, then goes to the last 4’s highest', async () => {
+    const d = planDriver(adaptive({}), { current: 5 });
+    for (let m = 0; m < 30; m++) await d.step({ at: T0 + m * MINUTE, load: 50, ready: d.current });
+    expect(d.current).toBe(5);
+    // From minute 30 the load is 10: j minutes on, the level is 48 − 2j, recommending 5 (j ≤ 3),
+    // 4 (j 4–8), 3 (j 9–13), 2 (j 14–18), 1 after. The scale holds 5 until j = 12, whose window
+    // [4, 12] is all below it, and falls to the highest of [9, 12]: 3; then 3 until j = 22 → 1.
+    const scales: number[] = [];
+    for (let j = 0; j <= 22; j++) {
+      await d.step({ at: T0 + (30 + j) * MINUTE, load: 10, ready: d.current });
+      scales.push(d.current);
+    }
+    expect(scales).toEqual([...Array<number>(12).fill(5), ...Array<number>(10).fill(3), 1]);
+  });
+
+  it('a target that may sleep goes to zero by the scale-to-zero rules, not held by the policy', async () => {
+    const settings = settingsOf({ policy: 'adaptive', ...push(1), ...ACTIVATOR, minScale: 0, maxScale: 10, scaleToZero: { stableWindow: '60s' } });
+    const d = planDriver(settings, { current: 1, conditions: markActive({}, T0 + 60 * MINUTE) });
+    expect((await d.step({ at: T0, load: 0 })).scale).toBe(1);
+    expect((await d.step({ at: T0 + 61 * SECOND, load: 0 })).scale).toBe(0);
+  });
+
+  it('an explicit maxScaleUpRate bounds its raises, named ScaleUpLimit', async () => {
+    const d = planDriver(adaptive({ maxScaleUpRate: 2 }), { current: 2 });
+    const out = await d.step({ at: T0, load: 200, ready: 2 });
+    expect(out.scale).toBe(4);
+    expect(out.boundBy).toBe('ScaleUpLimit');
   });
 });

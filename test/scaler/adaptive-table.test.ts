@@ -1,18 +1,9 @@
-// The adaptive policy's rules as tables (src/scaler/recommend/adaptive.ts): each row an input and
-// its hand-computed answer, side by side.
+// The adaptive policy's rules as tables (src/scaler/recommend/adaptive.ts, headroom.ts,
+// adaptive-history.ts): each row an input and its hand-computed answer, side by side.
 import { describe, expect, it } from 'vitest';
-import {
-  adaptiveScale,
-  evidenceWindowMs,
-  headroomFor,
-  MAX_STARTUP_DELAY_MS,
-  observeStartup,
-  recentLevel,
-  recordLoadMinute,
-  startupDelayOf,
-  type LoadMinutes,
-  type StartupState,
-} from '../../src/scaler/recommend/adaptive.js';
+import { delayWindows, levels, MAX_STARTUP_DELAY_MS, nextScale, observeStartup, recommendation, startupDelayOf, type RuleInput, type StartupState } from '../../src/scaler/recommend/adaptive.js';
+import { completeMinutes, recordDecision, recordMinute, type MinuteHistory } from '../../src/scaler/recommend/adaptive-history.js';
+import { budgetInForce, calibrateHeadroom, foldBudget, replayUnserved, unservedShare } from '../../src/scaler/recommend/headroom.js';
 
 const MIN = 60_000;
 
@@ -39,49 +30,128 @@ describe('StartupDelay: learned from the raises', () => {
   });
 });
 
-describe('Headroom and ScaleDownEvidence', () => {
-  it('the minutes keep the highest load of each minute, two hours at most', () => {
-    let h: LoadMinutes = [];
-    h = recordLoadMinute(h, 0, 10);
-    h = recordLoadMinute(h, 30_000, 14);
-    h = recordLoadMinute(h, 45_000, 12);
-    h = recordLoadMinute(h, MIN, 3);
-    expect(h).toEqual([[0, 14], [1, 3]]);
-    expect(recordLoadMinute(h, 121 * MIN, 7)).toEqual([[121, 7]]);
-  });
-
-  it('the level held is the highest minute of the evidence window', () => {
-    const h: LoadMinutes = [[0, 50], [1, 20], [2, 30], [3, 10]];
-    expect(recentLevel(h, 2 * MIN, 3 * MIN)).toBe(30);
-    expect(recentLevel(h, 4 * MIN, 3 * MIN)).toBe(50);
-  });
-
-  const series = (values: number[]): LoadMinutes => values.map((v, i) => [i, v] as const);
+describe('what the start-up delay means in minutes', () => {
   it.each([
-    { name: 'a flat load needs no headroom', values: [10, 10, 10, 10, 10], delay: MIN, window: MIN, budget: 1, want: 0 },
-    { name: 'fewer than two rises give none yet', values: [10, 30], delay: MIN, window: MIN, budget: 1, want: 0 },
-    // rises above the minute before, within one minute: 10, 0, 10, 0 → sorted 0 0 10 10; 50 % → 5
-    { name: 'the budget picks the rise exceeded that share of the minutes', values: [0, 10, 0, 10, 0], delay: MIN, window: MIN, budget: 50, want: 5 },
-    // the same series held over two minutes: rises above the window's highest are 10, 0, 0, 0 → 99 % quantile 9.7
-    { name: 'a longer evidence window leaves less rise above what is held', values: [0, 10, 0, 10, 0], delay: MIN, window: 2 * MIN, budget: 1, want: 9.7 },
-    // within two minutes of 0 the load reaches 10: every rise from the low minutes is 10
-    { name: 'a longer start-up delay sees the rise further ahead', values: [0, 0, 10, 0, 0], delay: 2 * MIN, window: MIN, budget: 50, want: 5 },
-  ])('$name', ({ values, delay, window, budget, want }) => {
-    expect(headroomFor(series(values), delay, window, budget)).toBeCloseTo(want, 9);
+    // 16 × 3 = 48 minutes of evidence, a fall to the highest of 6 × 3 = 18
+    { name: 'VMs created in 3 minutes: decided 3 ahead, the whole minute exposed', delay: 3 * MIN, want: { ahead: 3, exposure: 1, evidence: 48, fallTo: 18 } },
+    // 16 × 0.5 = 8 and 6 × 0.5 = 3; capacity raised on a minute's reading is ready half-way through it
+    { name: 'pods ready in 30 s: decided a minute ahead, half the minute exposed', delay: 30_000, want: { ahead: 1, exposure: 0.5, evidence: 8, fallTo: 3 } },
+    { name: 'a delay that is not a whole number of minutes rounds up', delay: 100_000, want: { ahead: 2, exposure: 1, evidence: 27, fallTo: 10 } },
+  ])('$name', ({ delay, want }) => {
+    expect(delayWindows(delay)).toEqual(want);
+  });
+});
+
+describe('the rule: raise at once, fall on evidence', () => {
+  const rule = (over: Partial<RuleInput>): RuleInput => ({ scale: 5, recommended: 5, evidenceHigh: 5, recentHigh: 5, floor: 0, ...over });
+  it.each([
+    { name: 'a recommendation above the scale raises to it, named Headroom', input: rule({ recommended: 8 }), want: { replicas: 8, boundBy: 'Headroom' } },
+    { name: 'the load of the minute itself above the scale raises to it (pods: capacity lands within the minute)', input: rule({ recommended: 4, floor: 7 }), want: { replicas: 7 } },
+    { name: 'a recommendation at the scale keeps it', input: rule({}), want: { replicas: 5 } },
+    { name: 'a lower recommendation while the evidence window still reaches the scale holds it', input: rule({ recommended: 3, evidenceHigh: 5, recentHigh: 4 }), want: { replicas: 5, boundBy: 'ScaleDownEvidence' } },
+    { name: 'no evidence window yet (a new target): no fall', input: rule({ recommended: 2, evidenceHigh: undefined, recentHigh: 2 }), want: { replicas: 5, boundBy: 'ScaleDownEvidence' } },
+    { name: 'the whole evidence window below the scale: a fall to the fall-to window’s highest', input: rule({ recommended: 2, evidenceHigh: 4, recentHigh: 3 }), want: { replicas: 3, boundBy: 'ScaleDownEvidence' } },
+    { name: 'a fall to what the load asks now carries no rule', input: rule({ recommended: 2, evidenceHigh: 4, recentHigh: 2 }), want: { replicas: 2 } },
+    { name: 'a fall never below the minute’s own load', input: rule({ recommended: 2, evidenceHigh: 3, recentHigh: 2, floor: 4 }), want: { replicas: 4 } },
+  ])('$name', ({ input, want }) => {
+    expect(nextScale(input)).toEqual(want);
   });
 
   it.each([
-    { name: 'load alone asks for more: it stands', replicas: 9, load: { now: 80, level: 80, headroom: 0 }, want: { replicas: 9 } },
-    { name: 'the headroom above the load raises it', replicas: 4, load: { now: 40, level: 40, headroom: 15 }, want: { replicas: 6, boundBy: 'Headroom' } },
-    { name: 'a higher minute still in the window holds it up', replicas: 2, load: { now: 20, level: 60, headroom: 5 }, want: { replicas: 7, boundBy: 'ScaleDownEvidence' } },
-  ])('$name', ({ replicas, load, want }) => {
-    expect(adaptiveScale(replicas, load, 10)).toEqual(want);
+    { name: 'the level plus the headroom, rounded up', level: 41, headroom: 8, want: 5 },
+    { name: 'a running target keeps one replica', level: 0, headroom: 0, want: 1 },
+  ])('recommendation: $name', ({ level, headroom, want }) => {
+    expect(recommendation(level, headroom, 10)).toBe(want);
+  });
+
+  it('the level is the mean of the last 20 minutes (fewer at the start)', () => {
+    const load = [...Array<number>(20).fill(10), 30];
+    const out = levels(load);
+    expect(out[0]).toBe(10);
+    expect(out[19]).toBe(10);
+    // minute 20: nineteen 10s and a 30 → 220 ÷ 20
+    expect(out[20]).toBe(11);
+  });
+});
+
+describe('the minutes a target remembers', () => {
+  const empty: MinuteHistory = { start: 0, load: [], recommended: [], ready: [], scale: [] };
+  it('a minute keeps its highest load and its lowest ready count', () => {
+    let h = recordMinute(empty, 100, { load: 10, ready: 4 }, 10);
+    h = recordMinute(h, 100, { load: 14, ready: 3 }, 10);
+    h = recordMinute(h, 100, { load: 12, ready: 5 }, 10);
+    expect(h).toEqual({ start: 100, load: [14], recommended: [0], ready: [3], scale: [0] });
+  });
+
+  it('skipped minutes hold the minute before; the oldest beyond the limit go', () => {
+    let h = recordDecision(recordMinute(empty, 100, { load: 10, ready: 4 }, 3), 2, 2);
+    h = recordMinute(h, 103, { load: 30, ready: 2 }, 3);
+    expect(h).toEqual({ start: 101, load: [10, 10, 30], recommended: [2, 2, 0], ready: [4, 4, 2], scale: [2, 2, 2] });
+    expect(completeMinutes(h).load).toEqual([10, 10]);
+  });
+
+  it('a decision keeps the highest recommendation of its minute and the latest scale', () => {
+    let h = recordMinute(empty, 5, { load: 1, ready: 1 }, 10);
+    h = recordDecision(h, 4, 4);
+    h = recordDecision(h, 3, 6);
+    expect(h.recommended).toEqual([4]);
+    expect(h.scale).toEqual([6]);
+  });
+
+  it('a clock that steps back starts the history over', () => {
+    const h = recordMinute(recordMinute(empty, 100, { load: 10, ready: 4 }, 10), 90, { load: 7, ready: 1 }, 10);
+    expect(h).toEqual({ start: 90, load: [7], recommended: [0], ready: [1], scale: [0] });
+  });
+});
+
+describe('the budget and the headroom', () => {
+  it.each([
+    { name: 'enough supply leaves nothing unserved', demand: 4, supply: 4, exposure: 1, want: 0 },
+    { name: 'one unit short of four, the whole minute', demand: 4, supply: 3, exposure: 1, want: 0.25 },
+    { name: 'the same for the half-minute before pods raised on the minute are ready', demand: 4, supply: 3, exposure: 0.5, want: 0.125 },
+    { name: 'a minute without demand leaves nothing unserved', demand: 0, supply: 0, exposure: 1, want: 0 },
+  ])('unserved share: $name', ({ demand, supply, exposure, want }) => {
+    expect(unservedShare(demand, supply, exposure)).toBe(want);
   });
 
   it.each([
-    { name: 'VMs created in 3 minutes wait 9 before a fall', delay: 3 * MIN, stable: MIN, want: 9 * MIN },
-    { name: 'pods ready in 10 s still wait the stable window', delay: 10_000, stable: MIN, want: MIN },
-  ])('$name', ({ delay, stable, want }) => {
-    expect(evidenceWindowMs(delay, stable)).toBe(want);
+    { name: 'a minute within the budget saves the rest of it', balance: 0, unserved: 0, want: 0.01 },
+    { name: 'a minute over it draws on the balance', balance: 0, unserved: 0.26, want: -0.25 },
+    // a day's budget at most either way: 0.01 × 1,440
+    { name: 'the balance stops at a day’s budget', balance: 14.4, unserved: 0, want: 14.4 },
+    { name: 'and at a day’s overspending', balance: -14.4, unserved: 1, want: -14.4 },
+  ])('balance: $name', ({ balance, unserved, want }) => {
+    expect(foldBudget(balance, unserved, 0.01)).toBeCloseTo(want, 12);
+  });
+
+  it.each([
+    { name: 'no balance: the configured budget', balance: 0, want: 0.01 },
+    { name: 'a day’s saving doubles it', balance: 14.4, want: 0.02 },
+    { name: 'overspending lowers it, to a quarter at most', balance: -14.4, want: 0.0025 },
+  ])('in force: $name', ({ balance, want }) => {
+    expect(budgetInForce(0.01, balance)).toBeCloseTo(want, 12);
+  });
+
+  // 160 minutes alternating 0 and 20, 10 per replica: after 20 minutes every level is 10, one
+  // replica recommended; the minutes at 20 ask for 2 → half of their demand unserved for the whole
+  // minute; over the last 120 minutes (60 of them at 20) 60 × 0.5 ÷ 120 = 0.25.
+  const alternating = { load: Array.from({ length: 160 }, (_, i) => (i % 2 === 1 ? 20 : 0)), scale: Array<number>(160).fill(0) };
+  const quick = { ahead: 1, exposure: 1, evidence: 1, fallTo: 1 };
+  it('the replay counts the demand its rule would have left unserved', () => {
+    expect(replayUnserved(alternating, 0, quick, 10)).toBe(0.25);
+    // any headroom above 0 recommends 2: nothing unserved
+    expect(replayUnserved(alternating, 5, quick, 10)).toBe(0);
+    // fewer minutes than the calibration window: no answer
+    expect(replayUnserved({ load: alternating.load.slice(0, 100), scale: alternating.scale.slice(0, 100) }, 0, quick, 10)).toBeUndefined();
+  });
+
+  it.each([
+    { name: 'a load the rule serves without headroom gets none', history: { load: Array<number>(160).fill(10), scale: Array<number>(160).fill(1) }, budget: 0.01, want: 0 },
+    { name: 'a budget the replay already keeps needs none', history: alternating, budget: 0.3, want: 0 },
+    // the least headroom with nothing unserved is any above 0: the search halves (20 + 10) twelve times
+    { name: 'otherwise the least headroom within the budget', history: alternating, budget: 0.01, want: 30 / 4096 },
+    { name: 'a history shorter than the window gets none', history: { load: alternating.load.slice(0, 100), scale: alternating.scale.slice(0, 100) }, budget: 0.01, want: 0 },
+  ])('calibration: $name', ({ history, budget, want }) => {
+    expect(calibrateHeadroom(history, quick, budget, 10)).toBeCloseTo(want, 12);
   });
 });

@@ -9,8 +9,8 @@ import { planTarget, type TargetSnapshot } from '../../src/scaler/decide/plan-ta
 import { ACTIVATOR, push, settingsOf } from './plan-driver.js';
 
 const NOW = Date.UTC(2026, 10, 30, 10, 0, 0);
-/** A push target with an activator in front: the settings every run starts from, as parsed from configuration. */
-const BASE = settingsOf({ ...push(1), ...ACTIVATOR });
+/** A push target with an activator in front, under each policy: the settings every run starts from, as parsed from configuration. */
+const BASES = { knative: settingsOf({ ...push(1), ...ACTIVATOR }), adaptive: settingsOf({ ...push(1), ...ACTIVATOR, policy: 'adaptive' }) };
 
 const status = fc.constantFrom<ConditionStatus | undefined>('True', 'False', 'Unknown', undefined);
 const input = fc.record({
@@ -29,13 +29,16 @@ const input = fc.record({
   activatorSeenFor: fc.option(fc.integer({ min: 0, max: 600_000 }), { nil: undefined }),
   lastActiveFor: fc.option(fc.integer({ min: 0, max: 3_600_000 }), { nil: undefined }),
   sourceFailed: fc.boolean(),
+  policy: fc.constantFrom<keyof typeof BASES>('knative', 'adaptive'),
+  // The adaptive policy's row: a history whose minutes asked for less than the scale.
+  storedMinutes: fc.boolean(),
 });
 
 type Input = typeof input extends fc.Arbitrary<infer T> ? T : never;
 
 function settingsFor(i: Input): TargetSettings {
   return {
-    ...BASE,
+    ...BASES[i.policy],
     bounds: { minScale: i.minScale, maxScale: i.maxScale, ...(i.reachability ? { reachability: i.reachability } : {}) },
     scaleToZero: { enableScaleToZero: i.enableScaleToZero, stableWindowMs: i.stableWindowMs, gracePeriodMs: i.gracePeriodMs, activationTimeoutMs: i.activationTimeoutMs },
   };
@@ -49,6 +52,7 @@ function snapshotFor(i: Input): TargetSnapshot {
       ...(i.activatorSeenFor === undefined ? {} : { activatorSeenSince: NOW - i.activatorSeenFor }),
       ...(i.lastActiveFor === undefined ? {} : { lastActiveAt: NOW - i.lastActiveFor }),
       requestedScale: i.currentScale,
+      ...(i.storedMinutes ? { loadMinutes: JSON.stringify({ s: Math.floor(NOW / 60_000) - 200, v: Array<number>(200).fill(0), u: Array<number>(200).fill(1), r: Array<number>(200).fill(1), c: Array<number>(200).fill(1) }) } : {}),
     },
     view: { kind: 'read', observed: { specReplicas: i.currentScale, ready: Math.min(i.ready, i.currentScale) } },
     // No sample in any window: the stable and panic averages are unknown.
@@ -60,7 +64,7 @@ function snapshotFor(i: Input): TargetSnapshot {
 }
 
 describe('the production plan without a load sample', () => {
-  it('never lowers the scale and never writes 0', () => {
+  it('never lowers the scale and never writes 0, under either policy', () => {
     fc.assert(
       fc.property(input, (i) => {
         const settings = settingsFor(i);
@@ -76,7 +80,7 @@ describe('the production plan without a load sample', () => {
         const decided = plan.decided.plan;
         if (decided.kind === 'apply') expect(decided.scale).toBeGreaterThanOrEqual(i.currentScale);
       }),
-      { numRuns: 200 },
+      { numRuns: 300 },
     );
   });
 });

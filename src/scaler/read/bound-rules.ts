@@ -42,9 +42,9 @@ export const BOUND_RULES = [
   'StepToZero',
   /** Paused by `drover pause` or `paused: true`. */
   'Paused',
-  /** The adaptive policy kept the rise the load may make within the start-up delay. */
+  /** The adaptive policy raised above the load's level by the headroom its budget calls for. */
   'Headroom',
-  /** The adaptive policy's fall waits until the lower answer held for three start-up delays. */
+  /** The adaptive policy's fall waits until its recommendations stayed lower for 16 start-up delays. */
   'ScaleDownEvidence',
 ] as const;
 

@@ -1,29 +1,21 @@
 /**
- * The adaptive policy's stage (src/scaler/policy/adaptive.ts), after Knative's windows and rates
- * and before `behavior`: the start-up delay learned from the raises, the headroom over the load
- * for that delay, then the scale-down evidence window. `policy: knative` passes through. Without
- * a load answer (no evidence, a fallback standing for the load) it keeps nothing and changes
- * nothing: no evidence is never turned into a fall.
+ * The adaptive policy's stage (adaptive.ts, headroom.ts), after Knative's windows and before
+ * `behavior`: the start-up delay learned from the raises; once a minute, the budget drawn on by
+ * the minute just ended and the headroom calibrated to it; then the rule, within the configured
+ * rate limits. `policy: knative` passes through. Without a load answer (no evidence, a fallback
+ * standing for the load) it keeps nothing and changes nothing: no evidence is never turned into
+ * a fall. A target that may sleep and whose load asks for no replica at all is left to the
+ * scale-to-zero stage's rules.
  */
-import type { DesiredScale } from '../../load/decider.js';
+import { replicasFor, withinRateLimits, type DesiredScale } from '../../load/decider.js';
+import { clampReplicas } from '../../limits.js';
 import type { TargetRecord, TargetRecordPatch } from '../read/target-record.js';
-import {
-  EMPTY_STARTUP,
-  adaptiveScale,
-  evidenceWindowMs,
-  headroomFor,
-  observeStartup,
-  recentLevel,
-  recordLoadMinute,
-  startupDelayOf,
-  type AdaptiveSettings,
-  type LoadMinutes,
-  type StartupDelay,
-  type StartupState,
-} from './adaptive.js';
 import type { PolicyRule } from '../read/rule-names.js';
-import type { SourcesContext } from './sources-view.js';
 import { readJson } from '../read/record-json.js';
+import { EMPTY_STARTUP, LEVEL_MINUTES, MINUTE_MS, delayWindows, levels, nextScale, observeStartup, recommendation, startupDelayOf, type AdaptiveSettings, type DelayWindows, type StartupDelay, type StartupState } from './adaptive.js';
+import { EMPTY_HISTORY, completeMinutes, minutesKept, recordDecision, recordMinute, type MinuteHistory } from './adaptive-history.js';
+import { budgetInForce, calibrateHeadroom, foldBudget, unservedShare } from './headroom.js';
+import type { SourcesContext } from './sources-view.js';
 
 interface StageState {
   replicas: number | undefined;
@@ -36,55 +28,100 @@ export interface AdaptiveStage {
   run(state: StageState, ctx: SourcesContext): { replicas: number | undefined; boundBy?: PolicyRule; changes?: TargetRecordPatch };
 }
 
-const isStartup = (v: unknown) => typeof v === 'object' && v !== null && Array.isArray((v as StartupState).observed) && (v as StartupState).observed.every((n) => typeof n === 'number');
-
 /**
- * The row's form of the per-minute load: the first minute and every minute's value from it (a
- * minute without a sample holds the one before, as the headroom reads it), and the headroom as
- * last computed, from the minutes before `[0]` for a delay of `[1]` ms. It is computed once a
- * minute, over whole minutes: a target reconciled every few seconds pays for it once.
+ * The row's form (`loadMinutes`): the history's columns from minute `s`; the headroom as last
+ * calibrated, in minute `h[0]` for a delay of `h[1]` ms; the budget's balance as of minute `b[0]`.
+ * Calibrating and drawing on the budget happen once a minute: a target reconciled every few
+ * seconds pays for them once.
  */
-interface StoredMinutes {
+interface StoredHistory {
   s: number;
   v: number[];
+  u: number[];
+  r: number[];
+  c: number[];
   h?: [minute: number, delayMs: number, value: number];
+  b?: [minute: number, balance: number];
 }
 
-const isNumbers = (v: unknown) => Array.isArray(v) && v.every((n) => typeof n === 'number');
-const isMinutes = (v: unknown) => typeof v === 'object' && v !== null && typeof (v as StoredMinutes).s === 'number' && isNumbers((v as StoredMinutes).v) && ((v as StoredMinutes).h === undefined || (isNumbers((v as StoredMinutes).h) && (v as StoredMinutes).h!.length === 3));
-
-function minutesOf(stored: StoredMinutes | undefined): LoadMinutes {
-  return stored ? stored.v.map((v, i) => [stored.s + i, v] as const) : [];
+const isNumbers = (v: unknown, length?: number) => Array.isArray(v) && v.every((n) => typeof n === 'number') && (length === undefined || v.length === length);
+function isStored(v: unknown): v is StoredHistory {
+  if (typeof v !== 'object' || v === null) return false;
+  const o = v as StoredHistory;
+  const n = Array.isArray(o.v) ? o.v.length : -1;
+  return typeof o.s === 'number' && isNumbers(o.v) && isNumbers(o.u, n) && isNumbers(o.r, n) && isNumbers(o.c, n) && (o.h === undefined || isNumbers(o.h, 3)) && (o.b === undefined || isNumbers(o.b, 2));
 }
+const isStartup = (v: unknown) => typeof v === 'object' && v !== null && Array.isArray((v as StartupState).observed) && (v as StartupState).observed.every((n) => typeof n === 'number');
 
-function storedOf(minutes: LoadMinutes, headroom: StoredMinutes['h']): StoredMinutes {
-  const values: number[] = [];
-  for (let i = 0; i < minutes.length; i++) {
-    const gap = i === 0 ? 0 : minutes[i]![0] - minutes[i - 1]![0] - 1;
-    for (let g = 0; g < gap; g++) values.push(values.at(-1)!);
-    values.push(minutes[i]![1]);
-  }
-  return { s: minutes[0]?.[0] ?? 0, v: values, ...(headroom ? { h: headroom } : {}) };
-}
-
-/** The headroom over the whole minutes before this one: the row's, when it was computed this minute for this delay. */
-function headroomNow(stored: StoredMinutes | undefined, minutes: LoadMinutes, delayMs: number, windowMs: number, budget: number, now: number): NonNullable<StoredMinutes['h']> {
-  const minute = Math.floor(now / 60_000);
-  if (stored?.h && stored.h[0] === minute && stored.h[1] === delayMs) return stored.h;
-  return [minute, delayMs, headroomFor(minutes.filter(([m]) => m < minute), delayMs, windowMs, budget)];
-}
+const historyOf = (stored: StoredHistory | undefined): MinuteHistory => (stored ? { start: stored.s, load: stored.v, recommended: stored.u, ready: stored.r, scale: stored.c } : EMPTY_HISTORY);
+const storedOf = (history: MinuteHistory, h: StoredHistory['h'], b: StoredHistory['b']): StoredHistory => ({ s: history.start, v: history.load, u: history.recommended, r: history.ready, c: history.scale, ...(h ? { h } : {}), ...(b ? { b } : {}) });
 
 export const startupStateOf = (record: TargetRecord | undefined): StartupState => readJson(record?.startupDelay, EMPTY_STARTUP, isStartup);
+const storedIn = (record: TargetRecord | undefined) => readJson<StoredHistory | undefined>(record?.loadMinutes, undefined, isStored);
 
 /** The start-up delay a target's row says it has (status, the decision log). */
 export function startupDelayIn(record: TargetRecord | undefined, settings: AdaptiveSettings): StartupDelay {
   return startupDelayOf(startupStateOf(record), settings.defaultStartupDelayMs);
 }
 
-/** The headroom the row last computed, in load units; undefined before the first minute. */
+/** The headroom the row last calibrated, in load units; undefined before the first minute. */
 export function headroomIn(record: TargetRecord | undefined): number | undefined {
-  return readJson<StoredMinutes | undefined>(record?.loadMinutes, undefined, isMinutes)?.h?.[2];
+  return storedIn(record)?.h?.[2];
 }
+
+/** The budget in force (percent) by the row's balance. */
+export function budgetIn(record: TargetRecord | undefined, settings: AdaptiveSettings): number {
+  return 100 * budgetInForce(settings.underProvisioningPercent / 100, storedIn(record)?.b?.[1] ?? 0);
+}
+
+interface MinuteWork {
+  history: MinuteHistory;
+  windows: DelayWindows;
+  budget: number;
+  targetPerReplica: number;
+  minute: number;
+}
+
+/** The balance after the whole minutes since it was last drawn on (none the first time: it starts at 0). */
+function drawnBudget(stored: StoredHistory['b'], work: MinuteWork): NonNullable<StoredHistory['b']> {
+  if (!stored) return [work.minute, 0];
+  if (stored[0] >= work.minute) return stored;
+  const { history, windows, budget, targetPerReplica } = work;
+  let balance = stored[1];
+  for (let m = Math.max(stored[0], history.start); m < work.minute; m++) {
+    const i = m - history.start;
+    if (i >= history.load.length) break;
+    balance = foldBudget(balance, unservedShare(replicasFor(history.load[i]!, targetPerReplica), history.ready[i]!, windows.exposure), budget);
+  }
+  return [work.minute, balance];
+}
+
+/** The headroom over the whole minutes before this one: the row's, when it was calibrated this minute for this delay. */
+function calibrated(stored: StoredHistory['h'], work: MinuteWork, delayMs: number, balance: number): NonNullable<StoredHistory['h']> {
+  if (stored && stored[0] === work.minute && stored[1] === delayMs) return stored;
+  const target = budgetInForce(work.budget, balance);
+  return [work.minute, delayMs, calibrateHeadroom(completeMinutes(work.history), work.windows, target, work.targetPerReplica)];
+}
+
+/** The rule on this minute's history: the recommendation now, the evidence and fall-to windows' highest. */
+function decide(history: MinuteHistory, windows: DelayWindows, headroom: number, seen: { scale: number; load: number }, targetPerReplica: number) {
+  const last = history.load.length - 1;
+  const level = levels(history.load.slice(-LEVEL_MINUTES)).at(-1)!;
+  const recommended = recommendation(level, headroom, targetPerReplica);
+  const highOf = (width: number) => Math.max(recommended, ...history.recommended.slice(Math.max(0, last - width), last));
+  return {
+    recommended,
+    out: nextScale({
+      scale: seen.scale,
+      recommended,
+      evidenceHigh: last >= windows.evidence ? highOf(windows.evidence) : undefined,
+      recentHigh: highOf(windows.fallTo),
+      floor: windows.exposure < 1 ? replicasFor(seen.load, targetPerReplica) : 0,
+    }),
+  };
+}
+
+const mayScaleToZero = (settings: SourcesContext['settings']) => settings.scaleToZero.enableScaleToZero && settings.bounds.minScale === 0;
 
 export const adaptiveStage: AdaptiveStage = {
   name: 'adaptive',
@@ -92,19 +129,32 @@ export const adaptiveStage: AdaptiveStage = {
     const settings = ctx.settings.policy?.adaptive;
     const desired = state.desired;
     if (!settings || state.replicas === undefined || desired?.kind !== 'known' || state.boundBy === 'FallbackActive') return { replicas: state.replicas };
+    // A target that may sleep sleeps by the scale-to-zero rules (grace period, stable window, cooldown): an idle load's zero goes to them.
+    if (state.replicas === 0 && mayScaleToZero(ctx.settings)) return { replicas: 0 };
     const { record, now } = ctx;
+    // Counts as an adapter may report them (NaN, fractions, past the ceiling): whole and within 0..MAX_REPLICAS.
+    const observation = { scale: Math.floor(clampReplicas(ctx.observation.scale)), ready: Math.floor(clampReplicas(ctx.observation.ready)) };
     const startup = startupStateOf(record);
     const delay = startupDelayOf(startup, settings.defaultStartupDelayMs);
-    const stored = readJson<StoredMinutes | undefined>(record?.loadMinutes, undefined, isMinutes);
-    const minutes = recordLoadMinute(minutesOf(stored), now, desired.average);
-    const windowMs = evidenceWindowMs(delay.ms, ctx.settings.desired.stableWindowMs);
-    const headroom = headroomNow(stored, minutes, delay.ms, windowMs, settings.underProvisioningPercent, now);
-    const out = adaptiveScale(state.replicas, { now: desired.average, level: recentLevel(minutes, windowMs, now), headroom: headroom[2] }, ctx.settings.desired.targetPerReplica);
-    const nextStartup = observeStartup(startup, ctx.observation, out.replicas, now);
+    const windows = delayWindows(delay.ms);
+    const stored = storedIn(record);
+    const minute = Math.floor(now / MINUTE_MS);
+    const targetPerReplica = ctx.settings.desired.targetPerReplica;
+    const history = recordMinute(historyOf(stored), minute, { load: desired.average, ready: observation.ready }, minutesKept(windows));
+    const work: MinuteWork = { history, windows, budget: settings.underProvisioningPercent / 100, targetPerReplica, minute };
+    const balance = drawnBudget(stored?.b, work);
+    const headroom = calibrated(stored?.h, work, delay.ms, balance[1]);
+    const { recommended, out } = decide(history, windows, headroom[2], { scale: observation.scale, load: desired.average }, targetPerReplica);
+    const limited = withinRateLimits(out.replicas, observation.ready, ctx.settings.desired);
+    const replicas = limited.scale;
+    const boundBy: PolicyRule | undefined = limited.limitedBy ? (limited.limitedBy === 'maxScaleUpRate' ? 'ScaleUpLimit' : 'ScaleDownLimit') : out.boundBy;
     return {
-      replicas: out.replicas,
-      ...(out.boundBy ? { boundBy: out.boundBy } : {}),
-      changes: { loadMinutes: JSON.stringify(storedOf(minutes, headroom)), startupDelay: JSON.stringify(nextStartup) },
+      replicas,
+      ...(boundBy ? { boundBy } : {}),
+      changes: {
+        loadMinutes: JSON.stringify(storedOf(recordDecision(history, recommended, replicas), headroom, balance)),
+        startupDelay: JSON.stringify(observeStartup(startup, observation, replicas, now)),
+      },
     };
   },
 };

@@ -1,13 +1,16 @@
 /**
  * The adaptive policy's rules (docs/scaling.md, "The default policy"), pure: a target holds the
- * capacity its load may need within the start-up delay it really has, and gives capacity back
- * only on evidence weighed against what getting it back costs.
+ * capacity its load may need before capacity asked for now could be ready, and gives capacity back
+ * only on evidence, within a stated budget of demand left unserved.
  *
  *   StartupDelay       learned from each raise to the moment the ready count reached it
- *   ScaleDownEvidence  the load held is the highest minute of the last EVIDENCE_DELAYS × delay
- *   Headroom           above it, the rise the load may make within the delay, at the stated budget
+ *   Headroom           above the load's recent level, calibrated to the budget (headroom.ts)
+ *   ScaleDownEvidence  a fall waits until the recommendation stayed below the scale for
+ *                      EVIDENCE_DELAYS start-up delays
  *
- * What they keep between reconciles is plain data the stage stores in the target's row.
+ * The one rule (`nextScale`) decides a live reconcile and every minute of the headroom's
+ * calibration replay alike. What the rules keep between reconciles is plain data the stage stores
+ * in the target's row (adaptive-history.ts).
  */
 import { replicasFor } from '../../load/decider.js';
 import { bound, type Bound } from '../read/rule-names.js';
@@ -15,7 +18,7 @@ import { bound, type Bound } from '../read/rule-names.js';
 export interface AdaptiveSettings {
   /** The start-up delay until OBSERVATIONS_TO_LEARN raises were seen: the target kind's. */
   defaultStartupDelayMs: number;
-  /** The share of time (percent) the target may spend under its demand. */
+  /** The share of its demand (percent, averaged over time: SPEC's θU) the target may leave unserved. */
   underProvisioningPercent: number;
 }
 
@@ -25,13 +28,6 @@ export const MAX_STARTUP_DELAY_MS = 30 * 60_000;
 export const OBSERVATIONS_TO_LEARN = 3;
 /** The latest raises the learned delay is taken from. */
 export const KEPT_OBSERVATIONS = 5;
-/** Per-minute load kept for the headroom: two hours, at least four of the longest delays. */
-export const HISTORY_MINUTES = 120;
-/** A fall waits this many start-up delays: one to see the load has gone, two to outweigh coming back. */
-export const EVIDENCE_DELAYS = 3;
-
-const MINUTE_MS = 60_000;
-
 /** A raise being watched until the ready count reaches it, and the delays seen so far (ms, oldest first). */
 export interface StartupState {
   pending?: { at: number; to: number };
@@ -68,91 +64,78 @@ export function observeStartup(state: StartupState, seen: { scale: number; ready
   return state;
 }
 
-/** Per-minute load, oldest first: [minute since the epoch, the highest load seen in it]. */
-export type LoadMinutes = readonly (readonly [number, number])[];
+/** A minute's length: the load's resolution, and the step of the per-minute history. */
+export const MINUTE_MS = 60_000;
+/** The load's level is its mean over this many minutes: long enough to average a minute's noise away. */
+export const LEVEL_MINUTES = 20;
+/** The headroom is calibrated on this many of the latest whole minutes (and not before the history holds them). */
+export const CALIBRATION_MINUTES = 120;
+/** A fall waits until the recommendation stayed below the scale this many start-up delays. */
+export const EVIDENCE_DELAYS = 16;
+/** A fall goes to the highest recommendation of this many start-up delays. */
+export const FALL_TO_DELAYS = 6;
 
-export function recordLoadMinute(history: LoadMinutes, now: number, load: number): [number, number][] {
-  const minute = Math.floor(now / MINUTE_MS);
-  const kept = history.filter(([m]) => m > minute - HISTORY_MINUTES && m <= minute).map(([m, v]) => [m, v] as [number, number]);
-  const last = kept.at(-1);
-  if (last && last[0] === minute) last[1] = Math.max(last[1], load);
-  else kept.push([minute, load]);
-  return kept;
+/** What the start-up delay means in minutes of per-minute load. */
+export interface DelayWindows {
+  /** Minutes from a raise until it is ready (at least one): capacity for minute t is decided by t − ahead. */
+  ahead: number;
+  /** The share of a minute under demand before capacity raised on its own reading is ready (0–1]. */
+  exposure: number;
+  /** Minutes of evidence before a fall. */
+  evidence: number;
+  /** Minutes whose highest recommendation a fall goes to. */
+  fallTo: number;
+}
+
+export function delayWindows(delayMs: number): DelayWindows {
+  const minutes = delayMs / MINUTE_MS;
+  return {
+    ahead: Math.max(1, Math.ceil(minutes)),
+    exposure: Math.min(1, Math.max(minutes, 1 / 60)),
+    evidence: Math.max(1, Math.ceil(EVIDENCE_DELAYS * minutes)),
+    fallTo: Math.max(1, Math.ceil(FALL_TO_DELAYS * minutes)),
+  };
+}
+
+/** What one decision sees: the recommendations it weighs and the floor the load itself sets. */
+export interface RuleInput {
+  /** The scale now (the count written last). */
+  scale: number;
+  /** This minute's recommendation: the level plus the headroom, in replicas. */
+  recommended: number;
+  /** The highest recommendation of the evidence window; undefined while the history is shorter than it. */
+  evidenceHigh: number | undefined;
+  /** The highest recommendation of the fall-to window. */
+  recentHigh: number;
+  /** What this minute's load asks for when capacity raised now lands within the minute (start-up under a minute); else 0. */
+  floor: number;
 }
 
 /**
- * The load a target holds capacity for: the highest minute of the evidence window (a fall waits
- * until the higher minutes are that old: ScaleDownEvidence) plus the headroom.
+ * The adaptive rule: raise at once to the recommendation; hold while any recommendation of the
+ * evidence window reaches the scale (or the history is shorter than the window: no evidence, no
+ * fall); then fall to the highest recommendation of the fall-to window.
  */
-export function recentLevel(history: LoadMinutes, windowMs: number, now: number): number {
-  const since = Math.floor(now / MINUTE_MS) - Math.max(1, Math.ceil(windowMs / MINUTE_MS));
-  let level = 0;
-  for (const [m, v] of history) if (m > since) level = Math.max(level, v);
-  return level;
-}
-
-/**
- * The rise the load may make within `delayMs` above the level held over `windowMs`: after each
- * kept minute, the highest minute within the delay less the highest of the window up to it, and
- * of those the one exceeded in at most `budgetPercent` % of the minutes (interpolated between the
- * two around it). A minute without a value holds the one before it. 0 until two rises are known.
- */
-export function headroomFor(history: LoadMinutes, delayMs: number, windowMs: number, budgetPercent: number): number {
-  const series = filled(history);
-  const k = Math.max(1, Math.ceil(delayMs / MINUTE_MS));
-  const w = Math.max(1, Math.ceil(windowMs / MINUTE_MS));
-  const held = slidingMax(series, w);
-  const ahead = slidingMax(series, k);
-  const rises: number[] = [];
-  let tail = -Infinity;
-  const tails = series.map((_, i) => (tail = Math.max(tail, series[series.length - 1 - i]!))).reverse();
-  for (let i = 0; i + 1 < series.length; i++) {
-    // The highest of the next k minutes: the window ending k on, or what is left of the series.
-    const peak = i + k < series.length ? ahead[i + k]! : tails[i + 1]!;
-    rises.push(Math.max(0, peak - held[i]!));
+export function nextScale(input: RuleInput): Bound {
+  const now = Math.max(input.recommended, input.floor);
+  if (now > input.scale) return bound(now, input.recommended > input.floor ? 'Headroom' : undefined);
+  if (input.evidenceHigh === undefined || Math.max(input.evidenceHigh, input.floor) >= input.scale) {
+    return bound(input.scale, input.scale > now ? 'ScaleDownEvidence' : undefined);
   }
-  if (rises.length < 2) return 0;
-  rises.sort((a, b) => a - b);
-  const at = (1 - budgetPercent / 100) * (rises.length - 1);
-  const lo = Math.floor(at);
-  return rises[lo]! + (rises[Math.min(lo + 1, rises.length - 1)]! - rises[lo]!) * (at - lo);
+  const fallTo = Math.max(input.recentHigh, input.floor);
+  return bound(fallTo, fallTo > now ? 'ScaleDownEvidence' : undefined);
 }
 
-/** out[i] = the highest of series[i − width + 1 … i], in one pass (a descending run of candidates). */
-function slidingMax(series: readonly number[], width: number): number[] {
-  const run: number[] = [];
-  return series.map((v, i) => {
-    while (run.length > 0 && series[run.at(-1)!]! <= v) run.pop();
-    run.push(i);
-    if (run[0]! <= i - width) run.shift();
-    return series[run[0]!]!;
+/** The replicas for the level plus the headroom: at least one (the floor of a running target). */
+export function recommendation(level: number, headroom: number, targetPerReplica: number): number {
+  return Math.max(1, replicasFor(level + headroom, targetPerReplica));
+}
+
+/** The load's level at each minute: the mean of the LEVEL_MINUTES up to it, in one pass. */
+export function levels(load: readonly number[]): number[] {
+  let sum = 0;
+  return load.map((v, i) => {
+    sum += v - (i >= LEVEL_MINUTES ? load[i - LEVEL_MINUTES]! : 0);
+    return sum / Math.min(i + 1, LEVEL_MINUTES);
   });
-}
-
-function filled(history: LoadMinutes): number[] {
-  const out: number[] = [];
-  for (let i = 0; i < history.length; i++) {
-    const [minute, value] = history[i]!;
-    const gap = i === 0 ? 0 : Math.min(HISTORY_MINUTES, minute - history[i - 1]![0] - 1);
-    for (let g = 0; g < gap; g++) out.push(out.at(-1)!);
-    out.push(value);
-  }
-  return out;
-}
-
-/** How long a fall waits: EVIDENCE_DELAYS start-up delays, at least the stable window. */
-export function evidenceWindowMs(startupDelayMs: number, stableWindowMs: number): number {
-  return Math.max(stableWindowMs, EVIDENCE_DELAYS * startupDelayMs);
-}
-
-/**
- * The scale for the level held plus the headroom, never below what the load alone asks for:
- * `ScaleDownEvidence` when the held level is what keeps it up, `Headroom` when the headroom is.
- */
-export function adaptiveScale(replicas: number, load: { now: number; level: number; headroom: number }, targetPerReplica: number): Bound {
-  // As the windows round a load: up, float noise aside, never past MAX_REPLICAS.
-  const of = (l: number) => replicasFor(l, targetPerReplica);
-  const wanted = of(load.level + load.headroom);
-  if (wanted <= replicas) return bound(replicas);
-  return bound(wanted, of(load.now + load.headroom) < wanted ? 'ScaleDownEvidence' : 'Headroom');
 }
