@@ -25,9 +25,9 @@ export const STARTUP_DELAY_MS: Record<FleetKind, number> = { vms: VM_CREATION_MS
 const TARGET = { name: 'bench', minScale: 1, maxScale: 1000, scaleToZero: { enabled: false } };
 
 /** The configuration as `drover replay` would load it (offline: it reaches no cluster, no scale set). */
-export function benchConfig(kind: FleetKind, targetPerReplica: number, policy?: 'adaptive') {
+export function benchConfig(kind: FleetKind, targetPerReplica: number, policy?: 'knative') {
   const load = { source: 'push', targetPerReplica };
-  // Only the bounds and the load, as the issue's contract says; `policy` set only for the opt-in candidate row.
+  // Only the bounds and the load, as the issue's contract says; `policy` set only for the seed's rules' row.
   const target = { ...TARGET, load, ...(policy ? { policy } : {}) };
   if (kind === 'pods') return parseConfig({ kubernetes: {}, targets: [{ ...target, scaleTargetRef: { kind: 'Deployment', name: 'bench' } }] }, '(quality bench)', { offline: true });
   return parseConfig(
@@ -47,7 +47,7 @@ function* minuteRows(load: readonly number[], startMs: number): Generator<TraceR
 }
 
 /** The replay of the per-minute load, starting with `initial` units ready. */
-export async function runDrover(kind: FleetKind, load: readonly number[], startMs: number, targetPerReplica: number, initial: number, policy?: 'adaptive'): Promise<EmulatedRun> {
+export async function runDrover(kind: FleetKind, load: readonly number[], startMs: number, targetPerReplica: number, initial: number, policy?: 'knative'): Promise<EmulatedRun> {
   const config = benchConfig(kind, targetPerReplica, policy);
   const schedule = parseReplaySchedule(DEFAULT_REPLAY_SCHEDULE);
   const [result] = await replayTrace(config, minuteRows(load, startMs), { readyDelayMs: POD_READY_MS, creationDelayMs: VM_CREATION_MS, startDelayMs: VM_START_MS, initialScale: initial, schedule });

@@ -4,6 +4,7 @@ import { objectKey } from '../job/context.js';
 import type { Status } from '../status/status.js';
 import type { PoolStatus } from '../status/pool-status.js';
 import { heldByMinAgeText, terminateNotificationText } from '../status/pool-notes.js';
+import { policyLine } from '../status/policy-status.js';
 import type { TargetStatus } from '../status/target-status.js';
 import { clockTime, formatDuration, relative } from '../status/format.js';
 import { shortId } from '../cache/ids.js';
@@ -125,6 +126,8 @@ export function renderStatus(s: Status, now: number): string {
     if (t.lastActivation) details.push(`  last wake from zero took ${(t.lastActivation.latencyMs / 1000).toFixed(1)} s (ready ${relative(t.lastActivation.at, now)})`);
     if (t.panicSince) details.push(`  panic mode since ${at(t.panicSince)}`);
     if (t.boundBy) details.push(`  bound by ${t.boundBy}`);
+    const policy = t.policy && policyLine(t.policy);
+    if (policy) details.push(`  ${policy}`);
     for (const src of t.sources ?? []) if (src.at !== null) details.push(`  ${src.name} (push): ${src.value} pushed ${relative(src.at, now)}, ${src.served ? 'served' : 'waiting for a reconcile'}`);
     if (t.paused) details.push(`  paused (${t.paused.mode}${t.paused.replicas !== null ? `, pinned at ${t.paused.replicas}` : ''}) by ${t.paused.by}`);
     if (details.length) out.push('', `TARGET ${t.name}`, ...details);

@@ -208,11 +208,12 @@ const target = z
     activationScale: policyFields.activationScale,
     schedules: policyFields.schedules,
     /**
-     * `knative` (default): the seed's KPA rules exactly; `adaptive`: capacity for the start-up delay,
-     * falls on evidence (docs/scaling.md). Not yet the default: it misses the quality bench's cost goals.
+     * `adaptive` (default): capacity for the load that can arrive within the start-up delay, held to
+     * a budget of unserved demand, falls on evidence (docs/scaling.md); `knative`: the seed's KPA
+     * rules exactly.
      */
-    policy: z.enum(['adaptive', 'knative'], { error: 'expected adaptive or knative' }).default('knative'),
-    /** The adaptive policy's budget: the share of time (percent) the target may spend under its demand. */
+    policy: z.enum(['adaptive', 'knative'], { error: 'expected adaptive or knative' }).default('adaptive'),
+    /** The adaptive policy's budget: the share of its demand (percent, averaged over time: SPEC's θU) the target may leave unserved. */
     headroom: z
       .object({
         underProvisioning: z

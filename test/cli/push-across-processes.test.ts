@@ -22,7 +22,7 @@ const running: ChildProcess[] = [];
 const GAUGE = { kind: 'Deployment', namespace: 'default', name: 'gauge' } as const;
 
 /** Scale-down keys set here, so that later changes to their defaults do not slow these tests. */
-const quickDown = { maxScaleUpRate: 1000, maxScaleDownRate: 1000, scaleDownDelay: '0s', scaleToZero: { enabled: false, stableWindow: '2s' } };
+const quickDown = { policy: 'knative', maxScaleUpRate: 1000, maxScaleDownRate: 1000, scaleDownDelay: '0s', scaleToZero: { enabled: false, stableWindow: '2s' } };
 
 beforeAll(async () => {
   tmp = await mkdtemp(path.join(os.tmpdir(), 'drover-push-'));

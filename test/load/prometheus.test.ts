@@ -56,7 +56,7 @@ const ports = (over: Partial<SourcePorts> = {}): SourcePorts => ({
 });
 
 const targetOf = (load: Record<string, unknown>) =>
-  parseConfig({ kubernetes: { kubeconfig: '/nonexistent' }, targets: [{ name: 'web', scaleTargetRef: { kind: 'Deployment', name: 'web' }, minScale: 1, maxScale: 20, maxScaleDownRate: 1000, load }] }).targets[0]!;
+  parseConfig({ kubernetes: { kubeconfig: '/nonexistent' }, targets: [{ name: 'web', scaleTargetRef: { kind: 'Deployment', name: 'web' }, policy: 'knative', minScale: 1, maxScale: 20, maxScaleDownRate: 1000, load }] }).targets[0]!;
 
 /** The target's settings as a reconcile takes them: its sources come to the plan combined, in replicas. */
 const settingsOf = (load: Record<string, unknown>) => targetSettings(targetOf(load), 1);

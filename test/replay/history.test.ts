@@ -55,7 +55,7 @@ describe('drover replay --from-history', () => {
       {
         storage,
         kubernetes: {},
-        targets: [{ name: 'web', scaleTargetRef: { kind: 'Deployment', name: 'web' }, activator: { probeUrl: 'http://127.0.0.1:1/healthz' }, load: { source: 'push', targetPerReplica: 10 } }],
+        targets: [{ name: 'web', policy: 'knative', scaleTargetRef: { kind: 'Deployment', name: 'web' }, activator: { probeUrl: 'http://127.0.0.1:1/healthz' }, load: { source: 'push', targetPerReplica: 10 } }],
       },
       tempDir(),
     );

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
 import type { TargetRecord } from '../../src/scaler/read/target-record.js';
-import { policyStatus } from '../../src/status/policy-status.js';
+import { policyLine, policyStatus } from '../../src/status/policy-status.js';
 
 const MIN = 60_000;
 
@@ -18,26 +18,52 @@ function target(extra: Record<string, unknown>, ref: Record<string, unknown> = {
   ).targets[0]!;
 }
 
-const learned: TargetRecord = { startupDelay: JSON.stringify({ observed: [4 * MIN, 5 * MIN, 4 * MIN] }), loadMinutes: JSON.stringify({ s: 10, v: [40, 50], h: [11, 300_000, 12.345] }) };
+const learned: TargetRecord = { startupDelay: JSON.stringify({ observed: [4 * MIN, 5 * MIN, 4 * MIN] }), loadMinutes: JSON.stringify({ s: 10, v: [40, 50], u: [5, 6], r: [5, 5], c: [5, 6], h: [11, 300_000, 12.345], b: [11, -14.4] }) };
 
 describe('targets[].policy in status', () => {
   it.each([
     { name: 'policy knative shows its name alone', extra: { policy: 'knative' }, ref: undefined, record: undefined, want: { name: 'knative' } },
     {
+      name: 'a target that names no policy runs the adaptive one',
+      extra: {},
+      ref: undefined,
+      record: undefined,
+      want: { name: 'adaptive', startupDelay: { seconds: 30, from: 'default' }, headroom: { underProvisioning: 1, inForce: 1, load: null } },
+    },
+    {
       name: 'a new Pool target plans with the VM default, no headroom computed yet',
       extra: { policy: 'adaptive' },
       ref: { kind: 'Pool', name: 'workers' },
       record: undefined,
-      want: { name: 'adaptive', startupDelay: { seconds: 180, from: 'default' }, headroom: { underProvisioning: 1, load: null } },
+      want: { name: 'adaptive', startupDelay: { seconds: 180, from: 'default' }, headroom: { underProvisioning: 1, inForce: 1, load: null } },
     },
     {
-      name: 'a Deployment that learned 5 minutes shows them, its budget and its last headroom',
+      // A balance of −14.4 (overspent by 0.01 a minute for a day's 1,440): 5 % − 14.4 ÷ 1,440 = 4 %.
+      name: 'a Deployment that learned 5 minutes shows them, its budget as configured and in force, and its last headroom',
       extra: { policy: 'adaptive', headroom: { underProvisioning: 5 } },
       ref: undefined,
       record: learned,
-      want: { name: 'adaptive', startupDelay: { seconds: 300, from: 'learned' }, headroom: { underProvisioning: 5, load: 12.35 } },
+      want: { name: 'adaptive', startupDelay: { seconds: 300, from: 'learned' }, headroom: { underProvisioning: 5, inForce: 4, load: 12.35 } },
     },
   ])('$name', ({ extra, ref, record, want }) => {
     expect(policyStatus(target(extra, ref), record)).toEqual(want);
+  });
+});
+
+describe('the policy line people read (drover status, the status page)', () => {
+  it.each([
+    { name: 'knative has none', policy: { name: 'knative' as const }, want: undefined },
+    {
+      name: 'a new adaptive target says it has no headroom yet',
+      policy: { name: 'adaptive' as const, startupDelay: { seconds: 180, from: 'default' as const }, headroom: { underProvisioning: 1, inForce: 1, load: null } },
+      want: 'policy adaptive: start-up 180 s (default), no headroom yet, budget 1 % of demand unserved (in force 1 %)',
+    },
+    {
+      name: 'a calibrated one shows its headroom and the budget in force',
+      policy: { name: 'adaptive' as const, startupDelay: { seconds: 30, from: 'learned' as const }, headroom: { underProvisioning: 1, inForce: 0.8, load: 12.5 } },
+      want: 'policy adaptive: start-up 30 s (learned), headroom 12.5, budget 1 % of demand unserved (in force 0.8 %)',
+    },
+  ])('$name', ({ policy, want }) => {
+    expect(policyLine(policy)).toBe(want);
   });
 });

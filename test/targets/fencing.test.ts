@@ -38,7 +38,7 @@ async function startWeb(replicas: number, targetPerReplica: number) {
   const configFile = writeConfig({
     storage: azuriteStorage(),
     kubernetes: { kubeconfig: '/nonexistent' },
-    targets: [{ name: 'web', scaleTargetRef: { kind: 'Deployment', name: 'web' }, minScale: 1, load: { source: 'push', targetPerReplica } }],
+    targets: [{ name: 'web', policy: 'knative', scaleTargetRef: { kind: 'Deployment', name: 'web' }, minScale: 1, load: { source: 'push', targetPerReplica } }],
   });
   return { kube: sim, real: new KubernetesScaleTargets(kc), clock: new ManualClock(Date.now()), configFile };
 }

@@ -7,6 +7,7 @@ import type { TargetStatus } from '../target-status.js';
 import type { ChartSpec } from './timeline.js';
 import { esc } from './html.js';
 import { timelineFigure } from './timeline-figure.js';
+import { policyLine } from '../policy-status.js';
 import { clockTime, relative } from '../format.js';
 
 export function renderTarget(target: TargetStatus, rows: readonly HistoryRow[], chart: ChartSpec, now: number): string {
@@ -16,7 +17,7 @@ export function renderTarget(target: TargetStatus, rows: readonly HistoryRow[], 
 <p class="summary"><span class="figure" data-field="desired">desired ${esc(desired)}</span>
 <span class="figure" data-field="scale">scale ${target.requestedScale ?? 'unknown'}</span>
 <span class="figure" data-field="ready">ready ${target.actualScale ?? 'unknown'}</span></p>
-${active(target, now)}${target.lastError ? `<p class="alert" data-field="error">last error: ${esc(target.lastError)}</p>\n` : ''}${sources(target, now)}${timelineFigure(chart, now)}
+${active(target, now)}${target.lastError ? `<p class="alert" data-field="error">last error: ${esc(target.lastError)}</p>\n` : ''}${sources(target, now)}${policy(target)}${timelineFigure(chart, now)}
 ${activations(target, rows, now)}</section>`;
 }
 
@@ -52,6 +53,11 @@ function active(t: TargetStatus, now: number): string {
     t.paused ? `paused (${esc(t.paused.mode)}${t.paused.replicas !== null ? ` at ${t.paused.replicas}` : ''})` : '',
   ].filter(Boolean);
   return `<p data-field="active">Active <strong class="condition condition-${esc(t.active)}">${esc(t.active)}</strong>${t.reason ? ` (${esc(t.reason)})` : ''}${since}${extras.length ? `; ${extras.join('; ')}` : ''}</p>\n`;
+}
+
+function policy(t: TargetStatus): string {
+  const line = t.policy && policyLine(t.policy);
+  return line ? `<p data-field="policy">${esc(line)}</p>\n` : '';
 }
 
 function activations(t: TargetStatus, rows: readonly HistoryRow[], now: number): string {
