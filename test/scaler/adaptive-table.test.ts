@@ -2,7 +2,8 @@
 // adaptive-history.ts): each row an input and its hand-computed answer, side by side.
 import { describe, expect, it } from 'vitest';
 import { delayWindows, levels, MAX_STARTUP_DELAY_MS, nextScale, observeStartup, recommendation, startupDelayOf, type RuleInput, type StartupState } from '../../src/scaler/recommend/adaptive.js';
-import { completeMinutes, recordDecision, recordMinute, type MinuteHistory } from '../../src/scaler/recommend/adaptive-history.js';
+import { completeMinutes, minutesKept, recordDecision, recordMinute, type MinuteHistory } from '../../src/scaler/recommend/adaptive-history.js';
+import { historyText } from '../../src/scaler/recommend/adaptive-stage.js';
 import { budgetInForce, calibrateHeadroom, foldBudget, replayUnserved, unservedShare } from '../../src/scaler/recommend/headroom.js';
 
 const MIN = 60_000;
@@ -37,6 +38,8 @@ describe('what the start-up delay means in minutes', () => {
     // 16 × 0.5 = 8 and 6 × 0.5 = 3; capacity raised on a minute's reading is ready half-way through it
     { name: 'pods ready in 30 s: decided a minute ahead, half the minute exposed', delay: 30_000, want: { ahead: 1, exposure: 0.5, evidence: 8, fallTo: 3 } },
     { name: 'a delay that is not a whole number of minutes rounds up', delay: 100_000, want: { ahead: 2, exposure: 1, evidence: 27, fallTo: 10 } },
+    // 16 × 30 = 480 minutes would be; the evidence stops at 4 hours, the fall-to window (6 × 30 = 180) below it
+    { name: 'the longest start-up waits at most 4 hours of evidence', delay: MAX_STARTUP_DELAY_MS, want: { ahead: 30, exposure: 1, evidence: 240, fallTo: 180 } },
   ])('$name', ({ delay, want }) => {
     expect(delayWindows(delay)).toEqual(want);
   });
@@ -75,6 +78,14 @@ describe('the rule: raise at once, fall on evidence', () => {
 });
 
 describe('the minutes a target remembers', () => {
+  it('the longest history, with the widest values, fits a Table string property (32K characters)', () => {
+    const n = minutesKept(delayWindows(MAX_STARTUP_DELAY_MS));
+    const history: MinuteHistory = { start: 29_000_000, load: Array<number>(n).fill(123_456.789_012_3), recommended: Array<number>(n).fill(10_000), ready: Array<number>(n).fill(10_000), scale: Array<number>(n).fill(10_000) };
+    const text = historyText(history, [29_000_100, MAX_STARTUP_DELAY_MS, 12_345.678_901], [29_000_100, -0.123_456_789]);
+    expect(text.length).toBeLessThan(32_000);
+    expect(JSON.parse(text).v[0]).toBe(123_457);
+  });
+
   const empty: MinuteHistory = { start: 0, load: [], recommended: [], ready: [], scale: [] };
   it('a minute keeps its highest load and its lowest ready count', () => {
     let h = recordMinute(empty, 100, { load: 10, ready: 4 }, 10);

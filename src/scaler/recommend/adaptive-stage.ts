@@ -54,7 +54,14 @@ function isStored(v: unknown): v is StoredHistory {
 const isStartup = (v: unknown) => typeof v === 'object' && v !== null && Array.isArray((v as StartupState).observed) && (v as StartupState).observed.every((n) => typeof n === 'number');
 
 const historyOf = (stored: StoredHistory | undefined): MinuteHistory => (stored ? { start: stored.s, load: stored.v, recommended: stored.u, ready: stored.r, scale: stored.c } : EMPTY_HISTORY);
-const storedOf = (history: MinuteHistory, h: StoredHistory['h'], b: StoredHistory['b']): StoredHistory => ({ s: history.start, v: history.load, u: history.recommended, r: history.ready, c: history.scale, ...(h ? { h } : {}), ...(b ? { b } : {}) });
+/** Six significant digits: a load's noise is far coarser, and the row's field stays short. */
+const rounded = (v: number) => Number(v.toPrecision(6));
+
+/** The row's text of the history, the headroom and the balance (within a Table string property, 32K characters, for the longest windows). */
+export function historyText(history: MinuteHistory, h: StoredHistory['h'], b: StoredHistory['b']): string {
+  const stored: StoredHistory = { s: history.start, v: history.load.map(rounded), u: history.recommended, r: history.ready, c: history.scale, ...(h ? { h: [h[0], h[1], rounded(h[2])] } : {}), ...(b ? { b: [b[0], rounded(b[1])] } : {}) };
+  return JSON.stringify(stored);
+}
 
 export const startupStateOf = (record: TargetRecord | undefined): StartupState => readJson(record?.startupDelay, EMPTY_STARTUP, isStartup);
 const storedIn = (record: TargetRecord | undefined) => readJson<StoredHistory | undefined>(record?.loadMinutes, undefined, isStored);
@@ -152,7 +159,7 @@ export const adaptiveStage: AdaptiveStage = {
       replicas,
       ...(boundBy ? { boundBy } : {}),
       changes: {
-        loadMinutes: JSON.stringify(storedOf(recordDecision(history, recommended, replicas), headroom, balance)),
+        loadMinutes: historyText(recordDecision(history, recommended, replicas), headroom, balance),
         startupDelay: JSON.stringify(observeStartup(startup, observation, replicas, now)),
       },
     };

@@ -74,6 +74,8 @@ export const CALIBRATION_MINUTES = 120;
 export const EVIDENCE_DELAYS = 16;
 /** A fall goes to the highest recommendation of this many start-up delays. */
 export const FALL_TO_DELAYS = 6;
+/** The evidence window at most (a start-up of 15 min or more): the history a row keeps stays within a Table property. */
+export const MAX_EVIDENCE_MINUTES = 240;
 
 /** What the start-up delay means in minutes of per-minute load. */
 export interface DelayWindows {
@@ -92,8 +94,8 @@ export function delayWindows(delayMs: number): DelayWindows {
   return {
     ahead: Math.max(1, Math.ceil(minutes)),
     exposure: Math.min(1, Math.max(minutes, 1 / 60)),
-    evidence: Math.max(1, Math.ceil(EVIDENCE_DELAYS * minutes)),
-    fallTo: Math.max(1, Math.ceil(FALL_TO_DELAYS * minutes)),
+    evidence: Math.min(MAX_EVIDENCE_MINUTES, Math.max(1, Math.ceil(EVIDENCE_DELAYS * minutes))),
+    fallTo: Math.min(MAX_EVIDENCE_MINUTES, Math.max(1, Math.ceil(FALL_TO_DELAYS * minutes))),
   };
 }
 
