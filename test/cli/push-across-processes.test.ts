@@ -20,6 +20,7 @@ let world: World;
 let file: string;
 const running: ChildProcess[] = [];
 const GAUGE = { kind: 'Deployment', namespace: 'default', name: 'gauge' } as const;
+const STEADY = { kind: 'Deployment', namespace: 'default', name: 'steady' } as const;
 
 /** Scale-down keys set here, so that later changes to their defaults do not slow these tests. */
 const quickDown = { policy: 'knative', maxScaleUpRate: 1000, maxScaleDownRate: 1000, scaleDownDelay: '0s', scaleToZero: { enabled: false, stableWindow: '2s' } };
@@ -30,6 +31,7 @@ beforeAll(async () => {
   await bundleCli(path.join(tmp, 'cli'));
   world = await startWorld();
   world.kube.add(GAUGE, { replicas: 1 });
+  world.kube.add(STEADY, { replicas: 1 });
   world.arm.sim.addScaleSet({ resourceGroup: 'rg', name: 'vmss', capacity: 1 });
   file = world.configFile({
     pools: [{ name: 'workers', scaleSet: { resourceGroup: 'rg', name: 'vmss' }, maxCount: 10, chunkSize: 10, reconcileRate: '0s,1', creationRate: '0s,1', deletionRate: '0s,1' }],
@@ -37,6 +39,8 @@ beforeAll(async () => {
       { name: 'gauge', minScale: 1, maxScale: 10, scaleTargetRef: { kind: 'Deployment', name: 'gauge' }, load: { source: 'push', targetPerReplica: 1 }, ...quickDown },
       { name: 'batch', minScale: 1, maxScale: 10, scaleTargetRef: { kind: 'Pool', name: 'workers' }, load: { source: 'push', targetPerReplica: 1 }, ...quickDown },
       { name: 'polled', minScale: 1, scaleTargetRef: { kind: 'Deployment', name: 'polled' }, load: { source: 'http', url: 'http://127.0.0.1:1/load', targetPerReplica: 1 } },
+      // The default policy: no policy key, no scale-down keys.
+      { name: 'steady', minScale: 1, maxScale: 10, scaleToZero: { enabled: false }, scaleTargetRef: { kind: 'Deployment', name: 'steady' }, load: { source: 'push', targetPerReplica: 1 } },
     ],
   });
 }, 120_000);
@@ -130,6 +134,42 @@ describe('drover enqueue --load from another process than drover run', () => {
         await push('gauge', load);
         await until(`the Deployment at ${load}`, () => replicas() === load, 30_000, output);
       }
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+    }
+  }, 180_000);
+});
+
+interface TargetJson {
+  name: string;
+  policy?: { name: string; startupDelay?: { seconds: number; from: string }; headroom?: { underProvisioning: number; inForce: number; load: number | null } };
+  sources?: SourceJson[];
+}
+
+async function targetStatus(target: string): Promise<TargetJson | undefined> {
+  const r = await drover('status', '--json');
+  return (JSON.parse(r.stdout) as { targets: TargetJson[] }).targets.find((t) => t.name === target);
+}
+
+describe('the default policy across processes: two hosts share what it keeps in the row', () => {
+  it('raises a pod target at once, holds it when the load falls before any evidence, and status shows the policy', async () => {
+    const [a, b] = await Promise.all([host(), host()]);
+    const output = () => `${a.output()}\n---\n${b.output()}`;
+    const steady = () => world.kube.inspect(STEADY)?.specReplicas;
+    try {
+      await push('steady', 7);
+      await until('the Deployment at 7', () => steady() === 7, 30_000, output);
+      await push('steady', 2);
+      let t = await targetStatus('steady');
+      for (const deadline = Date.now() + 30_000; !(t?.sources?.[0]?.value === 2 && t.sources[0].served); t = await targetStatus('steady')) {
+        if (Date.now() > deadline) throw new Error(`the push of 2 was not served: ${JSON.stringify(t)}\n${output()}`);
+      }
+      // Served, and still 7 (Knative's rules would have halved it): the minute's level holds the 7,
+      // and a target taken over seconds ago has no evidence window for a fall.
+      expect(steady()).toBe(7);
+      expect(t).toMatchObject({ policy: { name: 'adaptive', startupDelay: { seconds: 30, from: 'default' }, headroom: { underProvisioning: 1, inForce: 1 } } });
+      const text = await drover('status');
+      expect(text.stdout).toMatch(/policy adaptive: start-up 30 s \(default\), no headroom yet, budget 1 % of demand unserved \(in force 1 %\)/);
     } finally {
       await Promise.all([a.stop(), b.stop()]);
     }
