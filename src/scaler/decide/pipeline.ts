@@ -25,12 +25,12 @@
  *
  * This file is where a policy stage is wired in: replace an identity entry of PIPELINE with it.
  */
-import { decideDesiredScale, type DesiredScale, type RateLimit } from '../../load/decider.js';
+import { decideDesiredScale, type DesiredScale } from '../../load/decider.js';
 import type { TargetConditions } from '../read/conditions.js';
 import { planScaleWithin } from './plan-scale.js';
 import type { ScalePlan, ScaleReason, SyncProbeResult } from '../zero/scale-to-zero.js';
 import { panicOf, type TargetRecordPatch } from '../read/target-record.js';
-import type { BoundRule } from '../read/bound-rules.js';
+import { RATE_RULES, type BoundRule } from '../read/bound-rules.js';
 import { adaptiveStage } from '../recommend/adaptive-stage.js';
 import { activation, behavior, bounds, fallback, planBounds, scaleDownDelay } from '../limit/policy-stages.js';
 import { pausedPlan, pauseOf } from './pause.js';
@@ -109,8 +109,6 @@ const sources: Stage = {
   name: 'sources',
   run: (_state, ctx) => ({ replicas: sourcesView(ctx).replicas }),
 };
-
-const RATE_RULES: Record<RateLimit, BoundRule> = { maxScaleUpRate: 'ScaleUpLimit', maxScaleDownRate: 'ScaleDownLimit' };
 
 /** Knative's stable and panic windows and its rate limits, from the samples (one source today). */
 const windows: Stage = {

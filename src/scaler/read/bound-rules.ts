@@ -3,6 +3,8 @@
  * for, named as HPA's and KEDA's users know them. Shown in status, on the page, in the decision
  * log and in the replay's timeline. Undefined when the load's answer stood unchanged.
  */
+import type { RateLimit } from '../../load/decider.js';
+
 export const BOUND_RULES = [
   /** maxScaleUpRate (Knative) or a `behavior.scaleUp` policy held a rise back. */
   'ScaleUpLimit',
@@ -49,3 +51,6 @@ export const BOUND_RULES = [
 ] as const;
 
 export type BoundRule = (typeof BOUND_RULES)[number];
+
+/** The rule each of Knative's rate limits names when it holds a scale back (the windows' answer and the adaptive policy's alike). */
+export const RATE_RULES: Record<RateLimit, 'ScaleUpLimit' | 'ScaleDownLimit'> = { maxScaleUpRate: 'ScaleUpLimit', maxScaleDownRate: 'ScaleDownLimit' };

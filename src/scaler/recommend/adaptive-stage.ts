@@ -11,6 +11,7 @@ import { replicasFor, withinRateLimits, type DesiredScale } from '../../load/dec
 import { clampReplicas } from '../../limits.js';
 import type { TargetRecord, TargetRecordPatch } from '../read/target-record.js';
 import type { PolicyRule } from '../read/rule-names.js';
+import { RATE_RULES } from '../read/bound-rules.js';
 import { readJson } from '../read/record-json.js';
 import { EMPTY_STARTUP, LEVEL_MINUTES, MINUTE_MS, delayWindows, levels, nextScale, observeStartup, recommendation, startupDelayOf, type AdaptiveSettings, type DelayWindows, type StartupDelay, type StartupState } from './adaptive.js';
 import { EMPTY_HISTORY, completeMinutes, minutesKept, recordDecision, recordMinute, type MinuteHistory } from './adaptive-history.js';
@@ -154,7 +155,7 @@ export const adaptiveStage: AdaptiveStage = {
     const { recommended, out } = decide(history, windows, headroom[2], { scale: observation.scale, load: desired.average }, targetPerReplica);
     const limited = withinRateLimits(out.replicas, observation.ready, ctx.settings.desired);
     const replicas = limited.scale;
-    const boundBy: PolicyRule | undefined = limited.limitedBy ? (limited.limitedBy === 'maxScaleUpRate' ? 'ScaleUpLimit' : 'ScaleDownLimit') : out.boundBy;
+    const boundBy = limited.limitedBy ? RATE_RULES[limited.limitedBy] : out.boundBy;
     return {
       replicas,
       ...(boundBy ? { boundBy } : {}),
