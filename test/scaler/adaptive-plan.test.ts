@@ -107,6 +107,17 @@ describe('the default policy through the plan', () => {
     expect((await d.step({ at: T0 + 61 * SECOND, load: 0 })).scale).toBe(0);
   });
 
+  it('keeps each minute’s load to six significant digits; a lower load later in the minute changes nothing of it', async () => {
+    const d = planDriver(adaptive({}), { current: 1 });
+    await d.step({ at: T0, load: 12.345_678_9, ready: 1 });
+    await d.step({ at: T0 + SECOND, load: 12.345_678_9, ready: 1 });
+    const text = d.record?.loadMinutes;
+    expect(JSON.parse(text!).v).toEqual([12.3457]);
+    // The same minute, a lower load: nothing of it changes, the field is the same text.
+    await d.step({ at: T0 + 2 * SECOND, load: 3, ready: 1 });
+    expect(d.record?.loadMinutes).toBe(text);
+  });
+
   it('an explicit maxScaleUpRate bounds its raises, named ScaleUpLimit', async () => {
     const d = planDriver(adaptive({ maxScaleUpRate: 2 }), { current: 2 });
     const out = await d.step({ at: T0, load: 200, ready: 2 });

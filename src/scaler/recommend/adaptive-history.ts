@@ -30,13 +30,15 @@ export function minutesKept(windows: DelayWindows): number {
  * The history with `minute` as its last minute: a minute already there takes the higher load and
  * the lower ready count; minutes skipped since hold the last minute's values (nothing was seen to
  * change); the oldest beyond `keep` are dropped. A minute before the last (a clock step back)
- * starts the history over.
+ * starts the history over. Nothing changed: the same object (the caller writes nothing).
  */
 export function recordMinute(history: MinuteHistory, minute: number, seen: { load: number; ready: number }, keep: number): MinuteHistory {
   const last = history.start + history.load.length - 1;
   if (history.load.length === 0 || minute < last || minute - last > keep) {
     return { start: minute, load: [seen.load], recommended: [0], ready: [seen.ready], scale: [0] };
   }
+  // Within the minute, most readings change nothing: the same history, nothing to write.
+  if (minute === last && seen.load <= history.load[history.load.length - 1]! && seen.ready >= history.ready[history.ready.length - 1]!) return history;
   const next = { start: history.start, load: [...history.load], recommended: [...history.recommended], ready: [...history.ready], scale: [...history.scale] };
   if (minute === last) {
     next.load[next.load.length - 1] = Math.max(next.load.at(-1)!, seen.load);
@@ -54,6 +56,7 @@ export function recordMinute(history: MinuteHistory, minute: number, seen: { loa
 /** The last minute with this decision: its recommendation the highest of the minute, its scale the latest. */
 export function recordDecision(history: MinuteHistory, recommended: number, scale: number): MinuteHistory {
   const last = history.load.length - 1;
+  if ((history.recommended[last] ?? 0) >= recommended && history.scale[last] === scale) return history;
   const rec = [...history.recommended];
   const sc = [...history.scale];
   rec[last] = Math.max(rec[last] ?? 0, recommended);

@@ -55,17 +55,42 @@ function isStored(v: unknown): v is StoredHistory {
 const isStartup = (v: unknown) => typeof v === 'object' && v !== null && Array.isArray((v as StartupState).observed) && (v as StartupState).observed.every((n) => typeof n === 'number');
 
 const historyOf = (stored: StoredHistory | undefined): MinuteHistory => (stored ? { start: stored.s, load: stored.v, recommended: stored.u, ready: stored.r, scale: stored.c } : EMPTY_HISTORY);
-/** Six significant digits: a load's noise is far coarser, and the row's field stays short. */
+
+/**
+ * The row's field read back, with its history: the same text (a target reconciled every second
+ * reads what it wrote) is parsed once. Only a memo of a pure reading, keyed by the text itself:
+ * what the policy keeps lives in the row.
+ */
+const PARSED_KEPT = 256;
+const parsed = new Map<string, { stored: StoredHistory; history: MinuteHistory }>();
+function readStored(text: string | undefined): { stored: StoredHistory; history: MinuteHistory } | undefined {
+  if (!text) return undefined;
+  const hit = parsed.get(text);
+  if (hit) return hit;
+  const stored = readJson<StoredHistory | undefined>(text, undefined, isStored);
+  if (!stored) return undefined;
+  const entry = { stored, history: historyOf(stored) };
+  if (parsed.size >= PARSED_KEPT) parsed.delete(parsed.keys().next().value!);
+  parsed.set(text, entry);
+  return entry;
+}
+/** Six significant digits: a load's noise is far coarser, and the row's field stays short. Applied as a reading is recorded, so what is decided on is what is stored. */
 const rounded = (v: number) => Number(v.toPrecision(6));
 
-/** The row's text of the history, the headroom and the balance (within a Table string property, 32K characters, for the longest windows). */
 export function historyText(history: MinuteHistory, h: StoredHistory['h'], b: StoredHistory['b']): string {
-  const stored: StoredHistory = { s: history.start, v: history.load.map(rounded), u: history.recommended, r: history.ready, c: history.scale, ...(h ? { h: [h[0], h[1], rounded(h[2])] } : {}), ...(b ? { b: [b[0], rounded(b[1])] } : {}) };
+  const stored: StoredHistory = { s: history.start, v: history.load, u: history.recommended, r: history.ready, c: history.scale, ...(h ? { h: [h[0], h[1], rounded(h[2])] } : {}), ...(b ? { b: [b[0], rounded(b[1])] } : {}) };
   return JSON.stringify(stored);
 }
 
-export const startupStateOf = (record: TargetRecord | undefined): StartupState => readJson(record?.startupDelay, EMPTY_STARTUP, isStartup);
-const storedIn = (record: TargetRecord | undefined) => readJson<StoredHistory | undefined>(record?.loadMinutes, undefined, isStored);
+let lastStartup: { text: string; state: StartupState } | undefined;
+/** The row's start-up observations; the text read last is parsed once (a memo of a pure reading). */
+export function startupStateOf(record: TargetRecord | undefined): StartupState {
+  const text = record?.startupDelay;
+  if (!text) return EMPTY_STARTUP;
+  if (lastStartup?.text !== text) lastStartup = { text, state: readJson(text, EMPTY_STARTUP, isStartup) };
+  return lastStartup.state;
+}
+const storedIn = (record: TargetRecord | undefined) => readStored(record?.loadMinutes)?.stored;
 
 /** The start-up delay a target's row says it has (status, the decision log). */
 export function startupDelayIn(record: TargetRecord | undefined, settings: AdaptiveSettings): StartupDelay {
@@ -145,10 +170,11 @@ export const adaptiveStage: AdaptiveStage = {
     const startup = startupStateOf(record);
     const delay = startupDelayOf(startup, settings.defaultStartupDelayMs);
     const windows = delayWindows(delay.ms);
-    const stored = storedIn(record);
+    const kept = readStored(record?.loadMinutes);
+    const stored = kept?.stored;
     const minute = Math.floor(now / MINUTE_MS);
     const targetPerReplica = ctx.settings.desired.targetPerReplica;
-    const history = recordMinute(historyOf(stored), minute, { load: desired.average, ready: observation.ready }, minutesKept(windows));
+    const history = recordMinute(kept?.history ?? EMPTY_HISTORY, minute, { load: rounded(desired.average), ready: observation.ready }, minutesKept(windows));
     const work: MinuteWork = { history, windows, budget: settings.underProvisioningPercent / 100, targetPerReplica, minute };
     const balance = drawnBudget(stored?.b, work);
     const headroom = calibrated(stored?.h, work, delay.ms, balance[1]);
@@ -156,13 +182,12 @@ export const adaptiveStage: AdaptiveStage = {
     const limited = withinRateLimits(out.replicas, observation.ready, ctx.settings.desired);
     const replicas = limited.scale;
     const boundBy = limited.limitedBy ? RATE_RULES[limited.limitedBy] : out.boundBy;
-    return {
-      replicas,
-      ...(boundBy ? { boundBy } : {}),
-      changes: {
-        loadMinutes: historyText(recordDecision(history, recommended, replicas), headroom, balance),
-        startupDelay: JSON.stringify(observeStartup(startup, observation, replicas, now)),
-      },
-    };
+    const next = recordDecision(history, recommended, replicas);
+    const nextStartup = observeStartup(startup, observation, replicas, now);
+    // Only what changed is written: most reconciles within a minute change neither.
+    const changes: TargetRecordPatch = {};
+    if (next !== kept?.history || headroom !== stored?.h || balance !== stored?.b) changes.loadMinutes = historyText(next, headroom, balance);
+    if (nextStartup !== startup) changes.startupDelay = JSON.stringify(nextStartup);
+    return { replicas, ...(boundBy ? { boundBy } : {}), changes };
   },
 };
