@@ -24,6 +24,8 @@ const tenPer = writeConfig({ kubernetes: {}, targets: [target('web', 10)] }, dir
 const fivePer = writeConfig({ kubernetes: {}, targets: [target('web', 5)] }, dir, 'five.yaml');
 const limited = writeConfig({ kubernetes: {}, targets: [{ ...target('web', 10), maxScale: 4, behavior: { scaleUp: { policies: [{ type: 'Pods', value: 1, period: '30s' }] } } }] }, dir, 'limited.yaml');
 const paused = writeConfig({ kubernetes: {}, targets: [{ ...target('web', 10), paused: true }] }, dir, 'paused.yaml');
+// The default policy (no policy key): only the bounds and the load.
+const adaptive = writeConfig({ kubernetes: {}, targets: [{ name: 'web', scaleTargetRef: { kind: 'Deployment', name: 'web' }, minScale: 1, scaleToZero: { enabled: false }, load: { source: 'push', targetPerReplica: 10 } }] }, dir, 'adaptive.yaml');
 const two = writeConfig({ kubernetes: {}, targets: [target('web', 10), target('api', 10)] }, dir, 'two.yaml');
 
 /** The hand trace as CSV without a target column: 45 for 10 min, 0 for 10, 25 for 5, every 10 s. */
@@ -196,6 +198,22 @@ describe('drover replay: what bound each decision', () => {
     expect(cells.every((c) => c[6] === '2' && c[7] === 'Paused')).toBe(true);
     // The running configuration beside it still goes 5 → 1 → 0 → 3.
     expect(new Set(cells.map((c) => c[3]))).toEqual(new Set(['5', '1', '0', '3']));
+  });
+
+  it('the default policy names its rules on the rows it holds: a fall of the load held by ScaleDownEvidence, in --json and in the table', async () => {
+    // 45 for 10 minutes (5 replicas), then 15 (2): the 20-minute level asks for 4 from minute 11
+    // while the 8-minute evidence window still holds the 5s.
+    const lines = ['time,load'];
+    for (let s = 0; s <= 1200; s += 10) lines.push(`${s},${s < 600 ? 45 : 15}`);
+    const trace = traceFile('fall.csv', `${lines.join('\n')}\n`);
+    const json = JSON.parse((await drover('--config', adaptive, 'replay', '--trace', trace, '--json')).stdout) as JsonReport;
+    const held = json.targets[0]!.timeline.filter((row) => row.boundBy === 'ScaleDownEvidence');
+    expect(held.length).toBeGreaterThan(0);
+    // Each held row is after the fall, above what the load alone asks (2): 5, then 4 as the level falls.
+    expect(held.map((row) => [row.load, row.desired, row.scale])).toEqual(expect.arrayContaining([[15, 2, 5]]));
+    expect(held.every((row) => row.load === 15 && row.scale > 2)).toBe(true);
+    const cells = decisionCells((await drover('--config', adaptive, 'replay', '--trace', trace)).stdout);
+    expect(cells.some((c) => c.at(-1) === 'ScaleDownEvidence')).toBe(true);
   });
 
   it('--json gives each timeline row its boundBy, null where the load\'s answer stood', async () => {
