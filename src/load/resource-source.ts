@@ -46,23 +46,17 @@ export const resourceKind = defineKind({
 
 const namespaceOf = (target: Extract<SourceTargetRef, { kind: 'kubernetes' }>) => target.ref.namespace;
 
-const podGrant = (target: Extract<SourceTargetRef, { kind: 'kubernetes' }>) => ({
+/** get/list on the pods of the target's namespace, in the core group or metrics.k8s.io. */
+const podsRole = (apiGroup: string, why: string) => (target: Extract<SourceTargetRef, { kind: 'kubernetes' }>) => ({
   kind: 'kubernetesRole' as const,
-  apiGroup: '',
+  apiGroup,
   resources: ['pods'],
   verbs: ['get', 'list'],
   namespace: namespaceOf(target),
-  why: 'the resource source lists the pods of the scale\'s selector (their requests and readiness)',
+  why,
 });
-
-const metricsGrant = (target: Extract<SourceTargetRef, { kind: 'kubernetes' }>) => ({
-  kind: 'kubernetesRole' as const,
-  apiGroup: 'metrics.k8s.io',
-  resources: ['pods'],
-  verbs: ['get', 'list'],
-  namespace: namespaceOf(target),
-  why: 'the resource source reads the pods\' CPU and memory use from metrics.k8s.io',
-});
+const podGrant = podsRole('', 'the resource source lists the pods of the scale\'s selector (their requests and readiness)');
+const metricsGrant = podsRole('metrics.k8s.io', 'the resource source reads the pods\' CPU and memory use from metrics.k8s.io');
 
 /** The pods' selector is the scale subresource's: a Deployment's or StatefulSet's /scale is read here too. */
 const scaleGrant = (target: Extract<SourceTargetRef, { kind: 'kubernetes' }>) => {
