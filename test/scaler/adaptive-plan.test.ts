@@ -81,20 +81,33 @@ describe('the default policy through the plan', () => {
     const d = planDriver(adaptive({}), { current: 1 });
     for (let m = 0; m < 10; m++) await d.step({ at: T0 + m * MINUTE, load: 10, ready: d.current });
     expect((await d.step({ at: T0 + 10 * MINUTE, load: 55, ready: d.current })).scale).toBe(6);
-    // the level (the mean of minutes 0–11: 165 ÷ 12) asks for 2; a fall halves at most (maxScaleDownRate 2): 3
-    expect((await d.step({ at: T0 + 11 * MINUTE, load: 10, ready: d.current })).scale).toBe(3);
+    // A young target's level is the mean of its last two start-up delays' minutes (65 ÷ 2): 4 replicas.
+    // The burst's own minute recommended 4 as well (the floor of 6 is not a recommendation), so the
+    // evidence window's highest is 4 and the scale falls to it.
+    expect((await d.step({ at: T0 + 11 * MINUTE, load: 10, ready: d.current })).scale).toBe(4);
   });
 
-  it('a fall of the level waits until 9 minutes of recommendations are below the scale, then goes to the last 4’s highest', async () => {
+  it('a young target follows the load of its last two start-up delays, without waiting on a long mean', async () => {
+    const d = planDriver(adaptive({}), { current: 1 });
+    for (let m = 0; m < 30; m++) await d.step({ at: T0 + m * MINUTE, load: 10, ready: d.current });
+    // Minute 30: 50 → the floor raises to 5 at once; minute 31: 50 again → the level (50 + 50) ÷ 2 asks for 5 itself.
+    expect((await d.step({ at: T0 + 30 * MINUTE, load: 50, ready: d.current })).scale).toBe(5);
+    const held = await d.step({ at: T0 + 31 * MINUTE, load: 50, ready: d.current });
+    expect(held).toMatchObject({ scale: 5, boundBy: undefined });
+    expect(JSON.parse(d.record!.loadMinutes!).u.at(-1)).toBe(5);
+  });
+
+  it('once calibrated, a fall of the level waits until 9 minutes of recommendations are below the scale, then goes to the last 4’s highest', async () => {
     const d = planDriver(adaptive({}), { current: 5 });
-    for (let m = 0; m < 30; m++) await d.step({ at: T0 + m * MINUTE, load: 50, ready: d.current });
+    // Past the calibration window (120 minutes and the start-up delay before them), the level is the 20-minute mean.
+    for (let m = 0; m < 130; m++) await d.step({ at: T0 + m * MINUTE, load: 50, ready: d.current });
     expect(d.current).toBe(5);
-    // From minute 30 the load is 10: j minutes on, the level is 48 − 2j, recommending 5 (j ≤ 3),
+    // From minute 130 the load is 10: j minutes on, the level is 48 − 2j, recommending 5 (j ≤ 3),
     // 4 (j 4–8), 3 (j 9–13), 2 (j 14–18), 1 after. The scale holds 5 until j = 12, whose window
     // [4, 12] is all below it, and falls to the highest of [9, 12]: 3; then 3 until j = 22 → 1.
     const scales: number[] = [];
     for (let j = 0; j <= 22; j++) {
-      await d.step({ at: T0 + (30 + j) * MINUTE, load: 10, ready: d.current });
+      await d.step({ at: T0 + (130 + j) * MINUTE, load: 10, ready: d.current });
       scales.push(d.current);
     }
     expect(scales).toEqual([...Array<number>(12).fill(5), ...Array<number>(10).fill(3), 1]);

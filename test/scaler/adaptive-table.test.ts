@@ -1,10 +1,10 @@
 // The adaptive policy's rules as tables (src/scaler/recommend/adaptive.ts, headroom.ts,
 // adaptive-history.ts): each row an input and its hand-computed answer, side by side.
 import { describe, expect, it } from 'vitest';
-import { delayWindows, levels, MAX_STARTUP_DELAY_MS, nextScale, observeStartup, recommendation, startupDelayOf, type RuleInput, type StartupState } from '../../src/scaler/recommend/adaptive.js';
+import { delayWindows, levelNow, levels, MAX_STARTUP_DELAY_MS, nextScale, observeStartup, recommendation, startupDelayOf, type RuleInput, type StartupState } from '../../src/scaler/recommend/adaptive.js';
 import { completeMinutes, minutesKept, recordDecision, recordMinute, type MinuteHistory } from '../../src/scaler/recommend/adaptive-history.js';
 import { historyText } from '../../src/scaler/recommend/adaptive-stage.js';
-import { budgetInForce, calibrateHeadroom, foldBudget, replayUnserved, unservedShare } from '../../src/scaler/recommend/headroom.js';
+import { budgetInForce, calibrateHeadroom, foldBudget, holdsCalibrationWindow, replayUnserved, unservedShare } from '../../src/scaler/recommend/headroom.js';
 
 const MIN = 60_000;
 
@@ -74,6 +74,31 @@ describe('the rule: raise at once, fall on evidence', () => {
     expect(out[19]).toBe(10);
     // minute 20: nineteen 10s and a 30 → 220 ÷ 20
     expect(out[20]).toBe(11);
+  });
+});
+
+describe('the level a young target follows', () => {
+  const vms = delayWindows(3 * MIN);
+  const pods = delayWindows(30_000);
+  const load = [...Array<number>(18).fill(10), 40, 40];
+  it.each([
+    // 20 minutes: eighteen 10s and two 40s → 260 ÷ 20
+    { name: 'calibrated: the 20-minute mean', windows: vms, calibrated: true, want: 13 },
+    // VMs, 3 minutes ahead: the last 2 × 3 minutes, four 10s and two 40s → 120 ÷ 6
+    { name: 'young VMs: the last two start-up delays (6 minutes)', windows: vms, calibrated: false, want: 20 },
+    // pods, 1 minute ahead: the last 2 minutes → 80 ÷ 2
+    { name: 'young pods: the last two minutes', windows: pods, calibrated: false, want: 40 },
+  ])('$name', ({ windows, calibrated, want }) => {
+    expect(levelNow(load, windows, calibrated)).toBe(want);
+  });
+
+  it.each([
+    // VMs 3 minutes ahead: 120 minutes and the 3 the replay's first minute looks back on
+    { minutes: 122, windows: vms, want: false },
+    { minutes: 123, windows: vms, want: true },
+    { minutes: 121, windows: pods, want: true },
+  ])('$minutes whole minutes calibrate ($want) for $windows.ahead minute(s) ahead', ({ minutes, windows, want }) => {
+    expect(holdsCalibrationWindow(minutes, windows)).toBe(want);
   });
 });
 

@@ -13,9 +13,9 @@ import type { TargetRecord, TargetRecordPatch } from '../read/target-record.js';
 import type { PolicyRule } from '../read/rule-names.js';
 import { RATE_RULES } from '../read/bound-rules.js';
 import { readJson } from '../read/record-json.js';
-import { EMPTY_STARTUP, LEVEL_MINUTES, MINUTE_MS, delayWindows, levels, nextScale, observeStartup, recommendation, startupDelayOf, type AdaptiveSettings, type DelayWindows, type StartupDelay, type StartupState } from './adaptive.js';
+import { EMPTY_STARTUP, MINUTE_MS, delayWindows, levelNow, nextScale, observeStartup, recommendation, startupDelayOf, type AdaptiveSettings, type DelayWindows, type StartupDelay, type StartupState } from './adaptive.js';
 import { EMPTY_HISTORY, completeMinutes, minutesKept, recordDecision, recordMinute, type MinuteHistory } from './adaptive-history.js';
-import { budgetInForce, calibrateHeadroom, foldBudget, unservedShare } from './headroom.js';
+import { budgetInForce, calibrateHeadroom, foldBudget, holdsCalibrationWindow, unservedShare } from './headroom.js';
 import type { SourcesContext } from './sources-view.js';
 
 interface StageState {
@@ -139,7 +139,7 @@ function calibrated(stored: StoredHistory['h'], work: MinuteWork, delayMs: numbe
 /** The rule on this minute's history: the recommendation now, the evidence and fall-to windows' highest. */
 function decide(history: MinuteHistory, windows: DelayWindows, headroom: number, seen: { scale: number; load: number }, targetPerReplica: number) {
   const last = history.load.length - 1;
-  const level = levels(history.load.slice(-LEVEL_MINUTES)).at(-1)!;
+  const level = levelNow(history.load, windows, holdsCalibrationWindow(last, windows));
   const recommended = recommendation(level, headroom, targetPerReplica);
   const highOf = (width: number) => Math.max(recommended, ...history.recommended.slice(Math.max(0, last - width), last));
   return {

@@ -70,6 +70,12 @@ export const MINUTE_MS = 60_000;
 export const LEVEL_MINUTES = 20;
 /** The headroom is calibrated on this many of the latest whole minutes (and not before the history holds them). */
 export const CALIBRATION_MINUTES = 120;
+/**
+ * Until the history holds the calibration window, the level is the mean of this many start-up
+ * delays' minutes: a young target has no headroom measured yet, and follows its load's recent
+ * rise instead of a long mean that lags it.
+ */
+export const YOUNG_LEVEL_DELAYS = 2;
 /** A fall waits until the recommendation stayed below the scale this many start-up delays. */
 export const EVIDENCE_DELAYS = 16;
 /** A fall goes to the highest recommendation of this many start-up delays. */
@@ -131,6 +137,15 @@ export function nextScale(input: RuleInput): Bound {
 /** The replicas for the level plus the headroom: at least one (the floor of a running target). */
 export function recommendation(level: number, headroom: number, targetPerReplica: number): number {
   return Math.max(1, replicasFor(level + headroom, targetPerReplica));
+}
+
+/**
+ * The load's level at the last minute: the mean of its LEVEL_MINUTES, or, before the headroom is
+ * calibrated, of its last YOUNG_LEVEL_DELAYS start-up delays.
+ */
+export function levelNow(load: readonly number[], windows: DelayWindows, calibrated: boolean): number {
+  const recent = load.slice(-(calibrated ? LEVEL_MINUTES : YOUNG_LEVEL_DELAYS * windows.ahead));
+  return recent.reduce((sum, v) => sum + v, 0) / recent.length;
 }
 
 /** The load's level at each minute: the mean of the LEVEL_MINUTES up to it, in one pass. */

@@ -55,8 +55,8 @@ function slidingMax(xs: readonly number[], width: number): number[] {
  */
 export function replayUnserved(history: Pick<MinuteHistory, 'load' | 'scale'>, headroom: number, windows: DelayWindows, targetPerReplica: number): number | undefined {
   const n = history.load.length;
+  if (!holdsCalibrationWindow(n, windows)) return undefined;
   const from = n - CALIBRATION_MINUTES;
-  if (from < windows.ahead) return undefined;
   const recs = levels(history.load).map((level) => recommendation(level, headroom, targetPerReplica));
   const evidenceHigh = slidingMax(recs, windows.evidence);
   const recentHigh = slidingMax(recs, windows.fallTo);
@@ -76,6 +76,11 @@ export function replayUnserved(history: Pick<MinuteHistory, 'load' | 'scale'>, h
     unserved += unservedShare(demand[t]!, supply, windows.exposure);
   }
   return unserved / CALIBRATION_MINUTES;
+}
+
+/** Whether `minutes` whole minutes are enough to calibrate on: the window and, before it, the start-up delay the replay's first minute looks back on. */
+export function holdsCalibrationWindow(minutes: number, windows: DelayWindows): boolean {
+  return minutes - CALIBRATION_MINUTES >= windows.ahead;
 }
 
 /** The least headroom (load units) whose replay stays within `budget` (a fraction); 0 before the history holds the window. */
