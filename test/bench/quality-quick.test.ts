@@ -32,7 +32,7 @@ describe('the quality bench, --quick', () => {
       ctx.skip(true, reason);
     }
     const results = await runQuality({ quick: true, traces: TRACES });
-    expect(results.map((r) => `${r.trace.name} ${r.kind}`)).toEqual(['nasa-week', 'nasa-week-2', 'llm-code', 'llm-conv', 'ipsc'].flatMap((t) => [`${t} vms`, `${t} pods`]));
+    expect(results.map((r) => `${r.trace.name} ${r.kind}`)).toEqual(['nasa-week', 'nasa-week-2', 'nasa-week-3', 'nasa-week-4', 'llm-code', 'llm-conv', 'ipsc'].flatMap((t) => [`${t} vms`, `${t} pods`]));
     for (const r of results) checkResult(r);
     const nasa = results[0]!;
     // One scored day (2 July) after one day of warm-up, in NASA's units.
