@@ -224,6 +224,15 @@ const target = z
       })
       .strict()
       .prefault({}),
+    /**
+     * The adaptive policy's forecast from the load a day and a week ago: `off` (default) keeps
+     * nothing of it, `observe` computes and shows its floor and changes no scale, `floor` raises
+     * to it (docs/scaling.md, "Forecast").
+     */
+    forecast: z
+      .object({ mode: z.enum(['off', 'observe', 'floor'], { error: 'expected off, observe or floor' }).default('off') })
+      .strict()
+      .prefault({}),
     /** As `drover pause TARGET`, and stronger: `drover resume` does not lift it. */
     paused: z.boolean({ error: 'expected true or false' }).optional(),
     /** At most this many times the ready replicas in one step up (Knative max-scale-up-rate). */
@@ -259,6 +268,9 @@ const target = z
     }
     if (t.scaleToZero.stableWindow <= 0) {
       ctx.addIssue({ code: 'custom', path: ['scaleToZero', 'stableWindow'], message: 'expected a duration > 0: load is averaged over it' });
+    }
+    if (t.policy === 'knative' && t.forecast.mode !== 'off') {
+      ctx.addIssue({ code: 'custom', path: ['forecast', 'mode'], message: 'expected off with policy: knative: the forecast is a rule of the adaptive policy' });
     }
   });
 

@@ -33,6 +33,9 @@ const outOfBounds: { name: string; doc: unknown; path: string; message: RegExp }
   { name: 'a policy that is neither adaptive nor knative', doc: { kubernetes: k8s, targets: [target({ policy: 'kpa' })] }, path: 'targets[0].policy', message: /expected adaptive or knative/ },
   { name: 'a headroom budget of 0 %', doc: { kubernetes: k8s, targets: [target({ headroom: { underProvisioning: 0 } })] }, path: 'targets[0].headroom.underProvisioning', message: /> 0/ },
   { name: 'a headroom budget of 80 %', doc: { kubernetes: k8s, targets: [target({ headroom: { underProvisioning: 80 } })] }, path: 'targets[0].headroom.underProvisioning', message: /≤ 50/ },
+  { name: 'a forecast mode that is none of off, observe and floor', doc: { kubernetes: k8s, targets: [target({ forecast: { mode: 'on' } })] }, path: 'targets[0].forecast.mode', message: /expected off, observe or floor/ },
+  { name: 'a forecast key it does not know', doc: { kubernetes: k8s, targets: [target({ forecast: { mode: 'floor', days: 7 } })] }, path: 'targets[0].forecast', message: /unknown field "days"/ },
+  { name: 'a forecast with policy: knative', doc: { kubernetes: k8s, targets: [target({ policy: 'knative', forecast: { mode: 'observe' } })] }, path: 'targets[0].forecast.mode', message: /expected off with policy: knative/ },
   { name: 'a duplicate key', doc: 'azure:\n  subscriptionId: x\n  subscriptionId: y\n', path: 'azure', message: /duplicate key "subscriptionId"/ },
 ];
 
@@ -57,6 +60,11 @@ describe('configuration bounds', () => {
     expect(() => parseConfigText(text)).toThrow(/kubernetes: duplicate key "k7"/);
     // Quadratic took about 5 s for a file this size; parsing itself takes a few hundred ms.
     expect(Date.now() - started).toBeLessThan(4_000);
+  });
+
+  it('gives a target forecast mode off by default; off with policy: knative is accepted', () => {
+    const cfg = parseConfigText(JSON.stringify({ kubernetes: k8s, targets: [target(), target({ name: 'api', scaleTargetRef: { kind: 'Deployment', name: 'api' }, policy: 'knative', forecast: { mode: 'off' } })] }));
+    expect(cfg.targets.map((t) => t.forecast)).toEqual([{ mode: 'off' }, { mode: 'off' }]);
   });
 
   it('gives the request timeouts their defaults', () => {

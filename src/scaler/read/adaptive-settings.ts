@@ -14,5 +14,5 @@ export function adaptiveSettingsOf(target: TargetConfig): AdaptiveSettings | und
   if (target.policy === 'knative') return undefined;
   const ref = target.scaleTargetRef;
   const defaultStartupDelayMs = 'kind' in ref && ref.kind === 'Pool' ? DEFAULT_STARTUP_DELAY_MS.pool : DEFAULT_STARTUP_DELAY_MS.kubernetes;
-  return { defaultStartupDelayMs, underProvisioningPercent: target.headroom.underProvisioning };
+  return { defaultStartupDelayMs, underProvisioningPercent: target.headroom.underProvisioning, forecast: target.forecast.mode };
 }

@@ -7,6 +7,8 @@
  *   Headroom           above the load's recent level, calibrated to the budget (headroom.ts)
  *   ScaleDownEvidence  a fall waits until the recommendation stayed below the scale for
  *                      EVIDENCE_DELAYS start-up delays
+ *   ForecastFloor      with `forecast.mode: floor`, the rise seen a day and a week ago, ahead
+ *                      (forecast.ts)
  *
  * The one rule (`nextScale`) decides a live reconcile and every minute of the headroom's
  * calibration replay alike. What the rules keep between reconciles is plain data the stage stores
@@ -20,7 +22,12 @@ export interface AdaptiveSettings {
   defaultStartupDelayMs: number;
   /** The share of its demand (percent, averaged over time: SPEC's θU) the target may leave unserved. */
   underProvisioningPercent: number;
+  /** The forecast from the load a day and a week ago (forecast.ts). */
+  forecast: ForecastMode;
 }
+
+/** `off` keeps and reads nothing of the season; `observe` computes and shows the floor; `floor` applies it. */
+export type ForecastMode = 'off' | 'observe' | 'floor';
 
 /** A start-up delay is never taken as longer than this (a raise that never completes). */
 export const MAX_STARTUP_DELAY_MS = 30 * 60_000;
