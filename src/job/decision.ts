@@ -12,6 +12,11 @@ export interface Decision {
   transient?: boolean;
   /** The rule that bound a target's decision (src/scaler/read/bound-rules.ts). */
   boundBy?: string;
+  /**
+   * What the adaptive policy's forecast made of a target's decision, when its mode is not off:
+   * its floor, and whether that is above the policy's own count (src/scaler/recommend/forecast-stage.ts).
+   */
+  forecast?: { mode: 'observe' | 'floor'; floor: number; wouldRaise: boolean };
   /** What the reconcile saw of its object, for the `history` table; not part of the decision log. */
   observed?: HistoryObservation;
 }

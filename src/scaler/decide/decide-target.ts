@@ -16,6 +16,7 @@ import type { Observation, TargetSettings } from '../read/target-settings.js';
 import type { BoundRule } from '../read/bound-rules.js';
 import { runPipeline } from './pipeline.js';
 import type { SourceObservation } from '../recommend/sources-view.js';
+import type { ForecastNote } from '../recommend/forecast-stage.js';
 import { effectiveMinScale, type ScaleBounds } from '../limit/bounds.js';
 import {
   ADOPTED_ACTIVATING,
@@ -61,6 +62,8 @@ export interface TargetDecided {
   plan: ScalePlan;
   /** The rule that last changed the replicas the load asked for. */
   boundBy?: BoundRule;
+  /** What the adaptive policy's forecast made of this minute, when its mode is not off. */
+  forecast?: ForecastNote;
   /** Record fields the pipeline's stages keep between reconciles. */
   changes: TargetRecordPatch;
 }
@@ -85,8 +88,8 @@ export function decideTarget(input: TargetDecisionInput): TargetDecision {
     now,
   });
   if (result.kind === 'probe') return result;
-  const { desired, plan, boundBy, changes } = result;
-  return { kind: 'decided', desired, conditions, adopted, plan, ...(boundBy ? { boundBy } : {}), changes };
+  const { desired, plan, boundBy, forecast, changes } = result;
+  return { kind: 'decided', desired, conditions, adopted, plan, ...(boundBy ? { boundBy } : {}), ...(forecast ? { forecast } : {}), changes };
 }
 
 export function desiredOf(desired: DesiredScale): Desired {

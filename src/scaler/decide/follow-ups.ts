@@ -9,6 +9,7 @@
 import type { Decision } from '../../job/decision.js';
 import type { DesiredScale } from '../../load/decider.js';
 import type { BoundRule } from '../read/bound-rules.js';
+import type { ForecastNote } from '../recommend/forecast-stage.js';
 import type { WakeOutcome } from '../zero/activation-latency.js';
 import type { TargetConditions } from '../read/conditions.js';
 import { nextGridPoint } from './requeue.js';
@@ -134,6 +135,8 @@ export interface DescribeInput {
   wake: WakeOutcome;
   /** The rule that last changed the replicas the load asked for. */
   boundBy?: BoundRule;
+  /** What the adaptive policy's forecast made of this minute. */
+  forecast?: ForecastNote;
   dryRun: boolean;
   probe: { ok: boolean; error?: string } | undefined;
   /** Why the reconcile ran: "timer", "forced", a re-enqueue's reason. */
@@ -145,9 +148,10 @@ export function explainPlan({ plan, desired, boundBy }: { plan: ScalePlan; desir
   return [REASONS[plan.reason], describeDesired(desired), ...(boundBy ? [`bound by ${boundBy}`] : [])];
 }
 
-export function describeTargetDecision({ plan, desired, load, write, wake, dryRun, probe, trigger, boundBy }: DescribeInput): Decision {
+export function describeTargetDecision({ plan, desired, load, write, wake, dryRun, probe, trigger, boundBy, forecast }: DescribeInput): Decision {
   const parts = [REASONS[plan.reason], `load: ${load.note}`, describeDesired(desired)];
   if (boundBy) parts.push(`bound by ${boundBy}`);
+  if (forecast?.wouldRaise) parts.push(forecast.mode === 'floor' ? `forecast floor ${forecast.floor}` : `forecast floor ${forecast.floor} not applied (forecast: observe)`);
   if (probe) parts.push(probe.ok ? 'activator answered' : `activator: ${probe.error ?? 'no answer'}`);
   if (write.kind === 'written' && write.note) parts.push(write.note);
   if (wake.kind === 'woke') parts.push(`woke from zero in ${wake.latencyMs} ms`);

@@ -9,7 +9,8 @@
  *  2. combine          with each source's health: sources-view.ts, read by the stages after
  *  3. fallback         sources failing past their threshold: the fallback replicas
  *  4. windows          Knative's stable and panic windows and its maxScaleUp/DownRate
- *  4a. adaptive        `policy: adaptive`: headroom for the start-up delay, scale-down evidence
+ *  4a. adaptive        `policy: adaptive`: headroom for the start-up delay, scale-down evidence,
+ *                      the forecast's floor (`forecast.mode`)
  *  5. behavior         HPA v2 `behavior`: stabilization windows, then Pods/Percent policies
  *  6. scaleDownDelay   Knative: the highest scale of the delay window
  *  7. activation       activationScale on a wake, initialScale on the first scale
@@ -32,6 +33,7 @@ import type { ScalePlan, ScaleReason, SyncProbeResult } from '../zero/scale-to-z
 import { panicOf, type TargetRecordPatch } from '../read/target-record.js';
 import { RATE_RULES, type BoundRule } from '../read/bound-rules.js';
 import { adaptiveStage } from '../recommend/adaptive-stage.js';
+import type { ForecastNote } from '../recommend/forecast-stage.js';
 import { activation, behavior, bounds, fallback, planBounds, scaleDownDelay } from '../limit/policy-stages.js';
 import { pausedPlan, pauseOf } from './pause.js';
 import { sleepPlan } from '../zero/sleep.js';
@@ -62,6 +64,8 @@ export interface PipelineState {
   desired?: DesiredScale;
   /** The scale plan (set by `scaleToZero`; later stages may change it). */
   plan?: ScalePlan;
+  /** What the adaptive policy's forecast made of this minute (set by `adaptive` when its mode is not off). */
+  forecast?: ForecastNote;
   /** Record fields the stages keep between reconciles. */
   changes: TargetRecordPatch;
 }
@@ -73,6 +77,7 @@ export interface StageOutput {
   changes?: TargetRecordPatch;
   desired?: DesiredScale;
   plan?: ScalePlan;
+  forecast?: ForecastNote;
   /** The stage needs the synchronous activator probe: run again with `probe` set. */
   needsProbe?: true;
 }
@@ -97,7 +102,7 @@ export interface Stage {
 
 export type PipelineResult =
   | { kind: 'probe' }
-  | { kind: 'decided'; desired: DesiredScale; plan: ScalePlan; boundBy?: BoundRule; changes: TargetRecordPatch };
+  | { kind: 'decided'; desired: DesiredScale; plan: ScalePlan; boundBy?: BoundRule; forecast?: ForecastNote; changes: TargetRecordPatch };
 
 /** A stage with nothing configured: the replicas pass unchanged. */
 export function identity(name: StageName): Stage {
@@ -200,9 +205,11 @@ export function runPipeline(ctx: PipelineContext, stages: readonly Stage[] = PIP
       ...((out.boundBy ?? state.boundBy) ? { boundBy: out.boundBy ?? state.boundBy } : {}),
       ...((out.desired ?? state.desired) ? { desired: out.desired ?? state.desired } : {}),
       ...((out.plan ?? state.plan) ? { plan: out.plan ?? state.plan } : {}),
+      ...((out.forecast ?? state.forecast) ? { forecast: out.forecast ?? state.forecast } : {}),
       changes: { ...state.changes, ...out.changes },
     };
   }
   if (!state.desired || !state.plan) throw new Error('the scaling pipeline has no windows or scaleToZero stage');
-  return { kind: 'decided', desired: state.desired, plan: state.plan, ...(state.boundBy ? { boundBy: state.boundBy } : {}), changes: state.changes };
+  const { desired, plan, boundBy, forecast, changes } = state;
+  return { kind: 'decided', desired, plan, ...(boundBy ? { boundBy } : {}), ...(forecast ? { forecast } : {}), changes };
 }

@@ -48,6 +48,8 @@ export const BOUND_RULES = [
   'Headroom',
   /** The adaptive policy's fall waits until its recommendations stayed lower for 16 start-up delays. */
   'ScaleDownEvidence',
+  /** The adaptive policy's forecast (`forecast.mode: floor`) raised to the rise seen a day and a week ago, ahead of it. */
+  'ForecastFloor',
 ] as const;
 
 export type BoundRule = (typeof BOUND_RULES)[number];

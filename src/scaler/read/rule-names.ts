@@ -28,7 +28,8 @@ export type PolicyRule =
   | 'ScheduledCeiling'
   // the adaptive policy
   | 'Headroom'
-  | 'ScaleDownEvidence';
+  | 'ScaleDownEvidence'
+  | 'ForecastFloor';
 
 /** A stage's answer: the replica count it lets through, and the rule that changed it, if one did. */
 export interface Bound {

@@ -45,8 +45,13 @@ export type TargetRecord = {
   delayWindow?: string;
   /** The adaptive policy's start-up delay: the raise being watched and the delays seen (src/scaler/recommend/adaptive.ts), JSON. */
   startupDelay?: string;
-  /** The adaptive policy's per-minute load for its headroom, JSON, at most two hours. */
+  /** The adaptive policy's per-minute load for its headroom, JSON, at most a few hours (src/scaler/recommend/adaptive-history.ts). */
   loadMinutes?: string;
+  /**
+   * The adaptive policy's forecast: each 5-minute bucket's mean load for eight days, JSON
+   * `{ s, v }` (src/scaler/recommend/forecast.ts); kept only while `forecast.mode` is not off.
+   */
+  loadSeason?: string;
   /** The target has reached its initialScale once (Knative's ScaleTargetInitialized). */
   initialScaleReached?: boolean;
   reconciledAt?: number;

@@ -1,8 +1,9 @@
 /**
  * The adaptive policy's stage (adaptive.ts, headroom.ts), after Knative's windows and before
  * `behavior`: the start-up delay learned from the raises; once a minute, the budget drawn on by
- * the minute just ended and the headroom calibrated to it; then the rule, within the configured
- * rate limits. `policy: knative` passes through. Without a load answer (no evidence, a fallback
+ * the minute just ended and the headroom calibrated to it; then the rule, raised to the
+ * forecast's floor under `forecast.mode: floor` (forecast-stage.ts), within the configured rate
+ * limits. `policy: knative` passes through. Without a load answer (no evidence, a fallback
  * standing for the load) it keeps nothing and changes nothing: no evidence is never turned into
  * a fall. A target that may sleep and whose load asks for no replica at all is left to the
  * scale-to-zero stage's rules.
@@ -17,6 +18,8 @@ import { EMPTY_STARTUP, MINUTE_MS, delayWindows, levelNow, nextScale, observeSta
 import { EMPTY_HISTORY, completeMinutes, minutesKept, recordDecision, recordMinute, type MinuteHistory } from './adaptive-history.js';
 import { budgetInForce, calibrateHeadroom, foldBudget, holdsCalibrationWindow, unservedShare } from './headroom.js';
 import type { SourcesContext } from './sources-view.js';
+import { foldedSeason, seasonIn, seasonText, withForecast, type ForecastNote } from './forecast-stage.js';
+import { forecastFloor, risesOver, type Season } from './forecast.js';
 
 interface StageState {
   replicas: number | undefined;
@@ -26,7 +29,7 @@ interface StageState {
 
 export interface AdaptiveStage {
   readonly name: 'adaptive';
-  run(state: StageState, ctx: SourcesContext): { replicas: number | undefined; boundBy?: PolicyRule; changes?: TargetRecordPatch };
+  run(state: StageState, ctx: SourcesContext): { replicas: number | undefined; boundBy?: PolicyRule; changes?: TargetRecordPatch; forecast?: ForecastNote };
 }
 
 /**
@@ -102,6 +105,19 @@ export function headroomIn(record: TargetRecord | undefined): number | undefined
   return storedIn(record)?.h?.[2];
 }
 
+/**
+ * The floor the forecast sets on the row's last minute, in replicas (status): the level and the
+ * headroom the row holds, its season and its start-up delay; undefined while the mode is off or
+ * no period is known.
+ */
+export function forecastIn(record: TargetRecord | undefined, settings: AdaptiveSettings, targetPerReplica: number): number | undefined {
+  const kept = readStored(record?.loadMinutes);
+  if (settings.forecast === 'off' || !kept || kept.history.load.length === 0) return undefined;
+  const { history, stored } = kept;
+  const windows = delayWindows(startupDelayIn(record, settings).ms);
+  return forecastFloor(seasonIn(record), { minute: history.start + history.load.length - 1, ahead: windows.ahead, level: levelOf(history, windows), headroom: stored.h?.[2] ?? 0, targetPerReplica });
+}
+
 /** The budget in force (percent) by the row's balance. */
 export function budgetIn(record: TargetRecord | undefined, settings: AdaptiveSettings): number {
   return 100 * budgetInForce(settings.underProvisioningPercent / 100, storedIn(record)?.b?.[1] ?? 0);
@@ -113,6 +129,8 @@ interface MinuteWork {
   budget: number;
   targetPerReplica: number;
   minute: number;
+  /** `forecast.mode: floor`: the season whose rises the headroom is calibrated with. */
+  season?: Season;
 }
 
 /** The balance after the whole minutes since it was last drawn on (none the first time: it starts at 0). */
@@ -129,20 +147,30 @@ function drawnBudget(stored: StoredHistory['b'], work: MinuteWork): NonNullable<
   return [work.minute, balance];
 }
 
-/** The headroom over the whole minutes before this one: the row's, when it was calibrated this minute for this delay. */
+/**
+ * The headroom over the whole minutes before this one: the row's, when it was calibrated this
+ * minute for this delay. Under `forecast.mode: floor`, on the levels raised by the forecast's
+ * rises: the headroom the policy needs beside the forecast, so that it keeps to its budget.
+ */
 function calibrated(stored: StoredHistory['h'], work: MinuteWork, delayMs: number, balance: number): NonNullable<StoredHistory['h']> {
   if (stored && stored[0] === work.minute && stored[1] === delayMs) return stored;
   const target = budgetInForce(work.budget, balance);
-  return [work.minute, delayMs, calibrateHeadroom(completeMinutes(work.history), work.windows, target, work.targetPerReplica)];
+  const whole = completeMinutes(work.history);
+  const rises = work.season && risesOver(work.season, whole.start, whole.load.length, work.windows.ahead);
+  return [work.minute, delayMs, calibrateHeadroom(whole, work.windows, target, work.targetPerReplica, rises)];
 }
 
-/** The rule on this minute's history: the recommendation now, the evidence and fall-to windows' highest. */
+/** The load's level on the history's last minute: a young history's (no headroom calibrated yet) is its recent minutes'. */
+const levelOf = (history: MinuteHistory, windows: DelayWindows) => levelNow(history.load, windows, holdsCalibrationWindow(history.load.length - 1, windows));
+
+/** The rule on this minute's history: the level and the recommendation now, the evidence and fall-to windows' highest. */
 function decide(history: MinuteHistory, windows: DelayWindows, headroom: number, seen: { scale: number; load: number }, targetPerReplica: number) {
   const last = history.load.length - 1;
-  const level = levelNow(history.load, windows, holdsCalibrationWindow(last, windows));
+  const level = levelOf(history, windows);
   const recommended = recommendation(level, headroom, targetPerReplica);
   const highOf = (width: number) => Math.max(recommended, ...history.recommended.slice(Math.max(0, last - width), last));
   return {
+    level,
     recommended,
     out: nextScale({
       scale: seen.scale,
@@ -175,19 +203,23 @@ export const adaptiveStage: AdaptiveStage = {
     const minute = Math.floor(now / MINUTE_MS);
     const targetPerReplica = ctx.settings.desired.targetPerReplica;
     const history = recordMinute(kept?.history ?? EMPTY_HISTORY, minute, { load: rounded(desired.average), ready: observation.ready }, minutesKept(windows));
-    const work: MinuteWork = { history, windows, budget: settings.underProvisioningPercent / 100, targetPerReplica, minute };
+    const seasonal = settings.forecast === 'off' ? undefined : foldedSeason(record, history, minute);
+    const work: MinuteWork = { history, windows, budget: settings.underProvisioningPercent / 100, targetPerReplica, minute, ...(settings.forecast === 'floor' && seasonal ? { season: seasonal.season } : {}) };
     const balance = drawnBudget(stored?.b, work);
     const headroom = calibrated(stored?.h, work, delay.ms, balance[1]);
-    const { recommended, out } = decide(history, windows, headroom[2], { scale: observation.scale, load: desired.average }, targetPerReplica);
+    const { level, recommended, out: rule } = decide(history, windows, headroom[2], { scale: observation.scale, load: desired.average }, targetPerReplica);
+    const { out, note } = withForecast(settings.forecast, seasonal?.season, { minute, ahead: windows.ahead, level, headroom: headroom[2], targetPerReplica }, rule);
     const limited = withinRateLimits(out.replicas, observation.ready, ctx.settings.desired);
     const replicas = limited.scale;
     const boundBy = limited.limitedBy ? RATE_RULES[limited.limitedBy] : out.boundBy;
-    const next = recordDecision(history, recommended, replicas);
+    // An applied floor is a recommendation like the headroom's: a fall from it waits for the evidence.
+    const next = recordDecision(history, settings.forecast === 'floor' ? Math.max(recommended, note?.floor ?? 0) : recommended, replicas);
     const nextStartup = observeStartup(startup, observation, replicas, now);
     // Only what changed is written: most reconciles within a minute change neither.
     const changes: TargetRecordPatch = {};
     if (next !== kept?.history || headroom !== stored?.h || balance !== stored?.b) changes.loadMinutes = historyText(next, headroom, balance);
     if (nextStartup !== startup) changes.startupDelay = JSON.stringify(nextStartup);
-    return { replicas, ...(boundBy ? { boundBy } : {}), changes };
+    if (seasonal?.changed) changes.loadSeason = seasonText(seasonal.season);
+    return { replicas, ...(boundBy ? { boundBy } : {}), changes, ...(note ? { forecast: note } : {}) };
   },
 };

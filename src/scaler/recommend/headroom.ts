@@ -51,13 +51,15 @@ function slidingMax(xs: readonly number[], width: number): number[] {
  * The share of demand the rule would have left unserved over the last CALIBRATION_MINUTES of
  * `history` (whole minutes) with `headroom`: replayed from the scale it had an evidence window
  * before them; minute t's supply is the lowest scale decided over [t − ahead, t] (a raise is ready
- * `ahead` minutes on, a fall at once). Undefined until the history holds the window.
+ * `ahead` minutes on, a fall at once). `rises`, one a minute of `history`: the rise the forecast
+ * had for it, added to its level (`forecast.mode: floor`, forecast.ts). Undefined until the
+ * history holds the window.
  */
-export function replayUnserved(history: Pick<MinuteHistory, 'load' | 'scale'>, headroom: number, windows: DelayWindows, targetPerReplica: number): number | undefined {
+export function replayUnserved(history: Pick<MinuteHistory, 'load' | 'scale'>, headroom: number, windows: DelayWindows, targetPerReplica: number, rises?: readonly number[]): number | undefined {
   const n = history.load.length;
   if (!holdsCalibrationWindow(n, windows)) return undefined;
   const from = n - CALIBRATION_MINUTES;
-  const recs = levels(history.load).map((level) => recommendation(level, headroom, targetPerReplica));
+  const recs = levels(history.load).map((level, i) => recommendation(level + (rises?.[i] ?? 0), headroom, targetPerReplica));
   const evidenceHigh = slidingMax(recs, windows.evidence);
   const recentHigh = slidingMax(recs, windows.fallTo);
   const demand = history.load.map((l) => replicasFor(l, targetPerReplica));
@@ -84,8 +86,8 @@ export function holdsCalibrationWindow(minutes: number, windows: DelayWindows): 
 }
 
 /** The least headroom (load units) whose replay stays within `budget` (a fraction); 0 before the history holds the window. */
-export function calibrateHeadroom(history: Pick<MinuteHistory, 'load' | 'scale'>, windows: DelayWindows, budget: number, targetPerReplica: number): number {
-  const at = (h: number) => replayUnserved(history, h, windows, targetPerReplica);
+export function calibrateHeadroom(history: Pick<MinuteHistory, 'load' | 'scale'>, windows: DelayWindows, budget: number, targetPerReplica: number, rises?: readonly number[]): number {
+  const at = (h: number) => replayUnserved(history, h, windows, targetPerReplica, rises);
   const none = at(0);
   if (none === undefined || none <= budget) return 0;
   let lo = 0;

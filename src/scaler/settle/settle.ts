@@ -70,9 +70,9 @@ export function settleTarget(input: SettleInput): Settlement {
   const activationTimeoutMs = settings.scaleToZero.activationTimeoutMs ?? DEFAULT_ACTIVATION_TIMEOUT_MS;
   const poll = settings.pollIntervalMs === undefined ? {} : { pollIntervalMs: settings.pollIntervalMs };
   const wants = followUps({ plan, desired, before, after, write, kind: snapshot.kind, activationTimeoutMs, settle, ...poll, now });
-  const { boundBy } = input.plan.decided;
-  const described = describeTargetDecision({ plan, desired, load: input.load, write, wake, dryRun: snapshot.dryRun, probe: input.probe, trigger: input.trigger });
-  const decision = boundBy ? { ...described, boundBy } : described;
+  const { boundBy, forecast } = input.plan.decided;
+  const described = describeTargetDecision({ plan, desired, load: input.load, write, wake, dryRun: snapshot.dryRun, probe: input.probe, trigger: input.trigger, ...(forecast ? { forecast } : {}) });
+  const decision = { ...described, ...(boundBy ? { boundBy } : {}), ...(forecast ? { forecast } : {}) };
   const probe = input.probe;
 
   const recordPatch = (current: TargetRecord | undefined): TargetRecordPatch => {
