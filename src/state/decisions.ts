@@ -20,9 +20,17 @@ export interface DecisionRecord {
   error?: string;
   /** The rule that bound a target's decision (`ScaleUpLimit`, `Paused`, …). */
   boundBy?: string;
+  /** What the adaptive policy's forecast made of a target's decision: stored as JSON in the line's `forecast`. */
+  forecast?: ForecastLine;
 }
 
-type DecisionProps = { at: number; object: string; decision: string; reason: string; error?: string; boundBy?: string };
+export interface ForecastLine {
+  mode: 'observe' | 'floor';
+  floor: number;
+  wouldRaise: boolean;
+}
+
+type DecisionProps = { at: number; object: string; decision: string; reason: string; error?: string; boundBy?: string; forecast?: string };
 type LastProps = { at: number; fingerprint: string };
 
 /** Row keys of an object's last decision of the day: after every line's (digits) in the partition. */
@@ -66,7 +74,7 @@ export class DecisionLog {
     const remembered = this.written.get(d.object);
     const last = remembered && dayOf(remembered.at) === day ? remembered : (await this.table.get<LastProps>(day, `${LAST_PREFIX}${d.object}`))?.props;
     if (last && last.fingerprint === fingerprint && d.at - last.at < repeatAfter) return false;
-    const line = { at: d.at, object: d.object, decision: d.decision, reason: d.reason, error: d.error, boundBy: d.boundBy };
+    const line = { at: d.at, object: d.object, decision: d.decision, reason: d.reason, error: d.error, boundBy: d.boundBy, forecast: d.forecast && JSON.stringify(d.forecast) };
     const rows: { rowKey: string; props: Props }[] = [
       { rowKey: invertedKey(d.at), props: line },
       { rowKey: `${LAST_PREFIX}${d.object}`, props: { at: d.at, fingerprint } },
@@ -84,7 +92,7 @@ export class DecisionLog {
       const pk = dayOf(now - day * 86_400_000);
       const iter = this.table.client.listEntities<DecisionProps>({ queryOptions: { filter: `PartitionKey eq '${pk}' and RowKey lt '~'` } });
       for await (const e of iter) {
-        out.push(stripUndefined({ at: e.at, object: e.object, decision: e.decision, reason: e.reason, error: e.error, boundBy: e.boundBy }) as DecisionRecord);
+        out.push(stripUndefined({ at: e.at, object: e.object, decision: e.decision, reason: e.reason, error: e.error, boundBy: e.boundBy, forecast: forecastOf(e.forecast) }) as DecisionRecord);
         if (out.length >= limit) break;
       }
     }
@@ -110,6 +118,17 @@ export class DecisionLog {
 
   private retentionDays(): number {
     return this.options.retentionDays ?? 7;
+  }
+}
+
+/** A line's `forecast` read back; a text that does not parse as one reads as none. */
+function forecastOf(text: string | undefined): ForecastLine | undefined {
+  if (!text) return undefined;
+  try {
+    const v = JSON.parse(text) as Partial<ForecastLine> | null;
+    return (v?.mode === 'observe' || v?.mode === 'floor') && typeof v.floor === 'number' && typeof v.wouldRaise === 'boolean' ? { mode: v.mode, floor: v.floor, wouldRaise: v.wouldRaise } : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -1,13 +1,14 @@
 /**
  * A target's policy as `drover status` shows it (`targets[].policy`): its name, the start-up delay
- * it plans with and where that comes from, its budget (as configured and in force) and the
- * headroom last calibrated.
+ * it plans with and where that comes from, its budget (as configured and in force), the
+ * headroom last calibrated and the forecast's mode and floor.
  * Pure: the configuration and the row in, plain data out.
  */
 import type { TargetConfig } from '../config/schema.js';
 import type { TargetRecord } from '../scaler/read/target-record.js';
 import { adaptiveSettingsOf } from '../scaler/read/adaptive-settings.js';
-import { budgetIn, headroomIn, startupDelayIn } from '../scaler/recommend/adaptive-stage.js';
+import { budgetIn, forecastIn, headroomIn, startupDelayIn } from '../scaler/recommend/adaptive-stage.js';
+import type { ForecastMode } from '../scaler/recommend/adaptive.js';
 
 export type PolicyStatus =
   | { name: 'knative' }
@@ -20,6 +21,8 @@ export type PolicyStatus =
        * before a whole minute).
        */
       headroom: { underProvisioning: number; inForce: number; load: number | null };
+      /** The forecast's mode and the floor it sets on the row's last minute, in replicas (null: mode off, or no day or week of load yet). */
+      forecast: { mode: ForecastMode; floor: number | null };
     };
 
 export function policyStatus(target: TargetConfig, record: TargetRecord | undefined): PolicyStatus {
@@ -27,6 +30,8 @@ export function policyStatus(target: TargetConfig, record: TargetRecord | undefi
   if (!adaptive) return { name: 'knative' };
   const delay = startupDelayIn(record, adaptive);
   const headroom = headroomIn(record);
+  // Per replica: the reconcile hands the policy its sources' demand in replicas (targetSettings(target, 1)).
+  const floor = forecastIn(record, adaptive, 1);
   return {
     name: 'adaptive',
     startupDelay: { seconds: Math.round(delay.ms / 1000), from: delay.from },
@@ -35,13 +40,16 @@ export function policyStatus(target: TargetConfig, record: TargetRecord | undefi
       inForce: Math.round(budgetIn(record, adaptive) * 1000) / 1000,
       load: headroom === undefined ? null : Math.round(headroom * 100) / 100,
     },
+    forecast: { mode: adaptive.forecast, floor: floor ?? null },
   };
 }
 
-/** One line for people (`drover status`, the status page): the adaptive policy's delay, headroom and budget; none for knative. */
+/** One line for people (`drover status`, the status page): the adaptive policy's delay, headroom, budget and forecast; none for knative. */
 export function policyLine(policy: PolicyStatus): string | undefined {
   if (policy.name === 'knative') return undefined;
-  const { startupDelay: delay, headroom } = policy;
+  const { startupDelay: delay, headroom, forecast } = policy;
   const room = headroom.load === null ? 'no headroom yet' : `headroom ${headroom.load}`;
-  return `policy adaptive: start-up ${delay.seconds} s (${delay.from}), ${room}, budget ${headroom.underProvisioning} % of demand unserved (in force ${headroom.inForce} %)`;
+  const line = `policy adaptive: start-up ${delay.seconds} s (${delay.from}), ${room}, budget ${headroom.underProvisioning} % of demand unserved (in force ${headroom.inForce} %)`;
+  if (forecast.mode === 'off') return line;
+  return `${line}, forecast ${forecast.mode}: ${forecast.floor === null ? 'no floor yet (a day of load first)' : `floor ${forecast.floor}`}`;
 }

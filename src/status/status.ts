@@ -4,7 +4,7 @@
  * follow DESIGN.md's JSON and are only ever added to.
  */
 import type { DroverConfig } from '../config/schema.js';
-import type { DecisionLog } from '../state/decisions.js';
+import type { DecisionLog, ForecastLine } from '../state/decisions.js';
 import { readProbe, type ProbeStores } from '../probe/async-probe.js';
 import { poolStatus, type PoolStatus, type PoolStatusDeps } from './pool-status.js';
 import { targetStatus, targetStatusOf, type TargetStatus, type TargetStatusDeps } from './target-status.js';
@@ -40,6 +40,10 @@ export interface DecisionStatus {
   decision: string;
   reason: string;
   error?: string;
+  /** The rule that bound a target's decision. */
+  boundBy?: string;
+  /** What the adaptive policy's forecast made of it: `{ mode, floor, wouldRaise }`. */
+  forecast?: ForecastLine;
 }
 
 export interface Status {

@@ -32,6 +32,16 @@ describe('decision log', () => {
     expect((await restarted.recent(NOW + DAY, 100)).filter((d) => d.object === 'pool/b')).toHaveLength(2);
   });
 
+  it('keeps what the forecast made of a target decision, and reads it back with the line', async () => {
+    const log = new DecisionLog(new EntityTable(storage.table('decisions')));
+    const forecast = { mode: 'observe' as const, floor: 12, wouldRaise: true };
+    await log.record({ at: NOW + 10_000, object: 'target/web', decision: 'steady at 4', reason: 'forecast floor 12 not applied (forecast: observe)', boundBy: 'Headroom', forecast });
+    await log.record({ at: NOW + 11_000, object: 'target/api', decision: 'steady at 2', reason: 'r' });
+    const lines = await log.recent(NOW + 11_000, 100);
+    expect(lines.find((d) => d.object === 'target/web')).toMatchObject({ boundBy: 'Headroom', forecast });
+    expect(lines.find((d) => d.object === 'target/api')).not.toHaveProperty('forecast');
+  });
+
   it('prunes days older than the retention and keeps the rest', async () => {
     const log = new DecisionLog(new EntityTable(storage.table('decisions')), { retentionDays: 7 });
     for (const [days, object] of [[10, 'pool/old'], [9, 'pool/old2'], [1, 'pool/new']] as const) {

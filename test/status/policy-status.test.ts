@@ -28,14 +28,14 @@ describe('targets[].policy in status', () => {
       extra: {},
       ref: undefined,
       record: undefined,
-      want: { name: 'adaptive', startupDelay: { seconds: 30, from: 'default' }, headroom: { underProvisioning: 1, inForce: 1, load: null } },
+      want: { name: 'adaptive', startupDelay: { seconds: 30, from: 'default' }, headroom: { underProvisioning: 1, inForce: 1, load: null }, forecast: { mode: 'off', floor: null } },
     },
     {
       name: 'a new Pool target plans with the VM default, no headroom computed yet',
       extra: { policy: 'adaptive' },
       ref: { kind: 'Pool', name: 'workers' },
       record: undefined,
-      want: { name: 'adaptive', startupDelay: { seconds: 180, from: 'default' }, headroom: { underProvisioning: 1, inForce: 1, load: null } },
+      want: { name: 'adaptive', startupDelay: { seconds: 180, from: 'default' }, headroom: { underProvisioning: 1, inForce: 1, load: null }, forecast: { mode: 'off', floor: null } },
     },
     {
       // A balance of −14.4 (overspent by 0.01 a minute for a day's 1,440): 5 % − 14.4 ÷ 1,440 = 4 %.
@@ -43,25 +43,55 @@ describe('targets[].policy in status', () => {
       extra: { policy: 'adaptive', headroom: { underProvisioning: 5 } },
       ref: undefined,
       record: learned,
-      want: { name: 'adaptive', startupDelay: { seconds: 300, from: 'learned' }, headroom: { underProvisioning: 5, inForce: 4, load: 12.35 } },
+      want: { name: 'adaptive', startupDelay: { seconds: 300, from: 'learned' }, headroom: { underProvisioning: 5, inForce: 4, load: 12.35 }, forecast: { mode: 'off', floor: null } },
+    },
+    {
+      // The row's last minute is 11 (bucket 2): a day before it the level was 10 (buckets −289 … −286)
+      // and the 2 buckets after it (5 minutes ahead: ⌈5 ÷ 5⌉ + 1) 40; level 45 now, headroom 12.345:
+      // ⌈45 + 30 + 12.345⌉ = 88 replicas. (Its budget of 1 %, overspent by the row's balance, is in
+      // force at its least: a quarter.)
+      name: 'a target with forecast: observe shows the floor its row forecasts on its last minute',
+      extra: { forecast: { mode: 'observe' } },
+      ref: undefined,
+      record: { ...learned, loadSeason: JSON.stringify({ s: -289, v: [10, 10, 10, 10, 40, 40] }) },
+      want: { name: 'adaptive', startupDelay: { seconds: 300, from: 'learned' }, headroom: { underProvisioning: 1, inForce: 0.25, load: 12.35 }, forecast: { mode: 'observe', floor: 88 } },
+    },
+    {
+      name: 'forecast: floor before a day of load has no floor yet',
+      extra: { forecast: { mode: 'floor' } },
+      ref: undefined,
+      record: learned,
+      want: { name: 'adaptive', startupDelay: { seconds: 300, from: 'learned' }, headroom: { underProvisioning: 1, inForce: 0.25, load: 12.35 }, forecast: { mode: 'floor', floor: null } },
     },
   ])('$name', ({ extra, ref, record, want }) => {
     expect(policyStatus(target(extra, ref), record)).toEqual(want);
   });
 });
 
+const OFF = { mode: 'off' as const, floor: null };
+
 describe('the policy line people read (drover status, the status page)', () => {
   it.each([
     { name: 'knative has none', policy: { name: 'knative' as const }, want: undefined },
     {
       name: 'a new adaptive target says it has no headroom yet',
-      policy: { name: 'adaptive' as const, startupDelay: { seconds: 180, from: 'default' as const }, headroom: { underProvisioning: 1, inForce: 1, load: null } },
+      policy: { name: 'adaptive' as const, startupDelay: { seconds: 180, from: 'default' as const }, headroom: { underProvisioning: 1, inForce: 1, load: null }, forecast: OFF },
       want: 'policy adaptive: start-up 180 s (default), no headroom yet, budget 1 % of demand unserved (in force 1 %)',
     },
     {
       name: 'a calibrated one shows its headroom and the budget in force',
-      policy: { name: 'adaptive' as const, startupDelay: { seconds: 30, from: 'learned' as const }, headroom: { underProvisioning: 1, inForce: 0.8, load: 12.5 } },
+      policy: { name: 'adaptive' as const, startupDelay: { seconds: 30, from: 'learned' as const }, headroom: { underProvisioning: 1, inForce: 0.8, load: 12.5 }, forecast: OFF },
       want: 'policy adaptive: start-up 30 s (learned), headroom 12.5, budget 1 % of demand unserved (in force 0.8 %)',
+    },
+    {
+      name: 'a forecast that is not off says its mode and its floor',
+      policy: { name: 'adaptive' as const, startupDelay: { seconds: 30, from: 'learned' as const }, headroom: { underProvisioning: 1, inForce: 0.8, load: 12.5 }, forecast: { mode: 'floor' as const, floor: 14 } },
+      want: 'policy adaptive: start-up 30 s (learned), headroom 12.5, budget 1 % of demand unserved (in force 0.8 %), forecast floor: floor 14',
+    },
+    {
+      name: 'or that it has none yet',
+      policy: { name: 'adaptive' as const, startupDelay: { seconds: 30, from: 'learned' as const }, headroom: { underProvisioning: 1, inForce: 0.8, load: 12.5 }, forecast: { mode: 'observe' as const, floor: null } },
+      want: 'policy adaptive: start-up 30 s (learned), headroom 12.5, budget 1 % of demand unserved (in force 0.8 %), forecast observe: no floor yet (a day of load first)',
     },
   ])('$name', ({ policy, want }) => {
     expect(policyLine(policy)).toBe(want);
