@@ -28,7 +28,10 @@ export function summaryJson(s: ReplaySummary) {
   };
 }
 
-/** `{ "targets": [ { "name", "summary", "timeline" } ] }`, plus `compare` of the same shape. */
+/**
+ * `{ "targets": [ { "name", "summary", "timeline" } ] }`, plus `compare` of the same shape. A
+ * timeline row has `forecast: { floor, wouldRaise }` while the adaptive policy's forecast had a floor.
+ */
 export function* replayJson(main: ReplayRunResult, compare?: ReplayRunResult): Generator<string> {
   yield '{\n  "config": ' + JSON.stringify(main.config) + ',\n  "targets": ';
   yield* targetsJson(main.targets, '  ');
@@ -47,7 +50,8 @@ function* targetsJson(targets: TargetReplayResult[], indent: string): Generator<
     let chunk: string[] = [];
     let first = true;
     for (const r of target.timeline.rows()) {
-      chunk.push(`${first ? '' : ','}\n${indent}      {"at":"${iso(r.at)}","load":${r.load},"desired":${r.desired ?? 'null'},"scale":${r.scale},"ready":${r.ready},"boundBy":${r.boundBy ? `"${r.boundBy}"` : 'null'}}`);
+      const forecast = r.forecast ? `,"forecast":{"floor":${r.forecast.floor},"wouldRaise":${r.forecast.wouldRaise}}` : '';
+      chunk.push(`${first ? '' : ','}\n${indent}      {"at":"${iso(r.at)}","load":${r.load},"desired":${r.desired ?? 'null'},"scale":${r.scale},"ready":${r.ready},"boundBy":${r.boundBy ? `"${r.boundBy}"` : 'null'}${forecast}}`);
       first = false;
       if (chunk.length === 1_000) {
         yield chunk.join('');

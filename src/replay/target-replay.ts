@@ -25,7 +25,7 @@ import { runScaleStep, type ScaleStepPorts } from '../scaler/write/scale-step.js
 import { targetPortKind } from '../scaler/read/target-port.js';
 import { LEASE_TTL_MS } from '../state/leases.js';
 import type { ReplaySchedule } from './schedule.js';
-import { Timeline } from './timeline.js';
+import { Timeline, type ReplayForecast } from './timeline.js';
 import { Workload, type ReplayWorkload } from './workload.js';
 import { PoolWorkload, type PoolReplayResult } from './pool-replay.js';
 import { DEFAULT_CREATION_DELAY_MS, DEFAULT_START_DELAY_MS } from './pool-delays.js';
@@ -94,6 +94,8 @@ export class TargetReplay {
   private desired: number | undefined;
   /** What bound the last decision, for the timeline. */
   private boundBy: BoundRule | undefined;
+  /** The last decision's forecast, for the timeline. */
+  private forecast: ReplayForecast | undefined;
   private readonly summary: ReplaySummary;
   private underMs = 0;
   private replicaMs = 0;
@@ -254,6 +256,8 @@ export class TargetReplay {
     this.row = applyRecordPatch(this.row, step.recordPatch(this.row));
     this.desired = step.desired.kind === 'known' ? step.desired.desired : undefined;
     this.boundBy = step.boundBy;
+    const forecast = step.decision.forecast;
+    this.forecast = forecast && { floor: forecast.floor, wouldRaise: forecast.wouldRaise };
     if (step.write.kind === 'written') {
       this.summary.scaleWrites++;
       this.writes.push(now);
@@ -323,6 +327,6 @@ export class TargetReplay {
   }
 
   private record(): void {
-    this.timeline.record(this.cursor, this.load ?? 0, this.desired, this.workload.scale, this.workload.readyAt(this.cursor), this.boundBy);
+    this.timeline.record(this.cursor, this.load ?? 0, this.desired, this.workload.scale, this.workload.readyAt(this.cursor), this.boundBy, this.forecast);
   }
 }

@@ -27,6 +27,8 @@ const paused = writeConfig({ kubernetes: {}, targets: [{ ...target('web', 10), p
 // The default policy (no policy key): only the bounds and the load.
 const adaptive = writeConfig({ kubernetes: {}, targets: [{ name: 'web', scaleTargetRef: { kind: 'Deployment', name: 'web' }, minScale: 1, scaleToZero: { enabled: false }, load: { source: 'push', targetPerReplica: 10 } }] }, dir, 'adaptive.yaml');
 const two = writeConfig({ kubernetes: {}, targets: [target('web', 10), target('api', 10)] }, dir, 'two.yaml');
+/** The default policy with its forecast set to `mode`. */
+const forecasting = (mode: string) => writeConfig({ kubernetes: {}, targets: [{ name: 'web', scaleTargetRef: { kind: 'Deployment', name: 'web' }, minScale: 1, scaleToZero: { enabled: false }, load: { source: 'push', targetPerReplica: 10 }, forecast: { mode } }] }, dir, `forecast-${mode}.yaml`);
 
 /** The hand trace as CSV without a target column: 45 for 10 min, 0 for 10, 25 for 5, every 10 s. */
 function handCsv(): string {
@@ -37,6 +39,16 @@ function handCsv(): string {
   return file;
 }
 
+interface JsonRow {
+  at: string;
+  load: number;
+  desired: number | null;
+  scale: number;
+  ready: number;
+  boundBy: string | null;
+  forecast?: { floor: number; wouldRaise: boolean };
+}
+
 function traceFile(name: string, text: string): string {
   const file = path.join(dir, name);
   writeFileSync(file, text);
@@ -45,7 +57,7 @@ function traceFile(name: string, text: string): string {
 
 
 interface JsonReport {
-  targets: { name: string; summary: { replicaMinutes: number; peakReplicas: number; wakesFromZero: number; from: string }; timeline: { at: string; load: number; desired: number | null; scale: number; ready: number; boundBy: string | null }[] }[];
+  targets: { name: string; summary: { replicaMinutes: number; peakReplicas: number; wakesFromZero: number; from: string }; timeline: JsonRow[] }[];
   compare?: { targets: { name: string; summary: { replicaMinutes: number; peakReplicas: number } }[] };
 }
 
@@ -214,6 +226,36 @@ describe('drover replay: what bound each decision', () => {
     expect(held.every((row) => row.load === 15 && row.scale > 2)).toBe(true);
     const cells = decisionCells((await drover('--config', adaptive, 'replay', '--trace', trace)).stdout);
     expect(cells.some((c) => c.at(-1) === 'ScaleDownEvidence')).toBe(true);
+  });
+
+  it('forecast: floor raises ahead of a rise seen the day before, named ForecastFloor in --json and the table; observe only says it would, deciding as off does', async () => {
+    // Two days, a minute a row: 20 a minute (2 replicas), 200 from 09:00 to 10:00 (20).
+    const lines = ['time,load'];
+    for (let m = 0; m <= 2 * 1_440; m++) lines.push(`${m * 60},${m % 1_440 >= 540 && m % 1_440 < 600 ? 200 : 20}`);
+    const trace = traceFile('daily.csv', `${lines.join('\n')}\n`);
+    const run = async (mode: string) => (JSON.parse((await drover('--config', forecasting(mode), 'replay', '--trace', trace, '--ready-delay', '30s', '--json')).stdout) as JsonReport).targets[0]!.timeline;
+    const [floor, observe, off] = [await run('floor'), await run('observe'), await run('off')];
+    const beforeRise = (row: JsonRow) => row.at >= '1970-01-02T08:30' && row.at < '1970-01-02T09:00';
+    // Floor: raised on the second day before 09:00, while the load is still 20, up to what 200 asks.
+    const raised = floor.filter((row) => row.boundBy === 'ForecastFloor');
+    expect(raised.length).toBeGreaterThan(0);
+    expect(raised.every(beforeRise)).toBe(true);
+    expect(raised.every((row) => row.load === 20 && row.forecast!.wouldRaise && row.scale === row.forecast!.floor)).toBe(true);
+    expect(Math.max(...raised.map((row) => row.scale))).toBe(20);
+    // Pods ready 30 s after a raise: off meets 09:00 with what 20 asked for; floor with the 20 replicas 200 asks for, ready.
+    const at9 = (rows: JsonRow[]) => rows.findLast((row) => row.at <= '1970-01-02T09:00:00.000Z')!;
+    expect(at9(floor).ready).toBe(20);
+    expect(at9(off).ready).toBeLessThan(20);
+    // Observe: the same floor would have raised, and nothing it decided differs from off.
+    expect(observe.some((row) => beforeRise(row) && row.forecast?.wouldRaise && row.forecast.floor === 20)).toBe(true);
+    expect(observe.some((row) => row.boundBy === 'ForecastFloor')).toBe(false);
+    // The rows where what was decided changed (observe has more: one whenever the floor changed).
+    const values = ({ at: _at, forecast: _forecast, ...row }: JsonRow) => JSON.stringify(row);
+    const decided = (rows: JsonRow[]) => rows.filter((row, i) => i === 0 || values(row) !== values(rows[i - 1]!)).map(({ forecast: _forecast, ...row }) => row);
+    expect(decided(observe)).toEqual(decided(off));
+    expect(off.some((row) => row.forecast)).toBe(false);
+    const cells = decisionCells((await drover('--config', forecasting('floor'), 'replay', '--trace', trace)).stdout);
+    expect(cells.some((c) => c.at(-1) === 'ForecastFloor')).toBe(true);
   });
 
   it('--json gives each timeline row its boundBy, null where the load\'s answer stood', async () => {
