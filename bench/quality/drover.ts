@@ -24,11 +24,14 @@ export const STARTUP_DELAY_MS: Record<FleetKind, number> = { vms: VM_CREATION_MS
 
 const TARGET = { name: 'bench', minScale: 1, maxScale: 1000, scaleToZero: { enabled: false } };
 
+/** A candidate's target keys beside the bounds and the load: the seed's rules, the forecast's floor. */
+export type CandidateKeys = { policy: 'knative' } | { forecast: { mode: 'floor' } };
+
 /** The configuration as `drover replay` would load it (offline: it reaches no cluster, no scale set). */
-export function benchConfig(kind: FleetKind, targetPerReplica: number, policy?: 'knative') {
+export function benchConfig(kind: FleetKind, targetPerReplica: number, candidate?: CandidateKeys) {
   const load = { source: 'push', targetPerReplica };
-  // Only the bounds and the load, as the issue's contract says; `policy` set only for the seed's rules' row.
-  const target = { ...TARGET, load, ...(policy ? { policy } : {}) };
+  // Only the bounds and the load, as the issue's contract says; more keys only for a candidate's row.
+  const target = { ...TARGET, load, ...candidate };
   if (kind === 'pods') return parseConfig({ kubernetes: {}, targets: [{ ...target, scaleTargetRef: { kind: 'Deployment', name: 'bench' } }] }, '(quality bench)', { offline: true });
   return parseConfig(
     {
@@ -47,8 +50,8 @@ function* minuteRows(load: readonly number[], startMs: number): Generator<TraceR
 }
 
 /** The replay of the per-minute load, starting with `initial` units ready. */
-export async function runDrover(kind: FleetKind, load: readonly number[], startMs: number, targetPerReplica: number, initial: number, policy?: 'knative'): Promise<EmulatedRun> {
-  const config = benchConfig(kind, targetPerReplica, policy);
+export async function runDrover(kind: FleetKind, load: readonly number[], startMs: number, targetPerReplica: number, initial: number, candidate?: CandidateKeys): Promise<EmulatedRun> {
+  const config = benchConfig(kind, targetPerReplica, candidate);
   const schedule = parseReplaySchedule(DEFAULT_REPLAY_SCHEDULE);
   const [result] = await replayTrace(config, minuteRows(load, startMs), { readyDelayMs: POD_READY_MS, creationDelayMs: VM_CREATION_MS, startDelayMs: VM_START_MS, initialScale: initial, schedule });
   if (!result) throw new Error('the replay returned no target');

@@ -12,7 +12,7 @@ import { MINUTE_MS, type QualityTrace } from './traces.js';
 
 export const BOUNDS: Bounds = { min: 1, max: 1000 };
 
-/** `candidate`: a Drover policy scored beside the defaults (the seed's `knative` rules), not judged by the goals. */
+/** `candidate`: a Drover policy scored beside the defaults (the seed's `knative` rules, the forecast's floor), not judged by the goals. */
 export type PolicyRole = 'drover' | 'candidate' | 'incumbent' | 'reference';
 
 export interface PolicyResult {
@@ -61,7 +61,8 @@ function runs(trace: QualityTrace, kind: FleetKind, demand: number[]): Run[] {
       : [{ policy: 'HPA on a KEDA metric (no behavior)', role: 'incumbent', run: runHpa(load, startMs, tpr, initial, delay, BOUNDS) }];
   return [
     { policy: `Drover defaults (${kind === 'vms' ? 'Pool target' : 'Deployment'})`, role: 'drover', run: runDrover(kind, load, startMs, tpr, initial) },
-    { policy: 'Drover, policy: knative (the seed’s rules)', role: 'candidate', run: runDrover(kind, load, startMs, tpr, initial, 'knative') },
+    { policy: 'Drover, policy: knative (the seed’s rules)', role: 'candidate', run: runDrover(kind, load, startMs, tpr, initial, { policy: 'knative' }) },
+    { policy: 'Drover, forecast: floor', role: 'candidate', run: runDrover(kind, load, startMs, tpr, initial, { forecast: { mode: 'floor' } }) },
     ...incumbents,
     { policy: `static peak fleet (${peak})`, role: 'reference', run: { steps: staticFleet(peak, startMs), actionTimes: [] } },
     { policy: `static p95 fleet (${p95})`, role: 'reference', run: { steps: staticFleet(p95, startMs), actionTimes: [] } },

@@ -51,8 +51,8 @@ describe('the quality bench, --quick', () => {
 
     const table = formatTable(nasa).split('\n');
     expect(table[1]).toBe('| policy | θU % | θO % | τU % | τO % | cost ÷ demand | episodes | p50 / p95 / max min | actions |');
-    expect(table.slice(3, 10).map((l) => l.split(' | ')[0])).toEqual(['| Drover defaults (Pool target)', '| Drover, policy: knative (the seed’s rules)', '| Azure Monitor, tutorial rules (+3 above 70 %, −1 below 30 %)', '| Azure Monitor, portal rules (+1 above 70 %, −1 below 20 %)', expect.stringMatching(/^\| static peak fleet \(\d+\)$/), expect.stringMatching(/^\| static p95 fleet \(\d+\)$/), '| foresight (knows the next 180 s)']);
-    expect(table.slice(10).every((l) => /^ {2}(PASS|FAIL) {2}Drover /.test(l))).toBe(true);
+    expect(table.slice(3, 11).map((l) => l.split(' | ')[0])).toEqual(['| Drover defaults (Pool target)', '| Drover, policy: knative (the seed’s rules)', '| Drover, forecast: floor', '| Azure Monitor, tutorial rules (+3 above 70 %, −1 below 30 %)', '| Azure Monitor, portal rules (+1 above 70 %, −1 below 20 %)', expect.stringMatching(/^\| static peak fleet \(\d+\)$/), expect.stringMatching(/^\| static p95 fleet \(\d+\)$/), '| foresight (knows the next 180 s)']);
+    expect(table.slice(11).every((l) => /^ {2}(PASS|FAIL) {2}Drover /.test(l))).toBe(true);
 
     const dir = tempDir();
     const page = path.join(dir, 'quality.html');
