@@ -8,7 +8,9 @@ import type { TargetConfig } from '../config/schema.js';
 import type { TargetRecord } from '../scaler/read/target-record.js';
 import { adaptiveSettingsOf } from '../scaler/read/adaptive-settings.js';
 import { budgetIn, forecastIn, headroomIn, startupDelayIn } from '../scaler/recommend/adaptive-stage.js';
-import type { ForecastMode } from '../scaler/recommend/adaptive.js';
+import { delayWindows, youngLevelMinutes as levelMinutes, type ForecastMode } from '../scaler/recommend/adaptive.js';
+
+const youngLevelMinutes = (delaySeconds: number) => levelMinutes(delayWindows(delaySeconds * 1000));
 
 export type PolicyStatus =
   | { name: 'knative' }
@@ -18,7 +20,8 @@ export type PolicyStatus =
       /**
        * The budget (percent of demand left unserved), the budget in force after what the target
        * really left unserved (percent), and the headroom last calibrated, in load units (null
-       * before a whole minute).
+       * until the target has two hours of load and its start-up delay: a young target follows the
+       * mean of its last two start-up delays instead).
        */
       headroom: { underProvisioning: number; inForce: number; load: number | null };
       /** The forecast's mode and the floor it sets on the row's last minute, in replicas (null: mode off, or no day or week of load yet). */
@@ -29,7 +32,7 @@ export function policyStatus(target: TargetConfig, record: TargetRecord | undefi
   const adaptive = adaptiveSettingsOf(target);
   if (!adaptive) return { name: 'knative' };
   const delay = startupDelayIn(record, adaptive);
-  const headroom = headroomIn(record);
+  const headroom = headroomIn(record, adaptive);
   // Per replica: the reconcile hands the policy its sources' demand in replicas (targetSettings(target, 1)).
   const floor = forecastIn(record, adaptive, 1);
   return {
@@ -48,7 +51,7 @@ export function policyStatus(target: TargetConfig, record: TargetRecord | undefi
 export function policyLine(policy: PolicyStatus): string | undefined {
   if (policy.name === 'knative') return undefined;
   const { startupDelay: delay, headroom, forecast } = policy;
-  const room = headroom.load === null ? 'no headroom yet' : `headroom ${headroom.load}`;
+  const room = headroom.load === null ? `no headroom yet (the level is the last ${youngLevelMinutes(delay.seconds)} min until two hours of load)` : `headroom ${headroom.load}`;
   const line = `policy adaptive: start-up ${delay.seconds} s (${delay.from}), ${room}, budget ${headroom.underProvisioning} % of demand unserved (in force ${headroom.inForce} %)`;
   if (forecast.mode === 'off') return line;
   return `${line}, forecast ${forecast.mode}: ${forecast.floor === null ? 'no floor yet (a day of load first)' : `floor ${forecast.floor}`}`;

@@ -169,7 +169,7 @@ describe('the default policy across processes: two hosts share what it keeps in 
       expect(steady()).toBe(7);
       expect(t).toMatchObject({ policy: { name: 'adaptive', startupDelay: { seconds: 30, from: 'default' }, headroom: { underProvisioning: 1, inForce: 1 } } });
       const text = await drover('status');
-      expect(text.stdout).toMatch(/policy adaptive: start-up 30 s \(default\), no headroom yet, budget 1 % of demand unserved \(in force 1 %\)/);
+      expect(text.stdout).toMatch(/policy adaptive: start-up 30 s \(default\), no headroom yet \(the level is the last 2 min until two hours of load\), budget 1 % of demand unserved \(in force 1 %\)/);
     } finally {
       await Promise.all([a.stop(), b.stop()]);
     }

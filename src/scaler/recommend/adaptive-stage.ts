@@ -100,9 +100,12 @@ export function startupDelayIn(record: TargetRecord | undefined, settings: Adapt
   return startupDelayOf(startupStateOf(record), settings.defaultStartupDelayMs);
 }
 
-/** The headroom the row last calibrated, in load units; undefined before the first minute. */
-export function headroomIn(record: TargetRecord | undefined): number | undefined {
-  return storedIn(record)?.h?.[2];
+/** The headroom the row last calibrated, in load units; undefined until its history holds the calibration window (a young target runs without one). */
+export function headroomIn(record: TargetRecord | undefined, settings: AdaptiveSettings): number | undefined {
+  const kept = readStored(record?.loadMinutes);
+  if (kept?.stored.h === undefined) return undefined;
+  const windows = delayWindows(startupDelayIn(record, settings).ms);
+  return holdsCalibrationWindow(kept.history.load.length - 1, windows) ? kept.stored.h[2] : undefined;
 }
 
 /**

@@ -146,12 +146,15 @@ export function recommendation(level: number, headroom: number, targetPerReplica
   return Math.max(1, replicasFor(level + headroom, targetPerReplica));
 }
 
+/** The minutes a young target's level is the mean of. */
+export const youngLevelMinutes = (windows: DelayWindows) => YOUNG_LEVEL_DELAYS * windows.ahead;
+
 /**
  * The load's level at the last minute: the mean of its LEVEL_MINUTES, or, before the headroom is
  * calibrated, of its last YOUNG_LEVEL_DELAYS start-up delays.
  */
 export function levelNow(load: readonly number[], windows: DelayWindows, calibrated: boolean): number {
-  const recent = load.slice(-(calibrated ? LEVEL_MINUTES : YOUNG_LEVEL_DELAYS * windows.ahead));
+  const recent = load.slice(-(calibrated ? LEVEL_MINUTES : youngLevelMinutes(windows)));
   return recent.reduce((sum, v) => sum + v, 0) / recent.length;
 }
 
