@@ -8,3 +8,19 @@ export function readJson<T>(text: string | undefined, fallback: T, valid: (v: un
     return fallback;
   }
 }
+
+/**
+ * `read`, remembered for the last `kept` texts: a target reconciled every few seconds reads back
+ * the field it wrote, and parses it once. Only a memo of a pure reading, keyed by the text
+ * itself: what a policy keeps lives in the row, never here.
+ */
+export function parsedOnce<T>(kept: number, read: (text: string) => T): (text: string) => T {
+  const memo = new Map<string, T>();
+  return (text) => {
+    if (memo.has(text)) return memo.get(text)!;
+    const value = read(text);
+    if (memo.size >= kept) memo.delete(memo.keys().next().value!);
+    memo.set(text, value);
+    return value;
+  };
+}

@@ -13,7 +13,7 @@ import { clampReplicas } from '../../limits.js';
 import type { TargetRecord, TargetRecordPatch } from '../read/target-record.js';
 import type { PolicyRule } from '../read/rule-names.js';
 import { RATE_RULES } from '../read/bound-rules.js';
-import { readJson } from '../read/record-json.js';
+import { parsedOnce, readJson } from '../read/record-json.js';
 import { EMPTY_STARTUP, MINUTE_MS, delayWindows, levelNow, nextScale, observeStartup, recommendation, startupDelayOf, type AdaptiveSettings, type DelayWindows, type StartupDelay, type StartupState } from './adaptive.js';
 import { EMPTY_HISTORY, completeMinutes, minutesKept, recordDecision, recordMinute, type MinuteHistory } from './adaptive-history.js';
 import { budgetInForce, calibrateHeadroom, foldBudget, holdsCalibrationWindow, unservedShare } from './headroom.js';
@@ -59,24 +59,13 @@ const isStartup = (v: unknown) => typeof v === 'object' && v !== null && Array.i
 
 const historyOf = (stored: StoredHistory | undefined): MinuteHistory => (stored ? { start: stored.s, load: stored.v, recommended: stored.u, ready: stored.r, scale: stored.c } : EMPTY_HISTORY);
 
-/**
- * The row's field read back, with its history: the same text (a target reconciled every second
- * reads what it wrote) is parsed once. Only a memo of a pure reading, keyed by the text itself:
- * what the policy keeps lives in the row.
- */
-const PARSED_KEPT = 256;
-const parsed = new Map<string, { stored: StoredHistory; history: MinuteHistory }>();
-function readStored(text: string | undefined): { stored: StoredHistory; history: MinuteHistory } | undefined {
-  if (!text) return undefined;
-  const hit = parsed.get(text);
-  if (hit) return hit;
+/** The row's field read back, with its history; each text parsed once. */
+const readParsed = parsedOnce(256, (text: string) => {
   const stored = readJson<StoredHistory | undefined>(text, undefined, isStored);
-  if (!stored) return undefined;
-  const entry = { stored, history: historyOf(stored) };
-  if (parsed.size >= PARSED_KEPT) parsed.delete(parsed.keys().next().value!);
-  parsed.set(text, entry);
-  return entry;
-}
+  return stored ? { stored, history: historyOf(stored) } : undefined;
+});
+const readStored = (text: string | undefined) => (text ? readParsed(text) : undefined);
+
 /** Six significant digits: a load's noise is far coarser, and the row's field stays short. Applied as a reading is recorded, so what is decided on is what is stored. */
 const rounded = (v: number) => Number(v.toPrecision(6));
 
@@ -85,14 +74,13 @@ export function historyText(history: MinuteHistory, h: StoredHistory['h'], b: St
   return JSON.stringify(stored);
 }
 
-let lastStartup: { text: string; state: StartupState } | undefined;
-/** The row's start-up observations; the text read last is parsed once (a memo of a pure reading). */
+const readStartup = parsedOnce(16, (text: string) => readJson(text, EMPTY_STARTUP, isStartup));
+/** The row's start-up observations. */
 export function startupStateOf(record: TargetRecord | undefined): StartupState {
   const text = record?.startupDelay;
-  if (!text) return EMPTY_STARTUP;
-  if (lastStartup?.text !== text) lastStartup = { text, state: readJson(text, EMPTY_STARTUP, isStartup) };
-  return lastStartup.state;
+  return text ? readStartup(text) : EMPTY_STARTUP;
 }
+
 const storedIn = (record: TargetRecord | undefined) => readStored(record?.loadMinutes)?.stored;
 
 /** The start-up delay a target's row says it has (status, the decision log). */

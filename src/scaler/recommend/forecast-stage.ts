@@ -6,7 +6,7 @@
  */
 import type { TargetRecord } from '../read/target-record.js';
 import { bound, type Bound } from '../read/rule-names.js';
-import { readJson } from '../read/record-json.js';
+import { parsedOnce, readJson } from '../read/record-json.js';
 import type { MinuteHistory } from './adaptive-history.js';
 import type { ForecastMode } from './adaptive.js';
 import { EMPTY_SEASON, foldSeason, forecastFloor, type ForecastInput, type Season } from './forecast.js';
@@ -28,23 +28,14 @@ interface StoredSeason {
 const isStored = (v: unknown): v is StoredSeason =>
   typeof v === 'object' && v !== null && typeof (v as StoredSeason).s === 'number' && Array.isArray((v as StoredSeason).v) && (v as StoredSeason).v.every((n) => n === null || typeof n === 'number');
 
-/**
- * The row's season; each text is parsed once (a target reconciled every few seconds reads what it
- * wrote, and a bucket completes every 5 minutes). Only a memo of a pure reading, keyed by the text
- * itself: what the forecast keeps lives in the row. A damaged text reads as none.
- */
-const PARSED_KEPT = 64;
-const parsed = new Map<string, Season>();
+/** The row's season, each text parsed once (a bucket completes every 5 minutes); a damaged text reads as none. */
+const readSeason = parsedOnce(64, (text: string): Season => {
+  const stored = readJson<StoredSeason | undefined>(text, undefined, isStored);
+  return stored ? { start: stored.s, values: stored.v } : EMPTY_SEASON;
+});
 export function seasonIn(record: Pick<TargetRecord, 'loadSeason'> | undefined): Season {
   const text = record?.loadSeason;
-  if (!text) return EMPTY_SEASON;
-  const hit = parsed.get(text);
-  if (hit) return hit;
-  const stored = readJson<StoredSeason | undefined>(text, undefined, isStored);
-  const season = stored ? { start: stored.s, values: stored.v } : EMPTY_SEASON;
-  if (parsed.size >= PARSED_KEPT) parsed.delete(parsed.keys().next().value!);
-  parsed.set(text, season);
-  return season;
+  return text ? readSeason(text) : EMPTY_SEASON;
 }
 
 /** A value as JSON in at most 8 characters (`523.4`, `1.234e-4`, `1e15`): the shorter of its plain and exponent forms. */
