@@ -10,7 +10,13 @@ import { ACTIVATOR, push, settingsOf } from './plan-driver.js';
 
 const NOW = Date.UTC(2026, 10, 30, 10, 0, 0);
 /** A push target with an activator in front, under each policy: the settings every run starts from, as parsed from configuration. */
-const BASES = { knative: settingsOf({ ...push(1), ...ACTIVATOR }), adaptive: settingsOf({ ...push(1), ...ACTIVATOR, policy: 'adaptive' }) };
+const BASES = {
+  knative: settingsOf({ ...push(1), ...ACTIVATOR }),
+  adaptive: settingsOf({ ...push(1), ...ACTIVATOR, policy: 'adaptive' }),
+  'adaptive, forecast: floor': settingsOf({ ...push(1), ...ACTIVATOR, policy: 'adaptive', forecast: { mode: 'floor' } }),
+};
+/** A season whose day ago rose from 0 to 40 at this hour: a forecast that would raise, were there any evidence. */
+const RISING_SEASON = JSON.stringify({ s: Math.floor(NOW / 300_000) - 288 - 12, v: [...Array<number>(12).fill(0), ...Array<number>(12).fill(40)] });
 
 const status = fc.constantFrom<ConditionStatus | undefined>('True', 'False', 'Unknown', undefined);
 const input = fc.record({
@@ -29,7 +35,7 @@ const input = fc.record({
   activatorSeenFor: fc.option(fc.integer({ min: 0, max: 600_000 }), { nil: undefined }),
   lastActiveFor: fc.option(fc.integer({ min: 0, max: 3_600_000 }), { nil: undefined }),
   sourceFailed: fc.boolean(),
-  policy: fc.constantFrom<keyof typeof BASES>('knative', 'adaptive'),
+  policy: fc.constantFrom<keyof typeof BASES>('knative', 'adaptive', 'adaptive, forecast: floor'),
   // The adaptive policy's row: a history whose minutes asked for less than the scale.
   storedMinutes: fc.boolean(),
 });
@@ -52,7 +58,7 @@ function snapshotFor(i: Input): TargetSnapshot {
       ...(i.activatorSeenFor === undefined ? {} : { activatorSeenSince: NOW - i.activatorSeenFor }),
       ...(i.lastActiveFor === undefined ? {} : { lastActiveAt: NOW - i.lastActiveFor }),
       requestedScale: i.currentScale,
-      ...(i.storedMinutes ? { loadMinutes: JSON.stringify({ s: Math.floor(NOW / 60_000) - 200, v: Array<number>(200).fill(0), u: Array<number>(200).fill(1), r: Array<number>(200).fill(1), c: Array<number>(200).fill(1) }) } : {}),
+      ...(i.storedMinutes ? { loadMinutes: JSON.stringify({ s: Math.floor(NOW / 60_000) - 200, v: Array<number>(200).fill(0), u: Array<number>(200).fill(1), r: Array<number>(200).fill(1), c: Array<number>(200).fill(1) }), loadSeason: RISING_SEASON } : {}),
     },
     view: { kind: 'read', observed: { specReplicas: i.currentScale, ready: Math.min(i.ready, i.currentScale) } },
     // No sample in any window: the stable and panic averages are unknown.
@@ -64,7 +70,7 @@ function snapshotFor(i: Input): TargetSnapshot {
 }
 
 describe('the production plan without a load sample', () => {
-  it('never lowers the scale and never writes 0, under either policy', () => {
+  it('never lowers the scale and never writes 0, under either policy, with or without a forecast', () => {
     fc.assert(
       fc.property(input, (i) => {
         const settings = settingsFor(i);
@@ -79,6 +85,9 @@ describe('the production plan without a load sample', () => {
         }
         const decided = plan.decided.plan;
         if (decided.kind === 'apply') expect(decided.scale).toBeGreaterThanOrEqual(i.currentScale);
+        // Nor does the forecast act on a season alone: without a sample there is no level to raise.
+        expect(plan.decided.boundBy).not.toBe('ForecastFloor');
+        expect(plan.decided.forecast).toBeUndefined();
       }),
       { numRuns: 300 },
     );
