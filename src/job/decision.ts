@@ -1,3 +1,4 @@
+import type { ForecastLine } from '../state/decisions.js';
 import type { HistoryObservation } from '../state/history.js';
 
 /** What one reconcile of one object decided, for the decision log and the caller. */
@@ -16,7 +17,7 @@ export interface Decision {
    * What the adaptive policy's forecast made of a target's decision, when its mode is not off:
    * its floor, and whether that is above the policy's own count (src/scaler/recommend/forecast-stage.ts).
    */
-  forecast?: { mode: 'observe' | 'floor'; floor: number; wouldRaise: boolean };
+  forecast?: ForecastLine;
   /** What the reconcile saw of its object, for the `history` table; not part of the decision log. */
   observed?: HistoryObservation;
 }

@@ -24,6 +24,12 @@ export interface DecisionRecord {
   forecast?: ForecastLine;
 }
 
+/**
+ * What the adaptive policy's forecast made of a target's decision, when its mode is not off
+ * (src/scaler/recommend/forecast-stage.ts): its floor in replicas, and whether that is above what
+ * the policy's rule decided (`floor` raised to it within the rate limits; `observe` would have).
+ * The one shape the stage, the decision, the log, status and replay carry.
+ */
 export interface ForecastLine {
   mode: 'observe' | 'floor';
   floor: number;

@@ -16,7 +16,7 @@ import type { Observation, TargetSettings } from '../read/target-settings.js';
 import type { BoundRule } from '../read/bound-rules.js';
 import { runPipeline } from './pipeline.js';
 import type { SourceObservation } from '../recommend/sources-view.js';
-import type { ForecastNote } from '../recommend/forecast-stage.js';
+import type { ForecastLine } from '../../state/decisions.js';
 import { effectiveMinScale, type ScaleBounds } from '../limit/bounds.js';
 import {
   ADOPTED_ACTIVATING,
@@ -63,7 +63,7 @@ export interface TargetDecided {
   /** The rule that last changed the replicas the load asked for. */
   boundBy?: BoundRule;
   /** What the adaptive policy's forecast made of this minute, when its mode is not off. */
-  forecast?: ForecastNote;
+  forecast?: ForecastLine;
   /** Record fields the pipeline's stages keep between reconciles. */
   changes: TargetRecordPatch;
 }

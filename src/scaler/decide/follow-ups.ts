@@ -9,7 +9,7 @@
 import type { Decision } from '../../job/decision.js';
 import type { DesiredScale } from '../../load/decider.js';
 import type { BoundRule } from '../read/bound-rules.js';
-import type { ForecastNote } from '../recommend/forecast-stage.js';
+import type { ForecastLine } from '../../state/decisions.js';
 import type { WakeOutcome } from '../zero/activation-latency.js';
 import type { TargetConditions } from '../read/conditions.js';
 import { nextGridPoint } from './requeue.js';
@@ -136,7 +136,7 @@ export interface DescribeInput {
   /** The rule that last changed the replicas the load asked for. */
   boundBy?: BoundRule;
   /** What the adaptive policy's forecast made of this minute. */
-  forecast?: ForecastNote;
+  forecast?: ForecastLine;
   dryRun: boolean;
   probe: { ok: boolean; error?: string } | undefined;
   /** Why the reconcile ran: "timer", "forced", a re-enqueue's reason. */

@@ -33,7 +33,7 @@ import type { ScalePlan, ScaleReason, SyncProbeResult } from '../zero/scale-to-z
 import { panicOf, type TargetRecordPatch } from '../read/target-record.js';
 import { RATE_RULES, type BoundRule } from '../read/bound-rules.js';
 import { adaptiveStage } from '../recommend/adaptive-stage.js';
-import type { ForecastNote } from '../recommend/forecast-stage.js';
+import type { ForecastLine } from '../../state/decisions.js';
 import { activation, behavior, bounds, fallback, planBounds, scaleDownDelay } from '../limit/policy-stages.js';
 import { pausedPlan, pauseOf } from './pause.js';
 import { sleepPlan } from '../zero/sleep.js';
@@ -65,7 +65,7 @@ export interface PipelineState {
   /** The scale plan (set by `scaleToZero`; later stages may change it). */
   plan?: ScalePlan;
   /** What the adaptive policy's forecast made of this minute (set by `adaptive` when its mode is not off). */
-  forecast?: ForecastNote;
+  forecast?: ForecastLine;
   /** Record fields the stages keep between reconciles. */
   changes: TargetRecordPatch;
 }
@@ -77,7 +77,7 @@ export interface StageOutput {
   changes?: TargetRecordPatch;
   desired?: DesiredScale;
   plan?: ScalePlan;
-  forecast?: ForecastNote;
+  forecast?: ForecastLine;
   /** The stage needs the synchronous activator probe: run again with `probe` set. */
   needsProbe?: true;
 }
@@ -102,7 +102,7 @@ export interface Stage {
 
 export type PipelineResult =
   | { kind: 'probe' }
-  | { kind: 'decided'; desired: DesiredScale; plan: ScalePlan; boundBy?: BoundRule; forecast?: ForecastNote; changes: TargetRecordPatch };
+  | { kind: 'decided'; desired: DesiredScale; plan: ScalePlan; boundBy?: BoundRule; forecast?: ForecastLine; changes: TargetRecordPatch };
 
 /** A stage with nothing configured: the replicas pass unchanged. */
 export function identity(name: StageName): Stage {

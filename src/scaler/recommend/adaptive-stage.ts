@@ -18,7 +18,8 @@ import { EMPTY_STARTUP, MINUTE_MS, delayWindows, levelNow, nextScale, observeSta
 import { EMPTY_HISTORY, completeMinutes, minutesKept, recordDecision, recordMinute, type MinuteHistory } from './adaptive-history.js';
 import { budgetInForce, calibrateHeadroom, foldBudget, holdsCalibrationWindow, unservedShare } from './headroom.js';
 import type { SourcesContext } from './sources-view.js';
-import { foldedSeason, seasonIn, seasonText, withForecast, type ForecastNote } from './forecast-stage.js';
+import { foldedSeason, seasonIn, seasonText, withForecast } from './forecast-stage.js';
+import type { ForecastLine } from '../../state/decisions.js';
 import { forecastFloor, risesOver, type Season } from './forecast.js';
 
 interface StageState {
@@ -29,7 +30,7 @@ interface StageState {
 
 export interface AdaptiveStage {
   readonly name: 'adaptive';
-  run(state: StageState, ctx: SourcesContext): { replicas: number | undefined; boundBy?: PolicyRule; changes?: TargetRecordPatch; forecast?: ForecastNote };
+  run(state: StageState, ctx: SourcesContext): { replicas: number | undefined; boundBy?: PolicyRule; changes?: TargetRecordPatch; forecast?: ForecastLine };
 }
 
 /**

@@ -4,6 +4,7 @@
  * bucket folded into it, and this minute's floor over the rule's answer. `off` reads and writes
  * none of it.
  */
+import type { ForecastLine } from '../../state/decisions.js';
 import type { TargetRecord } from '../read/target-record.js';
 import { bound, type Bound } from '../read/rule-names.js';
 import { parsedOnce, readJson } from '../read/record-json.js';
@@ -11,13 +12,6 @@ import type { MinuteHistory } from './adaptive-history.js';
 import type { ForecastMode } from './adaptive.js';
 import { EMPTY_SEASON, foldSeason, forecastFloor, type ForecastInput, type Season } from './forecast.js';
 
-/** What a decision says of the forecast (the decision log, `drover replay --json`): its floor, and whether it is above the adaptive rule's count. */
-export interface ForecastNote {
-  mode: Exclude<ForecastMode, 'off'>;
-  floor: number;
-  /** The floor is above what the adaptive rule decided: `floor` raised to it (within the rate limits), `observe` would have. */
-  wouldRaise: boolean;
-}
 
 /** The row's form: buckets from `s`, each a mean or null. */
 interface StoredSeason {
@@ -69,7 +63,7 @@ export function foldedSeason(record: TargetRecord | undefined, history: Pick<Min
 }
 
 /** The forecast on this minute: `floor` raises the rule's answer to ForecastFloor, `observe` leaves it; either says what the floor is. */
-export function withForecast(mode: ForecastMode, season: Season | undefined, input: ForecastInput, out: Bound): { out: Bound; note?: ForecastNote } {
+export function withForecast(mode: ForecastMode, season: Season | undefined, input: ForecastInput, out: Bound): { out: Bound; note?: ForecastLine } {
   const floor = mode === 'off' || !season ? undefined : forecastFloor(season, input);
   if (mode === 'off' || floor === undefined) return { out };
   const wouldRaise = floor > out.replicas;
