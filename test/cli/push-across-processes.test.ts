@@ -39,8 +39,8 @@ beforeAll(async () => {
       { name: 'gauge', minScale: 1, maxScale: 10, scaleTargetRef: { kind: 'Deployment', name: 'gauge' }, load: { source: 'push', targetPerReplica: 1 }, ...quickDown },
       { name: 'batch', minScale: 1, maxScale: 10, scaleTargetRef: { kind: 'Pool', name: 'workers' }, load: { source: 'push', targetPerReplica: 1 }, ...quickDown },
       { name: 'polled', minScale: 1, scaleTargetRef: { kind: 'Deployment', name: 'polled' }, load: { source: 'http', url: 'http://127.0.0.1:1/load', targetPerReplica: 1 } },
-      // The default policy: no policy key, no scale-down keys.
-      { name: 'steady', minScale: 1, maxScale: 10, scaleToZero: { enabled: false }, scaleTargetRef: { kind: 'Deployment', name: 'steady' }, load: { source: 'push', targetPerReplica: 1 } },
+      // The default policy: no policy key, no scale-down keys; its forecast observed, which decides nothing.
+      { name: 'steady', minScale: 1, maxScale: 10, scaleToZero: { enabled: false }, scaleTargetRef: { kind: 'Deployment', name: 'steady' }, load: { source: 'push', targetPerReplica: 1 }, forecast: { mode: 'observe' } },
     ],
   });
 }, 120_000);
@@ -168,8 +168,10 @@ describe('the default policy across processes: two hosts share what it keeps in 
       // and a target taken over seconds ago has no evidence window for a fall.
       expect(steady()).toBe(7);
       expect(t).toMatchObject({ policy: { name: 'adaptive', startupDelay: { seconds: 30, from: 'default' }, headroom: { underProvisioning: 1, inForce: 1 } } });
+      // The forecast observed by both hosts and read by the command line: no day of load, no floor.
+      expect(t).toMatchObject({ policy: { forecast: { mode: 'observe', floor: null } } });
       const text = await drover('status');
-      expect(text.stdout).toMatch(/policy adaptive: start-up 30 s \(default\), no headroom yet \(the level is the last 2 min until two hours of load\), budget 1 % of demand unserved \(in force 1 %\)/);
+      expect(text.stdout).toMatch(/policy adaptive: start-up 30 s \(default\), no headroom yet \(the level is the last 2 min until two hours of load\), budget 1 % of demand unserved \(in force 1 %\), forecast observe: no floor yet \(a day of load first\)/);
     } finally {
       await Promise.all([a.stop(), b.stop()]);
     }
