@@ -10,7 +10,11 @@
  * refresh exactly one period apart). Pushing the next refresh later
  * (Retry-After, or running low on ARM's budget) is done by moving `lastRefresh` forward, which
  * may put it in the future: `lastRefresh + period` is then the first moment worth asking again.
+ * A listing that found a VM still being created brings the next one forward to within
+ * SETTLING_PERIOD_MS (unless ARM asked to slow down): the pool sees the VM running, and a Pool
+ * target its start-up delay, within a minute of it rather than a whole period later.
  */
+import type { CachedInstance } from './instance.js';
 import type { Slowdown } from './refresh-slowdown.js';
 
 export interface RefreshMeta {
@@ -34,6 +38,15 @@ export function nextRefreshAt(meta: RefreshMeta): number | null {
   return meta.lastRefresh === null ? null : meta.lastRefresh + meta.periodMs;
 }
 
+/** How soon a listing that found a VM being created is followed by the next. */
+export const SETTLING_PERIOD_MS = 60_000;
+
+/** The period until the next listing while a VM is being created: SETTLING_PERIOD_MS, or the cache's own when shorter. */
+export const settlingPeriodMs = (periodMs: number) => Math.min(SETTLING_PERIOD_MS, periodMs);
+
+/** A VM on its way to running: being created, with no error that says it never will (fast delete replaces those). */
+export const isSettling = (instance: Pick<CachedInstance, 'state' | 'errorInfo'>) => instance.state === 'Creating' && instance.errorInfo === null;
+
 export function drawSplayMs(jitterSec: number, randomInt: RandomInt): number {
   const jitter = Math.max(0, Math.floor(jitterSec));
   const seconds = Math.min(jitter, Math.max(0, Math.floor(randomInt(jitter + 1))));
@@ -49,11 +62,12 @@ export function lastRefreshAfterSuccess(
   now: number,
   randomInt: RandomInt,
   slowdown?: Slowdown,
+  settling = false,
 ): number {
   const firstSpread = meta.lastRefresh === null && meta.jitterSec > 0;
   const splayed = now - drawSplayMs(firstSpread ? Math.floor(meta.periodMs / 1000) : meta.jitterSec, randomInt);
   // No slowdown (ARM's budgets are fine) keeps the splay: "no sooner than one period" would undo it.
-  if (!slowdown || slowdown.reason === null) return splayed;
+  if (!slowdown || slowdown.reason === null) return settling ? Math.min(splayed, now + settlingPeriodMs(meta.periodMs) - meta.periodMs) : splayed;
   const delay = Math.max(meta.periodMs * slowdown.periodMultiplier, slowdown.minDelayMs);
   return deferred(splayed, meta.periodMs, now, delay);
 }

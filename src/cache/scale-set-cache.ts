@@ -21,7 +21,7 @@ import type { StatusFlags } from './instance-status.js';
 import { listingModeFor } from './orchestration.js';
 import { withInstancesStatus, type CacheRead } from './queries.js';
 import { packedList } from './pack.js';
-import { isExpired, lastRefreshAfterSuccess, lastRefreshAfterThrottle, mathRandomInt, type RandomInt } from './refresh-policy.js';
+import { isExpired, isSettling, lastRefreshAfterSuccess, lastRefreshAfterThrottle, mathRandomInt, type RandomInt } from './refresh-policy.js';
 import { planRefresh } from './refresh-plan.js';
 import { slowdownFromRateLimit } from './refresh-slowdown.js';
 import { readOnlyCacheStore, tableCacheStore, type CacheStore, type MetaProps, type StoredCache } from './cache-store.js';
@@ -220,7 +220,7 @@ export class ScaleSetCache {
       const next: MetaProps = {
         ...claimProps,
         ...this.initialMeta(),
-        lastRefresh: lastRefreshAfterSuccess(base, clock.now(), random, slowdown),
+        lastRefresh: lastRefreshAfterSuccess(base, clock.now(), random, slowdown, built.instances.some(isSettling)),
         orchestrationMode: scaleSet.orchestrationMode,
         capacity: scaleSet.capacity,
         lastError: undefined,

@@ -4,10 +4,12 @@
  * creates run `creationMs` later, and parked VMs a start wakes run `startMs` later; a
  * deallocated VM stops at once, and a deleted one leaves the scale set (and its capacity) at once.
  * The cache holds what the last listing saw, as the pool's passes keep it: a listing when the
- * cache's ttl ran out, and one after each capacity raise.
+ * cache's ttl ran out (a minute after one that found a VM being created, as refresh-policy.ts
+ * brings it forward), and one after each capacity raise.
  */
 import type { PowerChange, ScaleSetInfo } from '../azure/scale-set-api.js';
 import type { CachedInstance } from '../cache/instance.js';
+import { isSettling, settlingPeriodMs } from '../cache/refresh-policy.js';
 import type { PoolConfig } from '../config/schema.js';
 import { inventoryFromRows, type InventorySnapshot } from '../pool/inventory.js';
 import type { Deletion } from '../pool/plan.js';
@@ -42,6 +44,8 @@ export class PoolWorld {
   cache: CachedInstance[] = [];
   previous: CachedInstance[] = [];
   listedAt: number | undefined;
+  /** When the cache listed expires: a ttl after the listing, sooner while a VM is being created. */
+  private expiresAt: number | undefined;
 
   constructor(
     private readonly pool: PoolConfig,
@@ -81,13 +85,15 @@ export class PoolWorld {
   }
 
   isFresh(now: number): boolean {
-    return this.listedAt !== undefined && now < this.listedAt + this.pool.instanceCache.ttl;
+    return this.expiresAt !== undefined && now < this.expiresAt;
   }
 
   list(now: number): CachedInstance[] {
     this.previous = this.cache;
     this.cache = [...this.vms.values()].map((vm) => instanceOf(vm, now));
     this.listedAt = now;
+    const ttl = this.pool.instanceCache.ttl;
+    this.expiresAt = now + (this.cache.some(isSettling) ? settlingPeriodMs(ttl) : ttl);
     return this.cache;
   }
 

@@ -3,6 +3,7 @@ import type { RandomInt, RefreshMeta } from '../../src/cache/refresh-policy.js';
 import {
   drawSplayMs,
   isExpired,
+  isSettling,
   lastRefreshAfterSuccess,
   lastRefreshAfterThrottle,
   nextRefreshAt,
@@ -112,6 +113,33 @@ describe('after a successful refresh', () => {
     { name: 'a minimum delay shorter than the period changes nothing', slowdown: { periodMultiplier: 1, minDelayMs: MIN, reason: 'critical' }, wantNext: NOW + 5 * MIN },
   ])('$name', ({ slowdown, wantNext }) => {
     expect(lastRefreshAfterSuccess(meta(), NOW, draws(0), slowdown) + 5 * MIN).toBe(wantNext);
+  });
+});
+
+describe('after a listing that found a VM being created', () => {
+  // Without jitter the next listing is due at lastRefresh + period: with a VM settling, a minute on.
+  const nextAfter = (m: RefreshMeta, slowdown?: Parameters<typeof lastRefreshAfterSuccess>[3]) => lastRefreshAfterSuccess(m, NOW, draws(0), slowdown, true) + m.periodMs;
+  it.each([
+    { name: 'a 5-minute cache lists again a minute on', m: meta(), slowdown: undefined, want: NOW + MIN },
+    { name: 'a cache whose own period is shorter keeps it', m: meta({ periodMs: 30 * S }), slowdown: undefined, want: NOW + 30 * S },
+    { name: 'ARM’s budgets fine (no slowdown) as without one', m: meta(), slowdown: NO_SLOWDOWN, want: NOW + MIN },
+    { name: 'ARM asking to slow down wins: no sooner than its delay', m: meta(), slowdown: { periodMultiplier: 2, minDelayMs: 0, reason: 'low' as const }, want: NOW + 10 * MIN },
+  ])('$name', ({ m, slowdown, want }) => {
+    expect(nextAfter(m, slowdown)).toBe(want);
+  });
+
+  it('a first listing spread over the period still lists again within the minute', () => {
+    expect(lastRefreshAfterSuccess(meta({ lastRefresh: null, jitterSec: 30 }), NOW, draws(10), undefined, true) + 5 * MIN).toBe(NOW + MIN);
+    expect(lastRefreshAfterSuccess(meta({ lastRefresh: null, jitterSec: 30 }), NOW, draws(290), undefined, true) + 5 * MIN).toBe(NOW + 10 * S);
+  });
+
+  it.each([
+    { name: 'a VM being created settles', instance: { state: 'Creating' as const, errorInfo: null }, want: true },
+    { name: 'one that failed provisioning does not (fast delete replaces it)', instance: { state: 'Creating' as const, errorInfo: { errorClass: 'OutOfResources' as const, errorCode: 'provisioning-state-failed', errorMessage: 'failed' } }, want: false },
+    { name: 'a running VM does not', instance: { state: 'Running' as const, errorInfo: null }, want: false },
+    { name: 'nor one being deleted', instance: { state: 'Deleting' as const, errorInfo: null }, want: false },
+  ])('$name', ({ instance, want }) => {
+    expect(isSettling(instance)).toBe(want);
   });
 });
 

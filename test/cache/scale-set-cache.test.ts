@@ -65,6 +65,25 @@ describe('the Table-backed instance cache against the ARM simulator', () => {
     expect(lists()).toBe(before + 2);
   });
 
+  it('lists again a minute after a listing that found a VM being created, then a whole period once none is', async () => {
+    const { cache, scaleSet, clock, lists } = await setup({ vms: 1 });
+    const creating = scaleSet.addVm({ provisioningState: 'Creating' });
+    const before = lists();
+    expect((await inState(cache, 'Creating')).instances).toHaveLength(1);
+    expect(lists()).toBe(before + 1);
+    clock.advance(60_000 - 1);
+    await sizeOf(cache);
+    expect(lists()).toBe(before + 1);
+    scaleSet.updateVm(creating.name, { provisioningState: 'Succeeded' });
+    clock.advance(1);
+    expect((await inState(cache, 'Running')).instances).toHaveLength(2);
+    expect(lists()).toBe(before + 2);
+    // Nothing being created any more: the next listing is a period away.
+    clock.advance(PERIOD - 1);
+    await sizeOf(cache);
+    expect(lists()).toBe(before + 2);
+  });
+
   it('gives the seed’s error values when listing fails, and keeps the timestamp so the next call lists again', async () => {
     const { cache, clock, lists } = await setup();
     await sizeOf(cache);

@@ -45,7 +45,9 @@ describe('drover replay of a Pool target', () => {
     expect(rows.find((x) => x.wanted === '4' && x.creating === 3)).toBeDefined();
     expect(minute(rows.find((x) => x.ready === 4)!) - minute(rows.find((x) => x.wanted === '4' && x.creating === 3)!)).toBe(2);
     const parked = rows.filter((x) => x.parked === 1).at(-1)!;
-    expect(parked).toMatchObject({ wanted: '3', ready: 1 });
+    // Parked until the raise to 3: the pass that wanted count enqueues starts it at once.
+    expect(parked).toMatchObject({ wanted: '1', ready: 1 });
+    expect(rows[rows.indexOf(parked) + 1]).toMatchObject({ wanted: '3', parked: 0 });
     const woken = rows.find((x) => minute(x) >= 25 && x.creating > 0)!;
     expect(woken).toMatchObject({ wanted: '3', ready: 1, creating: 2, parked: 0 });
     expect(rows.find((x) => minute(x) === minute(woken) + 0.5)).toMatchObject({ ready: 2, creating: 1 });
