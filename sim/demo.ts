@@ -133,7 +133,7 @@ async function demo(io: CliIO, options: DemoOptions, started: Started): Promise<
           minScale: 1,
           maxScale: 6,
           // The demo tells a day in a minute: Knative's rules, whose windows are seconds, not the
-          // default policy's, whose evidence before a fall is 16 real start-up delays.
+          // default policy's, whose evidence before a fall is 8 or 16 real start-up delays.
           policy: 'knative',
           // The window the load is averaged over (and held before going lower): short, for a demo.
           scaleToZero: { stableWindow: '10s' },

@@ -7,7 +7,7 @@
 import type { TargetConfig } from '../config/schema.js';
 import type { TargetRecord } from '../scaler/read/target-record.js';
 import { adaptiveSettingsOf } from '../scaler/read/adaptive-settings.js';
-import { budgetIn, forecastIn, headroomIn, startupDelayIn } from '../scaler/recommend/adaptive-stage.js';
+import { budgetIn, evidenceIn, forecastIn, headroomIn, startupDelayIn } from '../scaler/recommend/adaptive-stage.js';
 import { delayWindows, youngLevelMinutes as levelMinutes, type ForecastMode } from '../scaler/recommend/adaptive.js';
 
 const youngLevelMinutes = (delaySeconds: number) => levelMinutes(delayWindows(delaySeconds * 1000));
@@ -24,6 +24,8 @@ export type PolicyStatus =
        * mean of its last two start-up delays instead).
        */
       headroom: { underProvisioning: number; inForce: number; load: number | null };
+      /** How long the recommendation must stay below the scale before a fall: the window calibrated with the headroom (the longest, 16 start-up delays, until then). */
+      scaleDownEvidence: { minutes: number };
       /** The forecast's mode and the floor it sets on the row's last minute, in replicas (null: mode off, or no day or week of load yet). */
       forecast: { mode: ForecastMode; floor: number | null };
     };
@@ -43,6 +45,7 @@ export function policyStatus(target: TargetConfig, record: TargetRecord | undefi
       inForce: Math.round(budgetIn(record, adaptive) * 1000) / 1000,
       load: headroom === undefined ? null : Math.round(headroom * 100) / 100,
     },
+    scaleDownEvidence: { minutes: evidenceIn(record, adaptive) },
     forecast: { mode: adaptive.forecast, floor: floor ?? null },
   };
 }
@@ -50,9 +53,9 @@ export function policyStatus(target: TargetConfig, record: TargetRecord | undefi
 /** One line for people (`drover status`, the status page): the adaptive policy's delay, headroom, budget and forecast; none for knative. */
 export function policyLine(policy: PolicyStatus): string | undefined {
   if (policy.name === 'knative') return undefined;
-  const { startupDelay: delay, headroom, forecast } = policy;
+  const { startupDelay: delay, headroom, scaleDownEvidence, forecast } = policy;
   const room = headroom.load === null ? `no headroom yet (the level is the last ${youngLevelMinutes(delay.seconds)} min until two hours of load)` : `headroom ${headroom.load}`;
-  const line = `policy adaptive: start-up ${delay.seconds} s (${delay.from}), ${room}, budget ${headroom.underProvisioning} % of demand unserved (in force ${headroom.inForce} %)`;
+  const line = `policy adaptive: start-up ${delay.seconds} s (${delay.from}), ${room}, budget ${headroom.underProvisioning} % of demand unserved (in force ${headroom.inForce} %), a fall after ${scaleDownEvidence.minutes} min lower`;
   if (forecast.mode === 'off') return line;
   return `${line}, forecast ${forecast.mode}: ${forecast.floor === null ? 'no floor yet (a day of load first)' : `floor ${forecast.floor}`}`;
 }

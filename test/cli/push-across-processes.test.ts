@@ -171,7 +171,7 @@ describe('the default policy across processes: two hosts share what it keeps in 
       // The forecast observed by both hosts and read by the command line: no day of load, no floor.
       expect(t).toMatchObject({ policy: { forecast: { mode: 'observe', floor: null } } });
       const text = await drover('status');
-      expect(text.stdout).toMatch(/policy adaptive: start-up 30 s \(default\), no headroom yet \(the level is the last 2 min until two hours of load\), budget 1 % of demand unserved \(in force 1 %\), forecast observe: no floor yet \(a day of load first\)/);
+      expect(text.stdout).toMatch(/policy adaptive: start-up 30 s \(default\), no headroom yet \(the level is the last 2 min until two hours of load\), budget 1 % of demand unserved \(in force 1 %\), a fall after 8 min lower, forecast observe: no floor yet \(a day of load first\)/);
     } finally {
       await Promise.all([a.stop(), b.stop()]);
     }

@@ -97,20 +97,28 @@ describe('the default policy through the plan', () => {
     expect(JSON.parse(d.record!.loadMinutes!).u.at(-1)).toBe(5);
   });
 
-  it('once calibrated, a fall of the level waits until 9 minutes of recommendations are below the scale, then goes to the last 4’s highest', async () => {
+  it('once calibrated, a fall waits for the evidence window calibrated with the headroom: the longest on a steady load, half of it once the load has fallen', async () => {
     const d = planDriver(adaptive({}), { current: 5 });
     // Past the calibration window (120 minutes and the start-up delay before them), the level is the 20-minute mean.
-    for (let m = 0; m < 130; m++) await d.step({ at: T0 + m * MINUTE, load: 50, ready: d.current });
+    for (let m = 0; m < 122; m++) await d.step({ at: T0 + m * MINUTE, load: 50, ready: d.current });
     expect(d.current).toBe(5);
-    // From minute 130 the load is 10: j minutes on, the level is 48 − 2j, recommending 5 (j ≤ 3),
-    // 4 (j 4–8), 3 (j 9–13), 2 (j 14–18), 1 after. The scale holds 5 until j = 12, whose window
-    // [4, 12] is all below it, and falls to the highest of [9, 12]: 3; then 3 until j = 22 → 1.
+    // From minute 122 the load is 10: j minutes on, the level is 48 − 2j, recommending 5 (j ≤ 3),
+    // 4 (j 4–8), 3 (j 9–13), 2 (j 14–18), 1 after. Every window serves this load alike (no
+    // headroom); while the replayed two hours hold the same with either window, the longest
+    // (16 × 30 s = 8 minutes) is kept: the scale falls at j = 12, when [j − 8, j] is all below 5,
+    // to the highest of the fall-to window [j − 3, j]: 3. The windows are weighed again each
+    // quarter hour: at j = 13 (minute 135) the whole minutes so far would have fallen to 4 at
+    // j = 8 with half the window, holding less, so 4 minutes it is: 2 at j = 18 ([14, 18] below
+    // 3), 1 at j = 23 (the longest window would have waited until 22 and 27).
     const scales: number[] = [];
-    for (let j = 0; j <= 22; j++) {
-      await d.step({ at: T0 + (130 + j) * MINUTE, load: 10, ready: d.current });
+    const windows: number[] = [];
+    for (let j = 0; j <= 27; j++) {
+      await d.step({ at: T0 + (122 + j) * MINUTE, load: 10, ready: d.current });
       scales.push(d.current);
+      windows.push(JSON.parse(d.record!.loadMinutes!).h[3]);
     }
-    expect(scales).toEqual([...Array<number>(12).fill(5), ...Array<number>(10).fill(3), 1]);
+    expect(windows).toEqual([...Array<number>(13).fill(8), ...Array<number>(15).fill(4)]);
+    expect(scales).toEqual([...Array<number>(12).fill(5), ...Array<number>(6).fill(3), ...Array<number>(5).fill(2), ...Array<number>(5).fill(1)]);
   });
 
   it('a target that may sleep goes to zero by the scale-to-zero rules, not held by the policy', async () => {

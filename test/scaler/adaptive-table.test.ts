@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { delayWindows, levelNow, levels, MAX_STARTUP_DELAY_MS, nextScale, observeStartup, recommendation, startupDelayOf, type RuleInput, type StartupState } from '../../src/scaler/recommend/adaptive.js';
 import { completeMinutes, minutesKept, recordDecision, recordMinute, type MinuteHistory } from '../../src/scaler/recommend/adaptive-history.js';
 import { historyText } from '../../src/scaler/recommend/adaptive-stage.js';
-import { budgetInForce, calibrateHeadroom, foldBudget, holdsCalibrationWindow, replayUnserved, unservedShare } from '../../src/scaler/recommend/headroom.js';
+import { budgetInForce, calibrate, calibrateHeadroom, evidenceChoices, foldBudget, holdsCalibrationWindow, replayOutcome, replayUnserved, unservedShare } from '../../src/scaler/recommend/headroom.js';
 
 const MIN = 60_000;
 
@@ -190,5 +190,41 @@ describe('the budget and the headroom', () => {
     { name: 'a history shorter than the window gets none', history: { load: alternating.load.slice(0, 100), scale: alternating.scale.slice(0, 100) }, budget: 0.01, want: 0 },
   ])('calibration: $name', ({ history, budget, want }) => {
     expect(calibrateHeadroom(history, quick, budget, 10)).toBeCloseTo(want, 12);
+  });
+
+  // The evidence window is calibrated with the headroom: windows of 4 and 2 minutes (the longest
+  // and its half), each with its least headroom, the one that held least wins.
+  const longest = { ...quick, evidence: 4 };
+  const steady = { load: Array<number>(160).fill(10), scale: Array<number>(160).fill(1) };
+  // 60 minutes at 100 (10 replicas), then 10 (1 replica): the level falls over 20 minutes and the
+  // recommendation with it; the demand is served at every scale the rule keeps (no headroom), and
+  // the window that waits least gives the most back.
+  const fallen = { load: [...Array<number>(60).fill(100), ...Array<number>(100).fill(10)], scale: Array<number>(160).fill(10) };
+  it.each([
+    { name: 'a load that never falls: every window holds the same, the longest is kept (fewer actions)', history: steady, want: { headroom: 0, evidence: 4 } },
+    { name: 'a lasting fall: the half window gives back sooner', history: fallen, want: { headroom: 0, evidence: 2 } },
+    { name: 'a history shorter than the calibration window: the longest and no headroom', history: { load: fallen.load.slice(0, 100), scale: fallen.scale.slice(0, 100) }, want: { headroom: 0, evidence: 4 } },
+    // at each window the alternating load needs the same headroom (30 ÷ 4096, as above) and holds 2 throughout
+    { name: 'a load each window serves alike at the same cost: the longest', history: alternating, want: { headroom: 30 / 4096, evidence: 4 } },
+  ])('calibration with the evidence window: $name', ({ history, want }) => {
+    const got = calibrate(history, longest, evidenceChoices(longest), 0.01, 10);
+    expect(got.evidence).toBe(want.evidence);
+    expect(got.headroom).toBeCloseTo(want.headroom, 12);
+  });
+
+  it('no evidence window weighed is shorter than the fall-to window (a fall goes no lower than its highest)', () => {
+    for (const delay of [10_000, 30_000, 3 * MIN, 100_000, MAX_STARTUP_DELAY_MS]) {
+      const windows = delayWindows(delay);
+      expect(evidenceChoices(windows)[0]).toBe(windows.evidence);
+      for (const evidence of evidenceChoices(windows)) expect(evidence).toBeGreaterThanOrEqual(windows.fallTo);
+    }
+  });
+
+  it('a shorter evidence window holds less where the load has fallen, and the replay says how much', () => {
+    const held = (evidence: number) => replayOutcome(fallen, 0, { ...quick, evidence }, 10)!.held;
+    expect(held(1)).toBeLessThan(held(2));
+    expect(held(2)).toBeLessThan(held(4));
+    // Nothing unserved either way: every demand at or below the scale kept.
+    expect(replayOutcome(fallen, 0, { ...quick, evidence: 1 }, 10)!.unserved).toBe(0);
   });
 });

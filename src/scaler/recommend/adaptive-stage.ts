@@ -1,8 +1,8 @@
 /**
  * The adaptive policy's stage (adaptive.ts, headroom.ts), after Knative's windows and before
  * `behavior`: the start-up delay learned from the raises; once a minute, the budget drawn on by
- * the minute just ended and the headroom calibrated to it; then the rule, raised to the
- * forecast's floor under `forecast.mode: floor` (forecast-stage.ts), within the configured rate
+ * the minute just ended and the headroom and evidence window calibrated to it; then the rule,
+ * raised to the forecast's floor under `forecast.mode: floor` (forecast-stage.ts), within the configured rate
  * limits. `policy: knative` passes through. Without a load answer (no evidence, a fallback
  * standing for the load) it keeps nothing and changes nothing: no evidence is never turned into
  * a fall. A target that may sleep and whose load asks for no replica at all is left to the
@@ -16,7 +16,7 @@ import { RATE_RULES } from '../read/bound-rules.js';
 import { parsedOnce, readJson } from '../read/record-json.js';
 import { EMPTY_STARTUP, MINUTE_MS, delayWindows, levelNow, nextScale, observeStartup, recommendation, startupDelayOf, type AdaptiveSettings, type DelayWindows, type StartupDelay, type StartupState } from './adaptive.js';
 import { EMPTY_HISTORY, completeMinutes, minutesKept, recordDecision, recordMinute, type MinuteHistory } from './adaptive-history.js';
-import { budgetInForce, calibrateHeadroom, foldBudget, holdsCalibrationWindow, unservedShare } from './headroom.js';
+import { EVIDENCE_CHOICE_MINUTES, budgetInForce, calibrate, evidenceChoices, foldBudget, holdsCalibrationWindow, unservedShare } from './headroom.js';
 import type { SourcesContext } from './sources-view.js';
 import { foldedSeason, seasonIn, seasonText, withForecast } from './forecast-stage.js';
 import type { ForecastLine } from '../../state/decisions.js';
@@ -34,8 +34,10 @@ export interface AdaptiveStage {
 }
 
 /**
- * The row's form (`loadMinutes`): the history's columns from minute `s`; the headroom as last
- * calibrated, in minute `h[0]` for a delay of `h[1]` ms; the budget's balance as of minute `b[0]`.
+ * The row's form (`loadMinutes`): the history's columns from minute `s`; the headroom and the
+ * evidence window (minutes) as last calibrated, in minute `h[0]` for a delay of `h[1]` ms (a row
+ * written before the window was calibrated has none: the longest); the budget's balance as of
+ * minute `b[0]`.
  * Calibrating and drawing on the budget happen once a minute: a target reconciled every few
  * seconds pays for them once.
  */
@@ -45,7 +47,7 @@ interface StoredHistory {
   u: number[];
   r: number[];
   c: number[];
-  h?: [minute: number, delayMs: number, value: number];
+  h?: [minute: number, delayMs: number, value: number, evidence?: number];
   b?: [minute: number, balance: number];
 }
 
@@ -54,7 +56,7 @@ function isStored(v: unknown): v is StoredHistory {
   if (typeof v !== 'object' || v === null) return false;
   const o = v as StoredHistory;
   const n = Array.isArray(o.v) ? o.v.length : -1;
-  return typeof o.s === 'number' && isNumbers(o.v) && isNumbers(o.u, n) && isNumbers(o.r, n) && isNumbers(o.c, n) && (o.h === undefined || isNumbers(o.h, 3)) && (o.b === undefined || isNumbers(o.b, 2));
+  return typeof o.s === 'number' && isNumbers(o.v) && isNumbers(o.u, n) && isNumbers(o.r, n) && isNumbers(o.c, n) && (o.h === undefined || isNumbers(o.h, 3) || isNumbers(o.h, 4)) && (o.b === undefined || isNumbers(o.b, 2));
 }
 const isStartup = (v: unknown) => typeof v === 'object' && v !== null && Array.isArray((v as StartupState).observed) && (v as StartupState).observed.every((n) => typeof n === 'number');
 
@@ -71,7 +73,8 @@ const readStored = (text: string | undefined) => (text ? readParsed(text) : unde
 const rounded = (v: number) => Number(v.toPrecision(6));
 
 export function historyText(history: MinuteHistory, h: StoredHistory['h'], b: StoredHistory['b']): string {
-  const stored: StoredHistory = { s: history.start, v: history.load, u: history.recommended, r: history.ready, c: history.scale, ...(h ? { h: [h[0], h[1], rounded(h[2])] } : {}), ...(b ? { b: [b[0], rounded(b[1])] } : {}) };
+  const calibration: StoredHistory['h'] = h && (h[3] === undefined ? [h[0], h[1], rounded(h[2])] : [h[0], h[1], rounded(h[2]), h[3]]);
+  const stored: StoredHistory = { s: history.start, v: history.load, u: history.recommended, r: history.ready, c: history.scale, ...(calibration ? { h: calibration } : {}), ...(b ? { b: [b[0], rounded(b[1])] } : {}) };
   return JSON.stringify(stored);
 }
 
@@ -95,6 +98,11 @@ export function headroomIn(record: TargetRecord | undefined, settings: AdaptiveS
   if (kept?.stored.h === undefined) return undefined;
   const windows = delayWindows(startupDelayIn(record, settings).ms);
   return holdsCalibrationWindow(kept.history.load.length - 1, windows) ? kept.stored.h[2] : undefined;
+}
+
+/** The evidence window (minutes) a fall waits for: as the row last calibrated it, the longest until then. */
+export function evidenceIn(record: TargetRecord | undefined, settings: AdaptiveSettings): number {
+  return decidingWindows(delayWindows(startupDelayIn(record, settings).ms), storedIn(record)?.h).evidence;
 }
 
 /**
@@ -140,16 +148,30 @@ function drawnBudget(stored: StoredHistory['b'], work: MinuteWork): NonNullable<
 }
 
 /**
- * The headroom over the whole minutes before this one: the row's, when it was calibrated this
- * minute for this delay. Under `forecast.mode: floor`, on the levels raised by the forecast's
- * rises: the headroom the policy needs beside the forecast, so that it keeps to its budget.
+ * The headroom and the evidence window over the whole minutes before this one: the row's, when
+ * they were calibrated this minute for this delay. Under `forecast.mode: floor`, on the levels
+ * raised by the forecast's rises: the headroom the policy needs beside the forecast, so that it
+ * keeps to its budget.
  */
 function calibrated(stored: StoredHistory['h'], work: MinuteWork, delayMs: number, balance: number): NonNullable<StoredHistory['h']> {
   if (stored && stored[0] === work.minute && stored[1] === delayMs) return stored;
   const target = budgetInForce(work.budget, balance);
   const whole = completeMinutes(work.history);
   const rises = work.season && risesOver(work.season, whole.start, whole.load.length, work.windows.ahead);
-  return [work.minute, delayMs, calibrateHeadroom(whole, work.windows, target, work.targetPerReplica, rises)];
+  const { headroom, evidence } = calibrate(whole, work.windows, evidenceToWeigh(stored, work, delayMs), target, work.targetPerReplica, rises);
+  return [work.minute, delayMs, headroom, evidence];
+}
+
+/** The evidence windows this minute's calibration weighs: all of them every EVIDENCE_CHOICE_MINUTES (or for a new delay), else the one last chosen. */
+function evidenceToWeigh(stored: StoredHistory['h'], work: MinuteWork, delayMs: number): number[] {
+  const kept = stored?.[1] === delayMs ? stored[3] : undefined;
+  return kept === undefined || work.minute % EVIDENCE_CHOICE_MINUTES === 0 ? evidenceChoices(work.windows) : [kept];
+}
+
+/** The windows the rule decides with: the evidence window calibrated with the headroom (the longest until one was), never beyond the longest a row keeps the history for. */
+function decidingWindows(windows: DelayWindows, h: StoredHistory['h']): DelayWindows {
+  const chosen = h?.[3];
+  return chosen === undefined ? windows : { ...windows, evidence: Math.min(windows.evidence, Math.max(1, Math.round(chosen))) };
 }
 
 /** The load's level on the history's last minute: a young history's (no headroom calibrated yet) is its recent minutes'. */
@@ -199,7 +221,7 @@ export const adaptiveStage: AdaptiveStage = {
     const work: MinuteWork = { history, windows, budget: settings.underProvisioningPercent / 100, targetPerReplica, minute, ...(settings.forecast === 'floor' && seasonal ? { season: seasonal.season } : {}) };
     const balance = drawnBudget(stored?.b, work);
     const headroom = calibrated(stored?.h, work, delay.ms, balance[1]);
-    const { level, recommended, out: rule } = decide(history, windows, headroom[2], { scale: observation.scale, load: desired.average }, targetPerReplica);
+    const { level, recommended, out: rule } = decide(history, decidingWindows(windows, headroom), headroom[2], { scale: observation.scale, load: desired.average }, targetPerReplica);
     const { out, note } = withForecast(settings.forecast, seasonal?.season, { minute, ahead: windows.ahead, level, headroom: headroom[2], targetPerReplica }, rule);
     const limited = withinRateLimits(out.replicas, observation.ready, ctx.settings.desired);
     const replicas = limited.scale;

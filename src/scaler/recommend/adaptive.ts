@@ -5,8 +5,9 @@
  *
  *   StartupDelay       learned from each raise to the moment the ready count reached it
  *   Headroom           above the load's recent level, calibrated to the budget (headroom.ts)
- *   ScaleDownEvidence  a fall waits until the recommendation stayed below the scale for
- *                      EVIDENCE_DELAYS start-up delays
+ *   ScaleDownEvidence  a fall waits until the recommendation stayed below the scale for the
+ *                      evidence window: EVIDENCE_DELAYS start-up delays or a share of it,
+ *                      calibrated with the headroom (headroom.ts)
  *   ForecastFloor      with `forecast.mode: floor`, the rise seen a day and a week ago, ahead
  *                      (forecast.ts)
  *
@@ -83,7 +84,7 @@ export const CALIBRATION_MINUTES = 120;
  * rise instead of a long mean that lags it.
  */
 export const YOUNG_LEVEL_DELAYS = 2;
-/** A fall waits until the recommendation stayed below the scale this many start-up delays. */
+/** The longest evidence window, in start-up delays: the calibration may choose a share of it (headroom.ts). */
 export const EVIDENCE_DELAYS = 16;
 /** A fall goes to the highest recommendation of this many start-up delays. */
 export const FALL_TO_DELAYS = 6;
@@ -96,7 +97,7 @@ export interface DelayWindows {
   ahead: number;
   /** The share of a minute under demand before capacity raised on its own reading is ready (0–1]. */
   exposure: number;
-  /** Minutes of evidence before a fall. */
+  /** Minutes of evidence before a fall: the longest window (what the history keeps); the calibration may choose a shorter one. */
   evidence: number;
   /** Minutes whose highest recommendation a fall goes to. */
   fallTo: number;

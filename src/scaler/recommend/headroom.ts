@@ -1,8 +1,10 @@
 /**
- * The headroom and its budget, pure. The headroom is the least load above the level with which the
- * adaptive rule itself (`nextScale`), replayed over the last CALIBRATION_MINUTES whole minutes,
- * would have left no more of the demand unserved than the budget in force: the policy is held to
- * its budget on the load it has just seen, not on a model of it. The budget in force is the
+ * The headroom, the evidence window and their budget, pure. The headroom is the least load above
+ * the level with which the adaptive rule itself (`nextScale`), replayed over the last
+ * CALIBRATION_MINUTES whole minutes, would have left no more of the demand unserved than the
+ * budget in force: the policy is held to its budget on the load it has just seen, not on a model
+ * of it. The evidence window is calibrated with it: of the windows EVIDENCE_SHARES offers, the one
+ * whose replay, at its own least headroom, held the least capacity. The budget in force is the
  * configured one corrected by what the target really left unserved (the ready count it showed
  * against each minute's demand): an overspent budget tightens the next calibrations, an unspent
  * one loosens them, evened out over BUDGET_HORIZON_MINUTES.
@@ -36,48 +38,81 @@ export function budgetInForce(budget: number, balance: number): number {
   return Math.max(budget / 4, budget + balance / BUDGET_HORIZON_MINUTES);
 }
 
-/** out[i] = the highest of xs[i − width … i], in one pass (a descending run of candidates). */
-function slidingMax(xs: readonly number[], width: number): number[] {
-  const run: number[] = [];
-  return xs.map((v, i) => {
-    while (run.length > 0 && xs[run.at(-1)!]! <= v) run.pop();
-    run.push(i);
-    if (run[0]! < i - width) run.shift();
-    return xs[run[0]!]!;
-  });
+/** out[i] = the highest of xs[i − width … i] for i from `start` (exact once i − width ≥ start, or start is 0), in one pass over a descending run of candidates. */
+function slidingMax(xs: readonly number[], width: number, start: number): Float64Array {
+  const out = new Float64Array(xs.length);
+  const run = new Int32Array(xs.length);
+  let head = 0;
+  let tail = 0;
+  for (let i = start; i < xs.length; i++) {
+    const v = xs[i]!;
+    while (tail > head && xs[run[tail - 1]!]! <= v) tail--;
+    run[tail++] = i;
+    if (run[head]! < i - width) head++;
+    out[i] = xs[run[head]!]!;
+  }
+  return out;
 }
 
+/** What a replay of the rule left unserved (replayUnserved) and the capacity it held: the mean scale it decided over the same minutes, in replicas. */
+export interface ReplayOutcome {
+  unserved: number;
+  held: number;
+}
+
+/** One calibration's replays, by headroom and evidence window (minutes). */
+export type Replay = (headroom: number, evidence: number) => ReplayOutcome;
+
 /**
- * The share of demand the rule would have left unserved over the last CALIBRATION_MINUTES of
- * `history` (whole minutes) with `headroom`: replayed from the scale it had an evidence window
- * before them; minute t's supply is the lowest scale decided over [t − ahead, t] (a raise is ready
- * `ahead` minutes on, a fall at once). `rises`, one a minute of `history`: the rise the forecast
- * had for it, added to its level (`forecast.mode: floor`, forecast.ts). Undefined until the
- * history holds the window.
+ * The replays of the rule over the last CALIBRATION_MINUTES of `history` (whole minutes), each
+ * from the scale it had its evidence window and the start-up delay before them; minute t's supply
+ * is the lowest scale decided over [t − ahead, t] (a raise is ready `ahead` minutes on, a fall at
+ * once). `rises`, one a minute of `history`: the rise the forecast had for it, added to its level
+ * (`forecast.mode: floor`, forecast.ts). What no headroom or window changes (the levels, the
+ * demand) is computed once for all of a calibration's replays. Undefined until the history holds
+ * the window.
  */
-export function replayUnserved(history: Pick<MinuteHistory, 'load' | 'scale'>, headroom: number, windows: DelayWindows, targetPerReplica: number, rises?: readonly number[]): number | undefined {
+export function replayer(history: Pick<MinuteHistory, 'load' | 'scale'>, windows: DelayWindows, targetPerReplica: number, rises?: readonly number[]): Replay | undefined {
   const n = history.load.length;
   if (!holdsCalibrationWindow(n, windows)) return undefined;
   const from = n - CALIBRATION_MINUTES;
-  const recs = levels(history.load).map((level, i) => recommendation(level + (rises?.[i] ?? 0), headroom, targetPerReplica));
-  const evidenceHigh = slidingMax(recs, windows.evidence);
-  const recentHigh = slidingMax(recs, windows.fallTo);
+  const lifted = levels(history.load).map((level, i) => level + (rises?.[i] ?? 0));
   const demand = history.load.map((l) => replicasFor(l, targetPerReplica));
-  const floorOf = (i: number) => (windows.exposure < 1 ? demand[i]! : 0);
-  const first = Math.max(0, from - windows.ahead - windows.evidence);
-  const decided: number[] = [];
-  let scale = history.scale[first] || recs[first]!;
-  for (let i = first; i < n; i++) {
-    const input = { scale, recommended: recs[i]!, evidenceHigh: i >= windows.evidence ? evidenceHigh[i] : undefined, recentHigh: recentHigh[i]!, floor: floorOf(i) };
-    decided[i] = scale = nextScale(input).replicas;
-  }
-  let unserved = 0;
-  for (let t = from; t < n; t++) {
-    let supply = Infinity;
-    for (let j = t - windows.ahead; j <= t; j++) supply = Math.min(supply, decided[j]!);
-    unserved += unservedShare(demand[t]!, supply, windows.exposure);
-  }
-  return unserved / CALIBRATION_MINUTES;
+  const floors = demand.map((d) => (windows.exposure < 1 ? d : 0));
+  return (headroom, evidence) => {
+    const first = Math.max(0, from - windows.ahead - evidence);
+    // The windows' highest are exact from `first` on when the recommendations start a window before it.
+    const lookback = Math.max(0, first - Math.max(evidence, windows.fallTo));
+    const recs: number[] = new Array<number>(n).fill(0);
+    for (let i = lookback; i < n; i++) recs[i] = recommendation(lifted[i]!, headroom, targetPerReplica);
+    const evidenceHigh = slidingMax(recs, evidence, lookback);
+    const recentHigh = slidingMax(recs, windows.fallTo, lookback);
+    const decided = new Float64Array(n);
+    let scale = history.scale[first] || recs[first]!;
+    for (let i = first; i < n; i++) {
+      decided[i] = scale = nextScale({ scale, recommended: recs[i]!, evidenceHigh: i >= evidence ? evidenceHigh[i] : undefined, recentHigh: recentHigh[i]!, floor: floors[i]! }).replicas;
+    }
+    let unserved = 0;
+    let held = 0;
+    for (let t = from; t < n; t++) {
+      let supply = Infinity;
+      for (let j = t - windows.ahead; j <= t; j++) supply = Math.min(supply, decided[j]!);
+      unserved += unservedShare(demand[t]!, supply, windows.exposure);
+      // What is paid for: a raise from the moment it is written, a fall at once.
+      held += decided[t]!;
+    }
+    return { unserved: unserved / CALIBRATION_MINUTES, held: held / CALIBRATION_MINUTES };
+  };
+}
+
+/** The share of demand the rule would have left unserved over the calibration window with `headroom` (replayer); undefined until the history holds the window. */
+export function replayUnserved(history: Pick<MinuteHistory, 'load' | 'scale'>, headroom: number, windows: DelayWindows, targetPerReplica: number, rises?: readonly number[]): number | undefined {
+  return replayOutcome(history, headroom, windows, targetPerReplica, rises)?.unserved;
+}
+
+/** replayUnserved's replay, with the capacity it held. */
+export function replayOutcome(history: Pick<MinuteHistory, 'load' | 'scale'>, headroom: number, windows: DelayWindows, targetPerReplica: number, rises?: readonly number[]): ReplayOutcome | undefined {
+  return replayer(history, windows, targetPerReplica, rises)?.(headroom, windows.evidence);
 }
 
 /** Whether `minutes` whole minutes are enough to calibrate on: the window and, before it, the start-up delay the replay's first minute looks back on. */
@@ -85,17 +120,72 @@ export function holdsCalibrationWindow(minutes: number, windows: DelayWindows): 
   return minutes - CALIBRATION_MINUTES >= windows.ahead;
 }
 
-/** The least headroom (load units) whose replay stays within `budget` (a fraction); 0 before the history holds the window. */
-export function calibrateHeadroom(history: Pick<MinuteHistory, 'load' | 'scale'>, windows: DelayWindows, budget: number, targetPerReplica: number, rises?: readonly number[]): number {
-  const at = (h: number) => replayUnserved(history, h, windows, targetPerReplica, rises);
-  const none = at(0);
-  if (none === undefined || none <= budget) return 0;
+/** The least headroom in [0, highest] whose replays with `evidence` stay within `budget` (a fraction), by bisection. */
+function leastHeadroom(replay: Replay, evidence: number, budget: number, highest: number): number {
+  if (replay(0, evidence).unserved <= budget) return 0;
   let lo = 0;
-  let hi = Math.max(...history.load) + targetPerReplica;
+  let hi = highest;
   for (let step = 0; step < SEARCH_STEPS; step++) {
     const mid = (lo + hi) / 2;
-    if (at(mid)! <= budget) hi = mid;
+    if (replay(mid, evidence).unserved <= budget) hi = mid;
     else lo = mid;
   }
   return hi;
+}
+
+/** The headroom search's upper end: the highest load seen and a replica more (every minute then served). */
+const highestHeadroom = (history: Pick<MinuteHistory, 'load'>, targetPerReplica: number) => Math.max(...history.load) + targetPerReplica;
+
+/** The least headroom (load units) whose replay stays within `budget` (a fraction); 0 before the history holds the window. */
+export function calibrateHeadroom(history: Pick<MinuteHistory, 'load' | 'scale'>, windows: DelayWindows, budget: number, targetPerReplica: number, rises?: readonly number[]): number {
+  const replay = replayer(history, windows, targetPerReplica, rises);
+  return replay ? leastHeadroom(replay, windows.evidence, budget, highestHeadroom(history, targetPerReplica)) : 0;
+}
+
+/**
+ * The evidence windows the calibration weighs, as shares of the longest (EVIDENCE_DELAYS start-up
+ * delays), longest first. A long window gives a unit back only after a long lull; a shorter one
+ * sooner, and then needs more headroom for the load that comes back: which costs less depends on
+ * the load, so the replay decides. None is shorter than the fall-to window (FALL_TO_DELAYS): a
+ * fall goes to the highest recommendation of that window, so a shorter evidence window would add
+ * falls that give back nothing more.
+ */
+export const EVIDENCE_SHARES = [1, 1 / 2] as const;
+
+/** The evidence windows (minutes) of EVIDENCE_SHARES for these windows, longest first, none shorter than the fall-to window (the longest start-ups' evidence is capped nearer it). */
+export const evidenceChoices = (windows: DelayWindows): number[] => EVIDENCE_SHARES.map((share) => Math.max(windows.fallTo, Math.ceil(windows.evidence * share)));
+
+/**
+ * The evidence window is weighed again on minutes that are a multiple of this (and whenever the
+ * start-up delay changed); in between the headroom is calibrated for the window last chosen. A
+ * window spans many minutes, so a quarter hour's lag costs little, and the calibration a minute
+ * stays one search instead of three.
+ */
+export const EVIDENCE_CHOICE_MINUTES = 15;
+
+/** The headroom (load units) and the evidence window (minutes) the rule decides with. */
+export interface Calibration {
+  headroom: number;
+  evidence: number;
+}
+
+/**
+ * The headroom and the evidence window together: for each of the windows `choices` (minutes,
+ * longest first), the least headroom within `budget`; of those pairs, the one whose replay held
+ * the least capacity (on a tie the longer window: fewer actions). Before the history holds the
+ * calibration window: the first window and no headroom.
+ */
+export function calibrate(history: Pick<MinuteHistory, 'load' | 'scale'>, windows: DelayWindows, choices: readonly number[], budget: number, targetPerReplica: number, rises?: readonly number[]): Calibration {
+  const replay = replayer(history, windows, targetPerReplica, rises);
+  if (!replay) return { headroom: 0, evidence: choices[0]! };
+  const highest = highestHeadroom(history, targetPerReplica);
+  let best: (Calibration & { held: number }) | undefined;
+  for (const evidence of choices) {
+    const headroom = leastHeadroom(replay, evidence, budget, highest);
+    // One window alone needs no comparison: its replay is not run again.
+    if (choices.length === 1) return { headroom, evidence };
+    const { held } = replay(headroom, evidence);
+    if (!best || held < best.held) best = { headroom, evidence, held };
+  }
+  return { headroom: best!.headroom, evidence: best!.evidence };
 }
