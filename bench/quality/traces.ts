@@ -8,7 +8,7 @@
  * - Azure LLM 2023, code and conv: requests per minute from the first arrival, the whole hour.
  * - NASA iPSC 1993: jobs in progress (the time-average over each minute), the first full week
  *   (Monday 4 – Sunday 10 October 1993) with the Sunday before as warm-up.
- * `--quick` keeps one scored day of each multi-day trace.
+ * `--quick` keeps one scored day of each multi-day trace, after three hours of warm-up.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -17,6 +17,8 @@ import { gunzipSync } from 'node:zlib';
 
 export const MINUTE_MS = 60_000;
 const DAY_MINUTES = 1_440;
+/** `--quick`'s warm-up: the two hours the policy calibrates on and one more, not a whole day (the forecast then has no season, as on the LLM traces). */
+const QUICK_WARM_UP_MINUTES = 180;
 
 export interface QualityTrace {
   name: string;
@@ -147,19 +149,21 @@ export function jobsInProgressMinutes(swf: string, fromMinute: number, toMinute:
 export async function loadQualityTraces(dir: string, quick: boolean): Promise<QualityTrace[]> {
   if (!existsSync(dir)) throw new TracesMissingError(`no traces folder at ${dir} (give it with --traces DIR; it holds nasa-http-1995/, azure-llm-2023/ and nasa-ipsc-1993/)`);
   const days = quick ? 1 : 7;
+  const warmUp = quick ? QUICK_WARM_UP_MINUTES : DAY_MINUTES;
   const nasa = await readNasaHttpMinutes(dir);
   const nasaWeek = (firstDay: number, name: string, title: string) => {
-    // One day of warm-up before the scored days; minute 0 is the warm-up's first.
-    const from = (firstDay - 1) * DAY_MINUTES;
-    return window(name, title, nasa.slice(from, (firstDay + days) * DAY_MINUTES), DAY_MINUTES, DAY_MINUTES * (1 + days), from * MINUTE_MS, 20, 'nasa');
+    // The warm-up before the scored days; minute 0 is the warm-up's first.
+    const from = firstDay * DAY_MINUTES - warmUp;
+    return window(name, title, nasa.slice(from, (firstDay + days) * DAY_MINUTES), warmUp, warmUp + DAY_MINUTES * days, from * MINUTE_MS, 20, 'nasa');
   };
   const llm = (which: 'code' | 'conv') => {
     const load = llmMinutes(readFileSync(need(path.join(dir, 'azure-llm-2023', `AzureLLMInferenceTrace_${which}.csv`)), 'utf8'));
     return window(`llm-${which}`, `Azure LLM ${which}, the whole hour`, load, 0, load.length, 0, 10, 'llm');
   };
   const swf = gunzipSync(readFileSync(need(path.join(dir, 'nasa-ipsc-1993', 'NASA-iPSC-1993-3.1-cln.swf.gz')))).toString('latin1');
-  const ipscFrom = 2 * DAY_MINUTES;
-  const ipsc = jobsInProgressMinutes(swf, ipscFrom, ipscFrom + (1 + days) * DAY_MINUTES);
+  // Scored from Monday 4 October (day 3 of the log), after its warm-up.
+  const ipscFrom = 3 * DAY_MINUTES - warmUp;
+  const ipsc = jobsInProgressMinutes(swf, ipscFrom, ipscFrom + warmUp + days * DAY_MINUTES);
   return [
     nasaWeek(1, 'nasa-week', quick ? 'NASA-HTTP 2 July 1995' : 'NASA-HTTP 2–8 July 1995'),
     nasaWeek(8, 'nasa-week-2', quick ? 'NASA-HTTP 9 July 1995' : 'NASA-HTTP 9–15 July 1995'),
@@ -168,6 +172,6 @@ export async function loadQualityTraces(dir: string, quick: boolean): Promise<Qu
     nasaWeek(22, 'nasa-week-4', quick ? 'NASA-HTTP 23 July 1995' : 'NASA-HTTP 23–29 July 1995'),
     llm('code'),
     llm('conv'),
-    window('ipsc', quick ? 'NASA iPSC jobs in progress, 4 Oct 1993' : 'NASA iPSC jobs in progress, 4–10 Oct 1993', ipsc, DAY_MINUTES, ipsc.length, ipscFrom * MINUTE_MS, 20, 'none'),
+    window('ipsc', quick ? 'NASA iPSC jobs in progress, 4 Oct 1993' : 'NASA iPSC jobs in progress, 4–10 Oct 1993', ipsc, warmUp, ipsc.length, ipscFrom * MINUTE_MS, 20, 'none'),
   ];
 }

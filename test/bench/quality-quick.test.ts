@@ -35,9 +35,11 @@ describe('the quality bench, --quick', () => {
     expect(results.map((r) => `${r.trace.name} ${r.kind}`)).toEqual(['nasa-week', 'nasa-week-2', 'nasa-week-3', 'nasa-week-4', 'llm-code', 'llm-conv', 'ipsc'].flatMap((t) => [`${t} vms`, `${t} pods`]));
     for (const r of results) checkResult(r);
     const nasa = results[0]!;
-    // One scored day (2 July) after one day of warm-up, in NASA's units.
+    // One scored day (2 July) after three hours of warm-up (the end of 1 July), in NASA's units.
     expect(nasa.trace.scoredTo - nasa.trace.scoredFrom).toBe(1_440);
-    expect(nasa.demand).toHaveLength(2_880);
+    expect(nasa.trace.scoredFrom).toBe(180);
+    expect(nasa.demand).toHaveLength(1_620);
+    expect(new Date(nasa.trace.startMs + nasa.trace.scoredFrom * 60_000).toISOString()).toBe(new Date(86_400_000).toISOString());
     expect(nasa.goals.map((g) => g.label)).toEqual([
       "θU % ≤ the better Azure Monitor rules'",
       "cost ÷ demand ≤ the cheaper Azure Monitor rules'",
