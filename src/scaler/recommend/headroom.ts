@@ -159,7 +159,7 @@ export const evidenceChoices = (windows: DelayWindows): number[] => EVIDENCE_SHA
  * The evidence window is weighed again on minutes that are a multiple of this (and whenever the
  * start-up delay changed); in between the headroom is calibrated for the window last chosen. A
  * window spans many minutes, so a quarter hour's lag costs little, and the calibration a minute
- * stays one search instead of three.
+ * stays one search instead of one per window.
  */
 export const EVIDENCE_CHOICE_MINUTES = 15;
 
