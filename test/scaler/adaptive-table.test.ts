@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { delayWindows, levelNow, levels, MAX_STARTUP_DELAY_MS, nextScale, observeStartup, recommendation, startupDelayOf, type RuleInput, type StartupState } from '../../src/scaler/recommend/adaptive.js';
 import { completeMinutes, minutesKept, recordDecision, recordMinute, type MinuteHistory } from '../../src/scaler/recommend/adaptive-history.js';
 import { historyText } from '../../src/scaler/recommend/adaptive-stage.js';
-import { budgetInForce, calibrate, calibrateHeadroom, evidenceChoices, foldBudget, holdsCalibrationWindow, replayOutcome, replayUnserved, unservedShare } from '../../src/scaler/recommend/headroom.js';
+import { budgetInForce, calibrate, evidenceChoices, foldBudget, holdsCalibrationWindow, replayer, unservedShare } from '../../src/scaler/recommend/headroom.js';
 
 const MIN = 60_000;
 
@@ -174,6 +174,9 @@ describe('the budget and the headroom', () => {
   // minute; over the last 120 minutes (60 of them at 20) 60 × 0.5 ÷ 120 = 0.25.
   const alternating = { load: Array.from({ length: 160 }, (_, i) => (i % 2 === 1 ? 20 : 0)), scale: Array<number>(160).fill(0) };
   const quick = { ahead: 1, exposure: 1, evidence: 1, fallTo: 1 };
+  const replayUnserved = (history: { load: number[]; scale: number[] }, headroom: number, windows: typeof quick, tpr: number) => replayer(history, windows, tpr)?.(headroom, windows.evidence).unserved;
+  const replayOutcome = (history: { load: number[]; scale: number[] }, headroom: number, windows: typeof quick, tpr: number) => replayer(history, windows, tpr)?.(headroom, windows.evidence);
+  const calibrateHeadroom = (history: { load: number[]; scale: number[] }, windows: typeof quick, budget: number, tpr: number) => calibrate(history, windows, [windows.evidence], budget, tpr).headroom;
   it('the replay counts the demand its rule would have left unserved', () => {
     expect(replayUnserved(alternating, 0, quick, 10)).toBe(0.25);
     // any headroom above 0 recommends 2: nothing unserved

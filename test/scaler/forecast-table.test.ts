@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { foldSeason, forecastFloor, forecastRise, riseSeen, risesOver, SEASON_BUCKETS, type Season } from '../../src/scaler/recommend/forecast.js';
 import { seasonIn, seasonText } from '../../src/scaler/recommend/forecast-stage.js';
 import { delayWindows } from '../../src/scaler/recommend/adaptive.js';
-import { calibrateHeadroom, replayUnserved } from '../../src/scaler/recommend/headroom.js';
+import { calibrate, replayer } from '../../src/scaler/recommend/headroom.js';
 
 /** A day and a week in buckets of 5 minutes. */
 const DAY = 288;
@@ -84,13 +84,13 @@ describe('the headroom under forecast: floor, calibrated on the levels raised by
   const rises = history.load.map((_, m) => (m >= 170 && m < 180 ? 90 : 0));
 
   it('without the forecast the step goes unserved for the start-up delay, and the headroom must cover it', () => {
-    expect(replayUnserved(history, 0, windows, 10)).toBeGreaterThan(0.01);
-    expect(calibrateHeadroom(history, windows, 0.01, 10)).toBeGreaterThan(0);
+    expect(replayer(history, windows, 10)!(0, windows.evidence).unserved).toBeGreaterThan(0.01);
+    expect(calibrate(history, windows, [windows.evidence], 0.01, 10).headroom).toBeGreaterThan(0);
   });
 
   it('with the step forecast nothing goes unserved: no headroom is needed for it', () => {
-    expect(replayUnserved(history, 0, windows, 10, rises)).toBe(0);
-    expect(calibrateHeadroom(history, windows, 0.01, 10, rises)).toBe(0);
+    expect(replayer(history, windows, 10, rises)!(0, windows.evidence).unserved).toBe(0);
+    expect(calibrate(history, windows, [windows.evidence], 0.01, 10, rises).headroom).toBe(0);
   });
 });
 

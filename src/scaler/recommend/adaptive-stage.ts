@@ -73,7 +73,7 @@ const readStored = (text: string | undefined) => (text ? readParsed(text) : unde
 const rounded = (v: number) => Number(v.toPrecision(6));
 
 export function historyText(history: MinuteHistory, h: StoredHistory['h'], b: StoredHistory['b']): string {
-  const calibration: StoredHistory['h'] = h && (h[3] === undefined ? [h[0], h[1], rounded(h[2])] : [h[0], h[1], rounded(h[2]), h[3]]);
+  const calibration = h && ([h[0], h[1], rounded(h[2]), ...h.slice(3)] as NonNullable<StoredHistory['h']>);
   const stored: StoredHistory = { s: history.start, v: history.load, u: history.recommended, r: history.ready, c: history.scale, ...(calibration ? { h: calibration } : {}), ...(b ? { b: [b[0], rounded(b[1])] } : {}) };
   return JSON.stringify(stored);
 }

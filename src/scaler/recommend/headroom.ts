@@ -54,7 +54,7 @@ function slidingMax(xs: readonly number[], width: number, start: number): Float6
   return out;
 }
 
-/** What a replay of the rule left unserved (replayUnserved) and the capacity it held: the mean scale it decided over the same minutes, in replicas. */
+/** What a replay of the rule left unserved (the share of the demand, as θU counts it) and the capacity it held: the mean scale it decided over the same minutes, in replicas. */
 export interface ReplayOutcome {
   unserved: number;
   held: number;
@@ -105,16 +105,6 @@ export function replayer(history: Pick<MinuteHistory, 'load' | 'scale'>, windows
   };
 }
 
-/** The share of demand the rule would have left unserved over the calibration window with `headroom` (replayer); undefined until the history holds the window. */
-export function replayUnserved(history: Pick<MinuteHistory, 'load' | 'scale'>, headroom: number, windows: DelayWindows, targetPerReplica: number, rises?: readonly number[]): number | undefined {
-  return replayOutcome(history, headroom, windows, targetPerReplica, rises)?.unserved;
-}
-
-/** replayUnserved's replay, with the capacity it held. */
-export function replayOutcome(history: Pick<MinuteHistory, 'load' | 'scale'>, headroom: number, windows: DelayWindows, targetPerReplica: number, rises?: readonly number[]): ReplayOutcome | undefined {
-  return replayer(history, windows, targetPerReplica, rises)?.(headroom, windows.evidence);
-}
-
 /** Whether `minutes` whole minutes are enough to calibrate on: the window and, before it, the start-up delay the replay's first minute looks back on. */
 export function holdsCalibrationWindow(minutes: number, windows: DelayWindows): boolean {
   return minutes - CALIBRATION_MINUTES >= windows.ahead;
@@ -135,12 +125,6 @@ function leastHeadroom(replay: Replay, evidence: number, budget: number, highest
 
 /** The headroom search's upper end: the highest load seen and a replica more (every minute then served). */
 const highestHeadroom = (history: Pick<MinuteHistory, 'load'>, targetPerReplica: number) => Math.max(...history.load) + targetPerReplica;
-
-/** The least headroom (load units) whose replay stays within `budget` (a fraction); 0 before the history holds the window. */
-export function calibrateHeadroom(history: Pick<MinuteHistory, 'load' | 'scale'>, windows: DelayWindows, budget: number, targetPerReplica: number, rises?: readonly number[]): number {
-  const replay = replayer(history, windows, targetPerReplica, rises);
-  return replay ? leastHeadroom(replay, windows.evidence, budget, highestHeadroom(history, targetPerReplica)) : 0;
-}
 
 /**
  * The evidence windows the calibration weighs, as shares of the longest (EVIDENCE_DELAYS start-up
