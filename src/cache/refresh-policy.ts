@@ -42,7 +42,7 @@ export function nextRefreshAt(meta: RefreshMeta): number | null {
 export const SETTLING_PERIOD_MS = 60_000;
 
 /** The period until the next listing while a VM is being created: SETTLING_PERIOD_MS, or the cache's own when shorter. */
-export const settlingPeriodMs = (periodMs: number) => Math.min(SETTLING_PERIOD_MS, periodMs);
+const settlingPeriodMs = (periodMs: number) => Math.min(SETTLING_PERIOD_MS, periodMs);
 
 /** A VM on its way to running: being created, with no error that says it never will (fast delete replaces those). */
 export const isSettling = (instance: Pick<CachedInstance, 'state' | 'errorInfo'>) => instance.state === 'Creating' && instance.errorInfo === null;

@@ -9,7 +9,7 @@
  */
 import type { PowerChange, ScaleSetInfo } from '../azure/scale-set-api.js';
 import type { CachedInstance } from '../cache/instance.js';
-import { isSettling, settlingPeriodMs } from '../cache/refresh-policy.js';
+import { isSettling, lastRefreshAfterSuccess } from '../cache/refresh-policy.js';
 import type { PoolConfig } from '../config/schema.js';
 import { inventoryFromRows, type InventorySnapshot } from '../pool/inventory.js';
 import type { Deletion } from '../pool/plan.js';
@@ -92,8 +92,9 @@ export class PoolWorld {
     this.previous = this.cache;
     this.cache = [...this.vms.values()].map((vm) => instanceOf(vm, now));
     this.listedAt = now;
-    const ttl = this.pool.instanceCache.ttl;
-    this.expiresAt = now + (this.cache.some(isSettling) ? settlingPeriodMs(ttl) : ttl);
+    // The production cache's own rule (without its jitter and ARM's slowdowns, which a replay has none of).
+    const periodMs = this.pool.instanceCache.ttl;
+    this.expiresAt = lastRefreshAfterSuccess({ lastRefresh: now, periodMs, jitterSec: 0 }, now, () => 0, undefined, this.cache.some(isSettling)) + periodMs;
     return this.cache;
   }
 
