@@ -12,6 +12,7 @@ import { scoreTraceKind, type TraceKindResult } from './quality/score-trace.js';
 import { formatTable, qualityFigures } from './quality/table.js';
 import { loadQualityTraces } from './quality/traces.js';
 import { writeQualityReport } from './quality/report.js';
+import { droverWorkers, type DroverWorkers } from './quality/workers.js';
 
 /**
  * `../shared/traces` beside the repository; in a git worktree elsewhere (its `.git` a file naming
@@ -21,11 +22,19 @@ export function defaultTracesDir(root: string = repositoryRoot()): string {
   return sharedFolder('traces', root);
 }
 
-export async function runQuality(context: Pick<BenchContext, 'quick' | 'traces'>): Promise<TraceKindResult[]> {
+/**
+ * Every trace for both kinds, in order. Drover's replays go to the workers `start` gives: by
+ * default a pool of worker threads running the compiled worker, one per core, so that the run
+ * takes about its share of the work rather than the sum.
+ */
+export async function runQuality(context: Pick<BenchContext, 'quick' | 'traces'>, start: () => DroverWorkers = () => droverWorkers()): Promise<TraceKindResult[]> {
   const traces = await loadQualityTraces(context.traces ?? defaultTracesDir(), context.quick);
-  const results: TraceKindResult[] = [];
-  for (const trace of traces) for (const kind of ['vms', 'pods'] as const) results.push(await scoreTraceKind(trace, kind));
-  return results;
+  const workers = start();
+  try {
+    return await Promise.all(traces.flatMap((trace) => (['vms', 'pods'] as const).map((kind) => scoreTraceKind(trace, kind, workers.run))));
+  } finally {
+    await workers.close();
+  }
 }
 
 const benchmark: Benchmark = {

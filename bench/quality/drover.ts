@@ -49,8 +49,22 @@ function* minuteRows(load: readonly number[], startMs: number): Generator<TraceR
   yield { at: startMs + load.length * MINUTE_MS, target: undefined, load: load.at(-1)!, line: load.length + 2 };
 }
 
+/** One replay to run: plain data, so that a worker thread can run it as well as this one. */
+export interface DroverJob {
+  kind: FleetKind;
+  load: readonly number[];
+  startMs: number;
+  targetPerReplica: number;
+  /** Units ready at the start. */
+  initial: number;
+  candidate?: CandidateKeys;
+}
+
+/** Runs a job; in this thread (`runDrover`) or in a worker's (bench/quality/workers.ts). */
+export type DroverRunner = (job: DroverJob) => Promise<EmulatedRun>;
+
 /** The replay of the per-minute load, starting with `initial` units ready. */
-export async function runDrover(kind: FleetKind, load: readonly number[], startMs: number, targetPerReplica: number, initial: number, candidate?: CandidateKeys): Promise<EmulatedRun> {
+export const runDrover: DroverRunner = async ({ kind, load, startMs, targetPerReplica, initial, candidate }) => {
   const config = benchConfig(kind, targetPerReplica, candidate);
   const schedule = parseReplaySchedule(DEFAULT_REPLAY_SCHEDULE);
   const [result] = await replayTrace(config, minuteRows(load, startMs), { readyDelayMs: POD_READY_MS, creationDelayMs: VM_CREATION_MS, startDelayMs: VM_START_MS, initialScale: initial, schedule });
@@ -67,4 +81,4 @@ export async function runDrover(kind: FleetKind, load: readonly number[], startM
     else steps.push(step);
   }
   return { steps, actionTimes: result.writes };
-}
+};

@@ -4,7 +4,7 @@
  * trace's window; and the issue's goals checked against them.
  */
 import { runAzureMonitor, PORTAL_RULES, TUTORIAL_RULES } from './azure-monitor.js';
-import { runDrover, STARTUP_DELAY_MS, type FleetKind } from './drover.js';
+import { runDrover, STARTUP_DELAY_MS, type DroverRunner, type FleetKind } from './drover.js';
 import { runHpa, type Bounds, type EmulatedRun } from './hpa.js';
 import { demandOf, score, type FleetStep, type Scores } from './metrics.js';
 import { foresight, staticFleet, staticSize } from './reference.js';
@@ -48,21 +48,22 @@ interface Run {
   noActions?: true;
 }
 
-function runs(trace: QualityTrace, kind: FleetKind, demand: number[]): Run[] {
+function runs(trace: QualityTrace, kind: FleetKind, demand: number[], drover: DroverRunner): Run[] {
   const { load, startMs, targetPerReplica: tpr } = trace;
   const initial = Math.max(BOUNDS.min, demand[0]!);
   const delay = STARTUP_DELAY_MS[kind];
   const scored = demand.slice(trace.scoredFrom, trace.scoredTo);
   const peak = staticSize(scored, 1);
   const p95 = staticSize(scored, 0.95);
+  const job = { kind, load, startMs, targetPerReplica: tpr, initial };
   const incumbents: Run[] =
     kind === 'vms'
       ? [TUTORIAL_RULES, PORTAL_RULES].map((rules) => ({ policy: `Azure Monitor, ${rules.name} rules (+${rules.out} above 70 %, −1 below ${rules.in} %)`, role: 'incumbent', run: runAzureMonitor(load, startMs, tpr, initial, delay, rules, BOUNDS) }))
       : [{ policy: 'HPA on a KEDA metric (no behavior)', role: 'incumbent', run: runHpa(load, startMs, tpr, initial, delay, BOUNDS) }];
   return [
-    { policy: `Drover defaults (${kind === 'vms' ? 'Pool target' : 'Deployment'})`, role: 'drover', run: runDrover(kind, load, startMs, tpr, initial) },
-    { policy: 'Drover, policy: knative (the seed’s rules)', role: 'candidate', run: runDrover(kind, load, startMs, tpr, initial, { policy: 'knative' }) },
-    { policy: 'Drover, forecast: floor', role: 'candidate', run: runDrover(kind, load, startMs, tpr, initial, { forecast: { mode: 'floor' } }) },
+    { policy: `Drover defaults (${kind === 'vms' ? 'Pool target' : 'Deployment'})`, role: 'drover', run: drover(job) },
+    { policy: 'Drover, policy: knative (the seed’s rules)', role: 'candidate', run: drover({ ...job, candidate: { policy: 'knative' } }) },
+    { policy: 'Drover, forecast: floor', role: 'candidate', run: drover({ ...job, candidate: { forecast: { mode: 'floor' } } }) },
     ...incumbents,
     { policy: `static peak fleet (${peak})`, role: 'reference', run: { steps: staticFleet(peak, startMs), actionTimes: [] } },
     { policy: `static p95 fleet (${p95})`, role: 'reference', run: { steps: staticFleet(p95, startMs), actionTimes: [] } },
@@ -70,16 +71,19 @@ function runs(trace: QualityTrace, kind: FleetKind, demand: number[]): Run[] {
   ];
 }
 
-export async function scoreTraceKind(trace: QualityTrace, kind: FleetKind): Promise<TraceKindResult> {
+/** Drover's three replays go to `drover` at once (a pool of worker threads may run them side by side); the emulations run here. */
+export async function scoreTraceKind(trace: QualityTrace, kind: FleetKind, drover: DroverRunner = runDrover): Promise<TraceKindResult> {
   const demand = demandOf(trace.load, trace.targetPerReplica);
   const scored = demand.slice(trace.scoredFrom, trace.scoredTo);
   const fromMs = trace.startMs + trace.scoredFrom * MINUTE_MS;
   const toMs = trace.startMs + trace.scoredTo * MINUTE_MS;
-  const results: PolicyResult[] = [];
-  for (const r of runs(trace, kind, demand)) {
-    const run = await r.run;
-    results.push({ policy: r.policy, role: r.role, scores: score(scored, fromMs, run.steps), actions: r.noActions ? undefined : run.actionTimes.filter((t) => t >= fromMs && t < toMs).length, steps: run.steps });
-  }
+  const planned = runs(trace, kind, demand, drover);
+  // All awaited together: one replay failing must not leave the others' failures unheard.
+  const done = await Promise.all(planned.map((r) => r.run));
+  const results = planned.map((r, i): PolicyResult => {
+    const run = done[i]!;
+    return { policy: r.policy, role: r.role, scores: score(scored, fromMs, run.steps), actions: r.noActions ? undefined : run.actionTimes.filter((t) => t >= fromMs && t < toMs).length, steps: run.steps };
+  });
   return { trace, kind, demand, results, goals: goalsFor(trace, kind, results) };
 }
 

@@ -1,9 +1,10 @@
 /**
- * `npm run bench -- quality --quick` in-process: one scored day of each trace, read from
- * ../shared/traces (the NASA `.tbz2` streamed through tar), both kinds of fleet, Drover through
- * `drover replay`'s code path, and the incumbents and reference lines beside it. Asserts the
- * table's shape and values that must hold whatever the policy: every metric in range, the
- * reference lines' known answers, the goals where the issue sets them, and the report page.
+ * `npm run bench -- quality --quick`: one scored day of each trace, read from ../shared/traces
+ * (the NASA `.tbz2` streamed through tar), both kinds of fleet, Drover through `drover replay`'s
+ * code path in two worker threads as the bench runs it, and the incumbents and reference lines
+ * beside it. Asserts the table's shape and values that must hold whatever the policy: every
+ * metric in range, the reference lines' known answers, the goals where the issue sets them, and
+ * the report page.
  *
  * Without the traces folder the test reports itself skipped, with the reason; under CI=true it fails.
  */
@@ -15,7 +16,9 @@ import { writeQualityReport } from '../../bench/quality/report.js';
 import type { TraceKindResult } from '../../bench/quality/score-trace.js';
 import { formatTable } from '../../bench/quality/table.js';
 import { loadQualityTraces } from '../../bench/quality/traces.js';
+import { bundledDroverWorker } from '../support/bench-worker.js';
 import { tempDir } from '../support/config.js';
+import { droverWorkers } from '../../bench/quality/workers.js';
 
 const TRACES = process.env.DROVER_TRACES ?? defaultTracesDir();
 
@@ -31,7 +34,9 @@ describe('the quality bench, --quick', () => {
       if (process.env.CI === 'true') throw new Error(`${reason}: the quality bench test cannot be skipped under CI`);
       ctx.skip(true, reason);
     }
-    const results = await runQuality({ quick: true, traces: TRACES });
+    // Drover's replays in two worker threads, as the bench runs them.
+    const worker = await bundledDroverWorker();
+    const results = await runQuality({ quick: true, traces: TRACES }, () => droverWorkers(worker, 2));
     expect(results.map((r) => `${r.trace.name} ${r.kind}`)).toEqual(['nasa-week', 'nasa-week-2', 'nasa-week-3', 'nasa-week-4', 'llm-code', 'llm-conv', 'ipsc'].flatMap((t) => [`${t} vms`, `${t} pods`]));
     for (const r of results) checkResult(r);
     const nasa = results[0]!;
