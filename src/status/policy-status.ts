@@ -19,7 +19,8 @@ export type PolicyStatus =
       startupDelay: { seconds: number; from: 'default' | 'learned' };
       /**
        * The budget (percent of demand left unserved), the budget in force after what the target
-       * really left unserved (percent), and the headroom last calibrated, in load units (null
+       * really left unserved and weighted by its last two hours' demand against its day's
+       * (percent: what the calibration aims at), and the headroom last calibrated, in load units (null
        * until the target has two hours of load and its start-up delay: a young target follows the
        * mean of its last two start-up delays instead).
        */
@@ -42,7 +43,7 @@ export function policyStatus(target: TargetConfig, record: TargetRecord | undefi
     startupDelay: { seconds: Math.round(delay.ms / 1000), from: delay.from },
     headroom: {
       underProvisioning: adaptive.underProvisioningPercent,
-      inForce: Math.round(budgetIn(record, adaptive) * 1000) / 1000,
+      inForce: Math.round(budgetIn(record, adaptive, 1) * 1000) / 1000,
       load: headroom === undefined ? null : Math.round(headroom * 100) / 100,
     },
     scaleDownEvidence: { minutes: evidenceIn(record, adaptive) },

@@ -121,6 +121,27 @@ describe('the default policy through the plan', () => {
     expect(scales).toEqual([...Array<number>(12).fill(5), ...Array<number>(6).fill(3), ...Array<number>(5).fill(2), ...Array<number>(5).fill(1)]);
   });
 
+  it('the budget a calibration aims at follows the demand: the same two hours need less headroom when they are busier than the target’s day', async () => {
+    // Two targets see the same last two hours: load 50 with a spike to 75 every 15th minute
+    // (5 replicas, 8 at the spike). Before them, 10 hours of steady load served in full (the
+    // same saving of budget): 50 for one, 20 for the other. For the first the two hours are a
+    // day's usual demand; for the second more than its day's, so it may leave more of them unserved.
+    const run = async (before: number) => {
+      const d = planDriver(adaptive({}), { current: 5 });
+      for (let m = 0; m < 600; m++) await d.step({ at: T0 + m * MINUTE, load: before, ready: d.current });
+      for (let m = 600; m < 725; m++) await d.step({ at: T0 + m * MINUTE, load: m % 15 === 0 ? 75 : 50, ready: d.current });
+      return JSON.parse(d.record!.loadMinutes!) as { h: number[]; b: number[] };
+    };
+    const usual = await run(50);
+    const quiet = await run(20);
+    // The day's mean demand kept in the row (replicas a minute): about 5 for the first, under 3 for the second.
+    expect(usual.b[2]).toBeGreaterThan(4.9);
+    expect(quiet.b[2]).toBeLessThan(3);
+    expect(usual.b[3]).toBe(724);
+    expect(usual.h[2]).toBeGreaterThan(0);
+    expect(quiet.h[2]).toBeLessThan(usual.h[2]!);
+  });
+
   it('a target that may sleep goes to zero by the scale-to-zero rules, not held by the policy', async () => {
     const settings = settingsOf({ policy: 'adaptive', ...push(1), ...ACTIVATOR, minScale: 0, maxScale: 10, scaleToZero: { stableWindow: '60s' } });
     const d = planDriver(settings, { current: 1, conditions: markActive({}, T0 + 60 * MINUTE) });

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { delayWindows, levelNow, levels, MAX_STARTUP_DELAY_MS, nextScale, observeStartup, recommendation, startupDelayOf, type RuleInput, type StartupState } from '../../src/scaler/recommend/adaptive.js';
 import { completeMinutes, minutesKept, recordDecision, recordMinute, type MinuteHistory } from '../../src/scaler/recommend/adaptive-history.js';
 import { historyText } from '../../src/scaler/recommend/adaptive-stage.js';
-import { budgetInForce, calibrate, evidenceChoices, foldBudget, holdsCalibrationWindow, replayer, unservedShare } from '../../src/scaler/recommend/headroom.js';
+import { NO_DAY_DEMAND, budgetInForce, calibrate, demandWeighted, evidenceChoices, foldBudget, foldDayDemand, holdsCalibrationWindow, replayer, unservedShare, windowDemand } from '../../src/scaler/recommend/headroom.js';
 
 const MIN = 60_000;
 
@@ -167,6 +167,34 @@ describe('the budget and the headroom', () => {
     { name: 'overspending lowers it, to a quarter at most', balance: -14.4, want: 0.0025 },
   ])('in force: $name', ({ balance, want }) => {
     expect(budgetInForce(0.01, balance)).toBeCloseTo(want, 12);
+  });
+
+  it.each([
+    { name: 'a window as busy as the day: the budget in force', window: 8, day: 8, want: 0.01 },
+    { name: 'a busier one spends more of it, in proportion', window: 12, day: 8, want: 0.015 },
+    { name: 'a quieter one less', window: 6, day: 8, want: 0.0075 },
+    { name: 'twice the budget at most', window: 30, day: 8, want: 0.02 },
+    { name: 'half of it at least (an idle night)', window: 0, day: 8, want: 0.005 },
+    { name: 'no day seen yet: the budget in force', window: 5, day: 0, want: 0.01 },
+  ])('weighted by demand: $name', ({ window, day, want }) => {
+    expect(demandWeighted(0.01, window, day === 0 ? NO_DAY_DEMAND : { mean: day, minutes: 1_440 })).toBeCloseTo(want, 12);
+  });
+
+  it('the day’s demand is a running mean for its first day, then weighted over the last day', () => {
+    let day = NO_DAY_DEMAND;
+    for (const d of [2, 4, 6]) day = foldDayDemand(day, d);
+    expect(day).toEqual({ mean: 4, minutes: 3 });
+    for (let m = 3; m < 1_440; m++) day = foldDayDemand(day, 4);
+    expect(day).toEqual({ mean: 4, minutes: 1_440 });
+    // A day old: each minute moves it by 1 ÷ 1,440 of its difference, never more minutes.
+    expect(foldDayDemand(day, 1_444)).toEqual({ mean: 5, minutes: 1_440 });
+  });
+
+  it('a window’s demand is the mean replicas of its last two hours', () => {
+    // 130 minutes: 10 at 100 (outside the window), then 60 at 5 and 60 at 25, 10 per replica → 1 and 3.
+    const load = [...Array<number>(10).fill(100), ...Array<number>(60).fill(5), ...Array<number>(60).fill(25)];
+    expect(windowDemand(load, 10)).toBe(2);
+    expect(windowDemand([], 10)).toBe(0);
   });
 
   // 160 minutes alternating 0 and 20, 10 per replica: after 20 minutes every level is 10, one

@@ -49,6 +49,14 @@ describe('targets[].policy in status', () => {
       want: { name: 'adaptive', startupDelay: { seconds: 300, from: 'learned' }, headroom: { underProvisioning: 5, inForce: 4, load: 12.35 }, scaleDownEvidence: { minutes: 40 }, forecast: { mode: 'off', floor: null } },
     },
     {
+      // Its window asks for 40 replicas a minute, its day 32 on average: 4 % × 40 ÷ 32 = 5 %.
+      name: 'the budget in force is weighted by the window’s demand against the day’s',
+      extra: { policy: 'adaptive', headroom: { underProvisioning: 5 } },
+      ref: undefined,
+      record: { ...calibrated, loadMinutes: calibrated.loadMinutes!.replace('"b":[135,-14.4]', '"b":[135,-14.4,32,1440]') },
+      want: { name: 'adaptive', startupDelay: { seconds: 300, from: 'learned' }, headroom: { underProvisioning: 5, inForce: 5, load: 12.35 }, scaleDownEvidence: { minutes: 40 }, forecast: { mode: 'off', floor: null } },
+    },
+    {
       name: 'a row whose evidence window is past the longest (written by hand, or for a longer delay) is read as the longest',
       extra: { policy: 'adaptive', headroom: { underProvisioning: 5 } },
       ref: undefined,

@@ -16,7 +16,7 @@ import { RATE_RULES } from '../read/bound-rules.js';
 import { parsedOnce, readJson } from '../read/record-json.js';
 import { EMPTY_STARTUP, MINUTE_MS, delayWindows, levelNow, nextScale, observeStartup, recommendation, startupDelayOf, type AdaptiveSettings, type DelayWindows, type StartupDelay, type StartupState } from './adaptive.js';
 import { EMPTY_HISTORY, completeMinutes, minutesKept, recordDecision, recordMinute, type MinuteHistory } from './adaptive-history.js';
-import { EVIDENCE_CHOICE_MINUTES, budgetInForce, calibrate, evidenceChoices, foldBudget, holdsCalibrationWindow, unservedShare } from './headroom.js';
+import { EVIDENCE_CHOICE_MINUTES, NO_DAY_DEMAND, budgetInForce, calibrate, demandWeighted, evidenceChoices, foldBudget, foldDayDemand, holdsCalibrationWindow, unservedShare, windowDemand, type DayDemand } from './headroom.js';
 import type { SourcesContext } from './sources-view.js';
 import { foldedSeason, seasonIn, seasonText, withForecast } from './forecast-stage.js';
 import type { ForecastLine } from '../../state/decisions.js';
@@ -36,8 +36,9 @@ export interface AdaptiveStage {
 /**
  * The row's form (`loadMinutes`): the history's columns from minute `s`; the headroom and the
  * evidence window (minutes) as last calibrated, in minute `h[0]` for a delay of `h[1]` ms (a row
- * written before the window was calibrated has none: the longest); the budget's balance as of
- * minute `b[0]`.
+ * written before the window was calibrated has none: the longest); the budget's balance and the
+ * day's mean demand (with the minutes it holds) as of minute `b[0]` (a row written before the
+ * mean was kept has none: it starts again).
  * Calibrating and drawing on the budget happen once a minute: a target reconciled every few
  * seconds pays for them once.
  */
@@ -48,7 +49,7 @@ interface StoredHistory {
   r: number[];
   c: number[];
   h?: [minute: number, delayMs: number, value: number, evidence?: number];
-  b?: [minute: number, balance: number];
+  b?: [minute: number, balance: number, dayDemand?: number, dayMinutes?: number];
 }
 
 const isNumbers = (v: unknown, length?: number) => Array.isArray(v) && v.every((n) => typeof n === 'number') && (length === undefined || v.length === length);
@@ -56,7 +57,7 @@ function isStored(v: unknown): v is StoredHistory {
   if (typeof v !== 'object' || v === null) return false;
   const o = v as StoredHistory;
   const n = Array.isArray(o.v) ? o.v.length : -1;
-  return typeof o.s === 'number' && isNumbers(o.v) && isNumbers(o.u, n) && isNumbers(o.r, n) && isNumbers(o.c, n) && (o.h === undefined || isNumbers(o.h, 3) || isNumbers(o.h, 4)) && (o.b === undefined || isNumbers(o.b, 2));
+  return typeof o.s === 'number' && isNumbers(o.v) && isNumbers(o.u, n) && isNumbers(o.r, n) && isNumbers(o.c, n) && (o.h === undefined || isNumbers(o.h, 3) || isNumbers(o.h, 4)) && (o.b === undefined || isNumbers(o.b, 2) || isNumbers(o.b, 4));
 }
 const isStartup = (v: unknown) => typeof v === 'object' && v !== null && Array.isArray((v as StartupState).observed) && (v as StartupState).observed.every((n) => typeof n === 'number');
 
@@ -74,7 +75,7 @@ const rounded = (v: number) => Number(v.toPrecision(6));
 
 export function historyText(history: MinuteHistory, h: StoredHistory['h'], b: StoredHistory['b']): string {
   const calibration = h && ([h[0], h[1], rounded(h[2]), ...h.slice(3)] as NonNullable<StoredHistory['h']>);
-  const stored: StoredHistory = { s: history.start, v: history.load, u: history.recommended, r: history.ready, c: history.scale, ...(calibration ? { h: calibration } : {}), ...(b ? { b: [b[0], rounded(b[1])] } : {}) };
+  const stored: StoredHistory = { s: history.start, v: history.load, u: history.recommended, r: history.ready, c: history.scale, ...(calibration ? { h: calibration } : {}), ...(b ? { b: b.map((v, i) => (i === 0 ? v : rounded(v!))) as NonNullable<StoredHistory['b']> } : {}) };
   return JSON.stringify(stored);
 }
 
@@ -118,10 +119,17 @@ export function forecastIn(record: TargetRecord | undefined, settings: AdaptiveS
   return forecastFloor(seasonIn(record), { minute: history.start + history.load.length - 1, ahead: windows.ahead, level: levelOf(history, windows), headroom: stored.h?.[2] ?? 0, targetPerReplica });
 }
 
-/** The budget in force (percent) by the row's balance. */
-export function budgetIn(record: TargetRecord | undefined, settings: AdaptiveSettings): number {
-  return 100 * budgetInForce(settings.underProvisioningPercent / 100, storedIn(record)?.b?.[1] ?? 0);
+/** The budget the calibration aims at (percent): in force by the row's balance, weighted by its window's demand against the day's. */
+export function budgetIn(record: TargetRecord | undefined, settings: AdaptiveSettings, targetPerReplica: number): number {
+  const kept = readStored(record?.loadMinutes);
+  return 100 * budgetAimedAt(settings.underProvisioningPercent / 100, kept?.stored.b, completeMinutes(kept?.history ?? EMPTY_HISTORY), targetPerReplica);
 }
+
+const dayDemandOf = (b: StoredHistory['b']): DayDemand => (b?.[2] === undefined ? NO_DAY_DEMAND : { mean: b[2], minutes: b[3]! });
+
+/** What a calibration on these whole minutes aims at, as a share of demand. */
+const budgetAimedAt = (budget: number, b: StoredHistory['b'], whole: MinuteHistory, targetPerReplica: number) =>
+  demandWeighted(budgetInForce(budget, b?.[1] ?? 0), windowDemand(whole.load, targetPerReplica), dayDemandOf(b));
 
 interface MinuteWork {
   history: MinuteHistory;
@@ -133,18 +141,21 @@ interface MinuteWork {
   season?: Season;
 }
 
-/** The balance after the whole minutes since it was last drawn on (none the first time: it starts at 0). */
+/** The balance and the day's mean demand after the whole minutes since they were last drawn on (none the first time: the balance starts at 0, the mean empty). */
 function drawnBudget(stored: StoredHistory['b'], work: MinuteWork): NonNullable<StoredHistory['b']> {
-  if (!stored) return [work.minute, 0];
+  if (!stored) return [work.minute, 0, 0, 0];
   if (stored[0] >= work.minute) return stored;
   const { history, windows, budget, targetPerReplica } = work;
   let balance = stored[1];
+  let day = dayDemandOf(stored);
   for (let m = Math.max(stored[0], history.start); m < work.minute; m++) {
     const i = m - history.start;
     if (i >= history.load.length) break;
-    balance = foldBudget(balance, unservedShare(replicasFor(history.load[i]!, targetPerReplica), history.ready[i]!, windows.exposure), budget);
+    const demand = replicasFor(history.load[i]!, targetPerReplica);
+    balance = foldBudget(balance, unservedShare(demand, history.ready[i]!, windows.exposure), budget);
+    day = foldDayDemand(day, demand);
   }
-  return [work.minute, balance];
+  return [work.minute, balance, day.mean, day.minutes];
 }
 
 /**
@@ -153,10 +164,10 @@ function drawnBudget(stored: StoredHistory['b'], work: MinuteWork): NonNullable<
  * raised by the forecast's rises: the headroom the policy needs beside the forecast, so that it
  * keeps to its budget.
  */
-function calibrated(stored: StoredHistory['h'], work: MinuteWork, delayMs: number, balance: number): NonNullable<StoredHistory['h']> {
+function calibrated(stored: StoredHistory['h'], work: MinuteWork, delayMs: number, balance: NonNullable<StoredHistory['b']>): NonNullable<StoredHistory['h']> {
   if (stored && stored[0] === work.minute && stored[1] === delayMs) return stored;
-  const target = budgetInForce(work.budget, balance);
   const whole = completeMinutes(work.history);
+  const target = budgetAimedAt(work.budget, balance, whole, work.targetPerReplica);
   const rises = work.season && risesOver(work.season, whole.start, whole.load.length, work.windows.ahead);
   const { headroom, evidence } = calibrate(whole, work.windows, evidenceToWeigh(stored, work, delayMs), target, work.targetPerReplica, rises);
   return [work.minute, delayMs, headroom, evidence];
@@ -220,7 +231,7 @@ export const adaptiveStage: AdaptiveStage = {
     const seasonal = settings.forecast === 'off' ? undefined : foldedSeason(record, history, minute);
     const work: MinuteWork = { history, windows, budget: settings.underProvisioningPercent / 100, targetPerReplica, minute, ...(settings.forecast === 'floor' && seasonal ? { season: seasonal.season } : {}) };
     const balance = drawnBudget(stored?.b, work);
-    const headroom = calibrated(stored?.h, work, delay.ms, balance[1]);
+    const headroom = calibrated(stored?.h, work, delay.ms, balance);
     const { level, recommended, out: rule } = decide(history, decidingWindows(windows, headroom), headroom[2], { scale: observation.scale, load: desired.average }, targetPerReplica);
     const { out, note } = withForecast(settings.forecast, seasonal?.season, { minute, ahead: windows.ahead, level, headroom: headroom[2], targetPerReplica }, rule);
     const limited = withinRateLimits(out.replicas, observation.ready, ctx.settings.desired);

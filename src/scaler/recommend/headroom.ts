@@ -7,7 +7,8 @@
  * whose replay, at its own least headroom, held the least capacity. The budget in force is the
  * configured one corrected by what the target really left unserved (the ready count it showed
  * against each minute's demand): an overspent budget tightens the next calibrations, an unspent
- * one loosens them, evened out over BUDGET_HORIZON_MINUTES.
+ * one loosens them, evened out over BUDGET_HORIZON_MINUTES. Of that budget, each calibration
+ * aims at a share in proportion to the demand of its window against the day's (`demandWeighted`).
  */
 import { replicasFor } from '../../load/decider.js';
 import { CALIBRATION_MINUTES, levels, nextScale, recommendation, type DelayWindows } from './adaptive.js';
@@ -36,6 +37,49 @@ export function foldBudget(balance: number, unserved: number, budget: number): n
 /** The budget the calibration aims at: the configured one moved by the balance over a day, at least a quarter of it. */
 export function budgetInForce(budget: number, balance: number): number {
   return Math.max(budget / 4, budget + balance / BUDGET_HORIZON_MINUTES);
+}
+
+/**
+ * The day's mean demand (replicas) is a running mean until it has a day of minutes, then weighted
+ * over the last BUDGET_HORIZON_MINUTES (exponentially): the reference a window's demand is set
+ * against.
+ */
+export interface DayDemand {
+  mean: number;
+  /** Minutes folded in, up to BUDGET_HORIZON_MINUTES. */
+  minutes: number;
+}
+
+export const NO_DAY_DEMAND: DayDemand = { mean: 0, minutes: 0 };
+
+export function foldDayDemand(day: DayDemand, demand: number): DayDemand {
+  const minutes = Math.min(BUDGET_HORIZON_MINUTES, day.minutes + 1);
+  return { mean: day.mean + (demand - day.mean) / minutes, minutes };
+}
+
+/**
+ * A window's demand is at most this many times the day's, and at least its inverse, in what the
+ * window is allowed: no two hours plan to leave more than twice the budget unserved.
+ */
+export const DEMAND_WEIGHT_LIMIT = 2;
+
+/**
+ * The budget a calibration aims at, in proportion to its window's demand against the day's. A
+ * replica of headroom costs the same in every hour but buys less of θU where the demand is high
+ * (one replica short of 12 is a twelfth of the minute's demand, of 3 a third), so a budget held
+ * equal in every hour buys its last share dearly in the busy ones: weighted by demand, the
+ * busy hours spend more of it and the quiet ones less, and the day's balance (foldBudget) keeps
+ * the day's θU to the budget.
+ */
+export function demandWeighted(budget: number, windowDemand: number, day: DayDemand): number {
+  if (!(day.mean > 0)) return budget;
+  return budget * Math.min(DEMAND_WEIGHT_LIMIT, Math.max(1 / DEMAND_WEIGHT_LIMIT, windowDemand / day.mean));
+}
+
+/** The mean demand (replicas) of the calibration's window: the last CALIBRATION_MINUTES of `load`. */
+export function windowDemand(load: readonly number[], targetPerReplica: number): number {
+  const window = load.slice(-CALIBRATION_MINUTES);
+  return window.length === 0 ? 0 : window.reduce((sum, l) => sum + replicasFor(l, targetPerReplica), 0) / window.length;
 }
 
 /** out[i] = the highest of xs[i − width … i] for i from `start` (exact once i − width ≥ start, or start is 0), in one pass over a descending run of candidates. */
