@@ -70,7 +70,12 @@ describe('the default policy through the plan', () => {
   it('a target taken over does not fall before it has a whole evidence window (16 × 30 s for pods)', async () => {
     const d = planDriver(adaptive({}), { current: 8 });
     // Load for 1 replica from the first minute on: held at 8 until 8 minutes of recommendations are known.
-    for (let m = 0; m < 8; m++) expect((await d.step({ at: T0 + m * MINUTE, load: 10, ready: d.current })).scale).toBe(8);
+    for (let m = 0; m < 8; m++) {
+      const held = await d.step({ at: T0 + m * MINUTE, load: 10, ready: d.current });
+      expect(held.scale).toBe(8);
+      // The decision log's line names the rule that held it.
+      expect(held.outcome.decision).toMatchObject({ boundBy: 'ScaleDownEvidence', reason: expect.stringContaining('bound by ScaleDownEvidence') });
+    }
     // Then down, at most halving a step (maxScaleDownRate's default of 2 applies on top).
     const out = await d.step({ at: T0 + 8 * MINUTE, load: 10, ready: d.current });
     expect(out).toMatchObject({ scale: 4, boundBy: 'ScaleDownLimit' });

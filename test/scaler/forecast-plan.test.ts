@@ -38,6 +38,8 @@ describe('forecast: floor', () => {
     expect(out).toMatchObject({ scale: 10, boundBy: 'ForecastFloor', written: [1, 10] });
     expect(out.outcome.decision).toMatchObject({ boundBy: 'ForecastFloor', forecast: { mode: 'floor', floor: 10, wouldRaise: true } });
     expect(out.outcome.decision.reason).toContain('forecast floor 10');
+    // The line people read names the rule as the record does.
+    expect(out.outcome.decision.reason).toContain('bound by ForecastFloor');
   });
 
   it('a floor the load did not follow is held as a recommendation is: a fall waits 8 minutes of lower ones, then goes to the last 3’s highest', async () => {

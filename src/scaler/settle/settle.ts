@@ -71,7 +71,7 @@ export function settleTarget(input: SettleInput): Settlement {
   const poll = settings.pollIntervalMs === undefined ? {} : { pollIntervalMs: settings.pollIntervalMs };
   const wants = followUps({ plan, desired, before, after, write, kind: snapshot.kind, activationTimeoutMs, settle, ...poll, now });
   const { boundBy, forecast } = input.plan.decided;
-  const described = describeTargetDecision({ plan, desired, load: input.load, write, wake, dryRun: snapshot.dryRun, probe: input.probe, trigger: input.trigger, ...(forecast ? { forecast } : {}) });
+  const described = describeTargetDecision({ plan, desired, load: input.load, write, wake, dryRun: snapshot.dryRun, probe: input.probe, trigger: input.trigger, ...(boundBy ? { boundBy } : {}), ...(forecast ? { forecast } : {}) });
   const decision = { ...described, ...(boundBy ? { boundBy } : {}), ...(forecast ? { forecast } : {}) };
   const probe = input.probe;
 
