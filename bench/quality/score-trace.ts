@@ -79,12 +79,17 @@ export async function scoreTraceKind(trace: QualityTrace, kind: FleetKind, drove
   const toMs = trace.startMs + trace.scoredTo * MINUTE_MS;
   const planned = runs(trace, kind, demand, drover);
   // All awaited together: one replay failing must not leave the others' failures unheard.
-  const done = await Promise.all(planned.map((r) => r.run));
+  const done = await Promise.all(planned.map((r) => Promise.resolve(r.run).catch((error: unknown) => Promise.reject(failedRun(trace, kind, r.policy, error)))));
   const results = planned.map((r, i): PolicyResult => {
     const run = done[i]!;
     return { policy: r.policy, role: r.role, scores: score(scored, fromMs, run.steps), actions: r.noActions ? undefined : run.actionTimes.filter((t) => t >= fromMs && t < toMs).length, steps: run.steps };
   });
   return { trace, kind, demand, results, goals: goalsFor(trace, kind, results) };
+}
+
+/** A run's failure, naming the trace, the kind and the policy it was for. */
+function failedRun(trace: QualityTrace, kind: FleetKind, policy: string, error: unknown): Error {
+  return new Error(`${trace.name} ${kind} · ${policy}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
 }
 
 const check = (label: string, value: number, goal: number): GoalCheck => ({ label, value, goal, met: value <= goal + 1e-9 });

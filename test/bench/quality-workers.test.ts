@@ -1,12 +1,13 @@
 /**
  * The quality bench's replay workers (bench/quality/workers.ts): a replay run in a worker thread
  * answers exactly what it answers in this one, jobs beyond the pool's size wait their turn, a
- * failing replay fails its own job with the worker's reason, a worker that cannot start fails its
- * jobs, and closed workers take no job.
+ * failing replay fails its own job with the worker's reason (and the trace's scoring names the
+ * trace, kind and policy), a worker that cannot start fails its jobs, and closed workers take no job.
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runDrover, type DroverJob } from '../../bench/quality/drover.js';
 import { droverWorkers, type DroverWorkers } from '../../bench/quality/workers.js';
+import { scoreTraceKind } from '../../bench/quality/score-trace.js';
 import { bundledDroverWorker } from '../support/bench-worker.js';
 
 let entry: string;
@@ -51,6 +52,12 @@ describe('the quality bench in worker threads', () => {
   it('fails the jobs of a worker that cannot start, naming why', async () => {
     workers = droverWorkers(`${entry}.missing`, 1);
     await expect(workers.run(hour('pods'))).rejects.toThrow(/Cannot find module .*drover-worker\.mjs\.missing/);
+  });
+
+  it('a failed replay fails the trace’s scoring with the trace, the kind and the policy it was for', async () => {
+    workers = droverWorkers(entry, 1);
+    const trace = { name: 'tiny', title: 'an hour', load: hour('pods').load, scoredFrom: 0, scoredTo: 60, startMs: 0, targetPerReplica: -1, goals: 'none' as const };
+    await expect(scoreTraceKind(trace, 'pods', workers.run)).rejects.toThrow(/^tiny pods · Drover defaults \(Deployment\): a replay in a worker failed: .*targetPerReplica/s);
   });
 
   it('refuses jobs once closed', async () => {
