@@ -36,7 +36,10 @@ describe('the quality bench, --quick', () => {
     }
     // Drover's replays in two worker threads, as the bench runs them.
     const worker = await bundledDroverWorker();
-    const results = await runQuality({ quick: true, traces: TRACES }, () => droverWorkers(worker, 2));
+    const printed: string[] = [];
+    const results = await runQuality({ quick: true, traces: TRACES }, { start: () => droverWorkers(worker, 2), each: (r) => printed.push(`${r.trace.name} ${r.kind}`) });
+    // Each trace and kind handed on as it is scored, in the table's order.
+    expect(printed).toEqual(results.map((r) => `${r.trace.name} ${r.kind}`));
     expect(results.map((r) => `${r.trace.name} ${r.kind}`)).toEqual(['nasa-week', 'nasa-week-2', 'nasa-week-3', 'nasa-week-4', 'llm-code', 'llm-conv', 'ipsc'].flatMap((t) => [`${t} vms`, `${t} pods`]));
     for (const r of results) checkResult(r);
     const nasa = results[0]!;
