@@ -79,7 +79,15 @@ export async function scoreTraceKind(trace: QualityTrace, kind: FleetKind, drove
   const toMs = trace.startMs + trace.scoredTo * MINUTE_MS;
   const planned = runs(trace, kind, demand, drover);
   // All awaited together: one replay failing must not leave the others' failures unheard.
-  const done = await Promise.all(planned.map((r) => Promise.resolve(r.run).catch((error: unknown) => Promise.reject(failedRun(trace, kind, r.policy, error)))));
+  const done = await Promise.all(
+    planned.map(async (r) => {
+      try {
+        return await r.run;
+      } catch (error) {
+        throw failedRun(trace, kind, r.policy, error);
+      }
+    }),
+  );
   const results = planned.map((r, i): PolicyResult => {
     const run = done[i]!;
     return { policy: r.policy, role: r.role, scores: score(scored, fromMs, run.steps), actions: r.noActions ? undefined : run.actionTimes.filter((t) => t >= fromMs && t < toMs).length, steps: run.steps };

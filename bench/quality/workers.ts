@@ -14,7 +14,7 @@ export type WorkerAnswer = { id: number; run: EmulatedRun } | { id: number; erro
 
 export interface DroverWorkers {
   run: DroverRunner;
-  /** Ends the threads; a job still waiting is refused. */
+  /** Ends the threads; a job still waiting, and any later one, is refused. */
   close(): Promise<void>;
 }
 
@@ -34,7 +34,8 @@ export function droverWorkers(entry: URL | string = DROVER_WORKER, size = availa
   const busy = new Map<Worker, Pending>();
   const idle: Worker[] = [];
   let nextId = 0;
-  let closed = false;
+  /** Why no more jobs are taken: the pool was closed, or a worker died. */
+  let stopped: Error | undefined;
 
   const dispatch = () => {
     while (idle.length > 0 && waiting.length > 0) {
@@ -54,15 +55,16 @@ export function droverWorkers(entry: URL | string = DROVER_WORKER, size = availa
     }
     dispatch();
   };
-  const failAll = (error: Error) => {
+  const stop = (error: Error) => {
+    stopped ??= error;
     for (const pending of [...busy.values(), ...waiting.splice(0)]) pending.reject(error);
     busy.clear();
   };
   const workers = Array.from({ length: Math.max(1, size) }, () => {
     const worker = new Worker(entry);
     worker.on('message', (answer: WorkerAnswer) => settle(worker, answer));
-    // A worker that dies fails its job and every one after it: a bench with holes would mislead.
-    worker.on('error', (error) => failAll(error));
+    // A worker that dies fails its job, every other one and every one to come: a bench with holes would mislead.
+    worker.on('error', (error) => stop(error));
     idle.push(worker);
     return worker;
   });
@@ -70,13 +72,12 @@ export function droverWorkers(entry: URL | string = DROVER_WORKER, size = availa
   return {
     run: (job) =>
       new Promise<EmulatedRun>((resolve, reject) => {
-        if (closed) return reject(new Error('the replay workers are closed'));
+        if (stopped) return reject(stopped);
         waiting.push({ id: nextId++, job, resolve, reject });
         dispatch();
       }),
     async close() {
-      closed = true;
-      failAll(new Error('the replay workers are closed'));
+      stop(new Error('the replay workers are closed'));
       await Promise.all(workers.map((w) => w.terminate()));
     },
   };

@@ -52,6 +52,8 @@ describe('the quality bench in worker threads', () => {
   it('fails the jobs of a worker that cannot start, naming why', async () => {
     workers = droverWorkers(`${entry}.missing`, 1);
     await expect(workers.run(hour('pods'))).rejects.toThrow(/Cannot find module .*drover-worker\.mjs\.missing/);
+    // And every job after it: no worker is left to run one.
+    await expect(workers.run(hour('vms'))).rejects.toThrow(/Cannot find module/);
   });
 
   it('a failed replay fails the trace’s scoring with the trace, the kind and the policy it was for', async () => {
