@@ -22,11 +22,16 @@ export interface DemoActions {
 
 const workers = (s: Status): PoolStatus | undefined => s.pools.find((p) => p.name === 'workers');
 
-/** The pool holds `count` healthy VMs and `warm` parked ones, with nothing on its way in or out. */
+/**
+ * The pool holds `count` healthy VMs and `warm` parked ones, with nothing on its way in or out:
+ * neither in the scale set nor in the inventory (a deleted VM's row is gone too), so the story's
+ * next step comes after the line that says so, however slow the machine.
+ */
 export function settledAt(pool: PoolStatus | undefined, count: number, warm = 0): boolean {
   if (!pool) return false;
   const c = pool.counts;
-  return c.healthy === count && c.warm === warm && pool.instances.length === count + warm && c.creating === 0 && c.deleting === 0 && c.broken === 0;
+  const inView = pool.instances.length === count + warm && pool.machines.length === count + warm;
+  return inView && c.healthy === count && c.warm === warm && c.creating === 0 && c.deleting === 0 && c.broken === 0 && c.missing === 0;
 }
 
 export function demoSteps(act: DemoActions): DemoStep[] {
