@@ -5,6 +5,8 @@ import type { DroverConfig } from '../src/config/schema.js';
 export const ROOT: string;
 /** Where `npm run build` writes the package azd uploads, relative to ROOT. */
 export const DEPLOY_DIR: string;
+/** An ESM bundle's first line: bundled CommonJS calls require(), so it is given Node's. */
+export const NODE_REQUIRE_BANNER: { js: string };
 
 /** The package-lock.json key of the package a file belongs to, if it is in node_modules. */
 export function lockKey(file: string): string | undefined;

@@ -82,6 +82,11 @@ function productionOnly(lockPackages, { devImports = 'error' } = {}) {
   };
 }
 
+/** An ESM bundle's first line: bundled CommonJS calls require(), so it is given Node's. */
+export const NODE_REQUIRE_BANNER = {
+  js: "import { createRequire as __droverCreateRequire } from 'node:module'; const require = __droverCreateRequire(import.meta.url);",
+};
+
 /** Bundles every function file into `<outDir>/app`; returns esbuild's metafile. */
 export async function bundleFunctions(outDir) {
   const lock = JSON.parse(await readFile(path.join(ROOT, 'package-lock.json'), 'utf8'));
@@ -106,9 +111,7 @@ export async function bundleFunctions(outDir) {
     external: [FUNCTIONS_CORE],
     // Bundled CommonJS (@azure/functions among it) calls require(): give it Node's, so that
     // require('@azure/functions-core') reaches the worker's hook.
-    banner: {
-      js: "import { createRequire as __droverCreateRequire } from 'node:module'; const require = __droverCreateRequire(import.meta.url);",
-    },
+    banner: NODE_REQUIRE_BANNER,
     plugins: [productionOnly(lock.packages)],
     legalComments: 'external',
     metafile: true,
@@ -141,9 +144,7 @@ export async function bundleCli(outDir) {
     chunkNames: 'chunks/[name]-[hash]',
     // The local host imports functions/*, whose @azure/functions asks for the worker's module.
     external: [FUNCTIONS_CORE],
-    banner: {
-      js: "import { createRequire as __droverCreateRequire } from 'node:module'; const require = __droverCreateRequire(import.meta.url);",
-    },
+    banner: NODE_REQUIRE_BANNER,
     plugins: [productionOnly(lock.packages, { devImports: 'external' })],
     legalComments: 'external',
     metafile: true,

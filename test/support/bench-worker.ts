@@ -4,9 +4,8 @@
  */
 import path from 'node:path';
 import * as esbuild from 'esbuild';
+import { NODE_REQUIRE_BANNER, ROOT } from '../../scripts/build.mjs';
 import { tempDir } from './config.js';
-
-const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
 /** The bundle's path; everything in it, so it runs from any folder. */
 export async function bundledDroverWorker(): Promise<string> {
@@ -19,8 +18,8 @@ export async function bundledDroverWorker(): Promise<string> {
     format: 'esm',
     outfile,
     logLevel: 'warning',
-    // The bundled CommonJS (yaml, the SDKs) calls require(): give it Node's.
-    banner: { js: "import { createRequire as __droverCreateRequire } from 'node:module'; const require = __droverCreateRequire(import.meta.url);" },
+    // The bundled CommonJS (yaml, the SDKs) calls require(), as in the function app's bundle.
+    banner: NODE_REQUIRE_BANNER,
   });
   return outfile;
 }
