@@ -213,15 +213,16 @@ describe('drover replay: what bound each decision', () => {
   });
 
   it('the default policy names its rules on the rows it holds: a fall of the load held by ScaleDownEvidence, in --json and in the table', async () => {
-    // 45 for 10 minutes (5 replicas), then 15 (2): the 20-minute level asks for 4 from minute 11
-    // while the 8-minute evidence window still holds the 5s.
+    // 45 for 10 minutes (5 replicas), then 15 (2): a young target's level (its last two start-up
+    // delays) falls with the load, while its evidence window (4 minutes: the shorter of the two
+    // weighed, none calibrated yet) still holds the 5s.
     const lines = ['time,load'];
     for (let s = 0; s <= 1200; s += 10) lines.push(`${s},${s < 600 ? 45 : 15}`);
     const trace = traceFile('fall.csv', `${lines.join('\n')}\n`);
     const json = JSON.parse((await drover('--config', adaptive, 'replay', '--trace', trace, '--json')).stdout) as JsonReport;
     const held = json.targets[0]!.timeline.filter((row) => row.boundBy === 'ScaleDownEvidence');
     expect(held.length).toBeGreaterThan(0);
-    // Each held row is after the fall, above what the load alone asks (2): 5, then 4 as the level falls.
+    // Each held row is after the fall, above what the load alone asks (2): the 5 held until the window has passed.
     expect(held.map((row) => [row.load, row.desired, row.scale])).toEqual(expect.arrayContaining([[15, 2, 5]]));
     expect(held.every((row) => row.load === 15 && row.scale > 2)).toBe(true);
     const cells = decisionCells((await drover('--config', adaptive, 'replay', '--trace', trace)).stdout);

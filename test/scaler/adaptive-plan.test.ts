@@ -67,19 +67,21 @@ describe('StartupDelay through the plan', () => {
 describe('the default policy through the plan', () => {
   const adaptive = (extra: Record<string, unknown>) => settingsOf({ policy: 'adaptive', scaleToZero: { enabled: false }, minScale: 1, maxScale: 100, ...push(10), ...extra });
 
-  it('a target taken over does not fall before it has a whole evidence window (16 × 30 s for pods)', async () => {
+  it('a target taken over does not fall before it has the evidence window a young target takes (the shorter: 8 × 30 s for pods)', async () => {
     const d = planDriver(adaptive({}), { current: 8 });
-    // Load for 1 replica from the first minute on: held at 8 until 8 minutes of recommendations are known.
-    for (let m = 0; m < 8; m++) {
+    // Load for 1 replica from the first minute on. No headroom calibrated yet, so no replay to weigh
+    // the windows by: of 8 and 4 minutes, the shorter. Held at 8 until 4 minutes of recommendations are known.
+    for (let m = 0; m < 4; m++) {
       const held = await d.step({ at: T0 + m * MINUTE, load: 10, ready: d.current });
       expect(held.scale).toBe(8);
       // The decision log's line names the rule that held it.
       expect(held.outcome.decision).toMatchObject({ boundBy: 'ScaleDownEvidence', reason: expect.stringContaining('bound by ScaleDownEvidence') });
     }
     // Then down, at most halving a step (maxScaleDownRate's default of 2 applies on top).
-    const out = await d.step({ at: T0 + 8 * MINUTE, load: 10, ready: d.current });
+    const out = await d.step({ at: T0 + 4 * MINUTE, load: 10, ready: d.current });
     expect(out).toMatchObject({ scale: 4, boundBy: 'ScaleDownLimit' });
-    expect((await d.step({ at: T0 + 9 * MINUTE, load: 10, ready: d.current })).scale).toBe(2);
+    expect((await d.step({ at: T0 + 5 * MINUTE, load: 10, ready: d.current })).scale).toBe(2);
+    expect(JSON.parse(d.record!.loadMinutes!).h[3]).toBe(4);
   });
 
   it('a one-minute burst raises pods at once and goes the next minute: the minute’s own load is a floor, not held', async () => {
@@ -104,23 +106,32 @@ describe('the default policy through the plan', () => {
 
   it('once calibrated, a fall waits for the evidence window calibrated with the headroom: the longest on a steady load, half of it once the load has fallen', async () => {
     const d = planDriver(adaptive({}), { current: 5 });
-    // Past the calibration window (120 minutes and the start-up delay before them), the level is the 20-minute mean.
-    for (let m = 0; m < 122; m++) await d.step({ at: T0 + m * MINUTE, load: 50, ready: d.current });
+    const windowNow = () => JSON.parse(d.record!.loadMinutes!).h[3] as number;
+    // Young, the target takes the shorter window (4 minutes of the 8 and 4 weighed). From minute
+    // 121 the history holds the calibration window (120 minutes and the start-up delay before
+    // them): the level is the 20-minute mean, and the windows are weighed again each quarter hour
+    // (T0 is on one): at minute 135 the steady load's replay holds the same with either, so the
+    // longest (16 × 30 s = 8 minutes) is kept, fewer actions.
+    const steadyWindows: number[] = [];
+    for (let m = 0; m < 137; m++) {
+      await d.step({ at: T0 + m * MINUTE, load: 50, ready: d.current });
+      steadyWindows.push(windowNow());
+    }
     expect(d.current).toBe(5);
-    // From minute 122 the load is 10: j minutes on, the level is 48 − 2j, recommending 5 (j ≤ 3),
+    expect(steadyWindows).toEqual([...Array<number>(135).fill(4), 8, 8]);
+    // From minute 137 the load is 10: j minutes on, the level is 48 − 2j, recommending 5 (j ≤ 3),
     // 4 (j 4–8), 3 (j 9–13), 2 (j 14–18), 1 after. Every window serves this load alike (no
-    // headroom); while the replayed two hours hold the same with either window, the longest
-    // (16 × 30 s = 8 minutes) is kept: the scale falls at j = 12, when [j − 8, j] is all below 5,
-    // to the highest of the fall-to window [j − 3, j]: 3. The windows are weighed again each
-    // quarter hour: at j = 13 (minute 135) the whole minutes so far would have fallen to 4 at
-    // j = 8 with half the window, holding less, so 4 minutes it is: 2 at j = 18 ([14, 18] below
-    // 3), 1 at j = 23 (the longest window would have waited until 22 and 27).
+    // headroom); with the longest window kept, the scale falls at j = 12, when [j − 8, j] is all
+    // below 5, to the highest of the fall-to window [j − 3, j]: 3. At j = 13 (minute 150, the next
+    // quarter hour) the whole minutes so far would have fallen to 4 at j = 8 with half the window,
+    // holding less, so 4 minutes it is: 2 at j = 18 ([14, 18] below 3), 1 at j = 23 (the longest
+    // window would have waited until 22 and 27).
     const scales: number[] = [];
     const windows: number[] = [];
     for (let j = 0; j <= 27; j++) {
-      await d.step({ at: T0 + (122 + j) * MINUTE, load: 10, ready: d.current });
+      await d.step({ at: T0 + (137 + j) * MINUTE, load: 10, ready: d.current });
       scales.push(d.current);
-      windows.push(JSON.parse(d.record!.loadMinutes!).h[3]);
+      windows.push(windowNow());
     }
     expect(windows).toEqual([...Array<number>(13).fill(8), ...Array<number>(15).fill(4)]);
     expect(scales).toEqual([...Array<number>(12).fill(5), ...Array<number>(6).fill(3), ...Array<number>(5).fill(2), ...Array<number>(5).fill(1)]);

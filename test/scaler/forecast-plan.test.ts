@@ -42,7 +42,7 @@ describe('forecast: floor', () => {
     expect(out.outcome.decision.reason).toContain('bound by ForecastFloor');
   });
 
-  it('a floor the load did not follow is held as a recommendation is: a fall waits 8 minutes of lower ones, then goes to the last 3’s highest', async () => {
+  it('a floor the load did not follow is held as a recommendation is: a fall waits for 4 minutes of lower ones (a young pod target’s window), a step at a time as the floor falls', async () => {
     const d = planDriver(settings('floor'), { current: 1, record: { loadSeason: YESTERDAY } });
     const seen: { floor: number | undefined; scale: number | undefined; rule: string | undefined }[] = [];
     for (let m = 0; m <= 18; m++) {
@@ -53,9 +53,12 @@ describe('forecast: floor', () => {
     // The level then catches up with the 100s a bucket at a time, as a level does: (10 + 10 + 10 +
     // 100) ÷ 4 = 32.5 from T0 + 5 min, then 55 and 77.5; the rise, 90, 67.5, 45, 22.5 over the 10 now.
     expect(floors).toEqual([10, 10, 10, 10, 10, 8, 8, 8, 8, 8, 6, 6, 6, 6, 6, 4, 4, 4, 4]);
-    // Held at 10 while a 10 is among the 8 minutes before; at T0 + 13 min they are 8s and 6s: down
-    // to the last 3 minutes' highest, 6, held while an 8 is in the window.
-    expect(scales).toEqual([...Array<number>(13).fill(10), ...Array<number>(6).fill(6)]);
+    // A young target's evidence window is the shorter of 8 and 4 minutes. Held at 10 while a 10 is
+    // among the 4 minutes before; at T0 + 9 min they are all 8s: down to the last 3 minutes'
+    // highest, 8, held while an 8 is in the window; at T0 + 14 min down to 6 the same way. (The
+    // floor steps every 5 minutes, longer than the window, so the fall-to window's highest is the
+    // floor of the moment here; the rule tables tell the two windows apart.)
+    expect(scales).toEqual([...Array<number>(9).fill(10), ...Array<number>(5).fill(8), ...Array<number>(5).fill(6)]);
     expect(rules).toEqual(['ForecastFloor', ...Array<string>(18).fill('ScaleDownEvidence')]);
   });
 

@@ -27,18 +27,20 @@ describe('targets[].policy in status', () => {
   it.each([
     { name: 'policy knative shows its name alone', extra: { policy: 'knative' }, ref: undefined, record: undefined, want: { name: 'knative' } },
     {
+      // No row yet: a young target's evidence window, the shorter of the two the calibration weighs (8 start-up delays of 30 s).
       name: 'a target that names no policy runs the adaptive one',
       extra: {},
       ref: undefined,
       record: undefined,
-      want: { name: 'adaptive', startupDelay: { seconds: 30, from: 'default' }, headroom: { underProvisioning: 1, inForce: 1, load: null }, scaleDownEvidence: { minutes: 8 }, forecast: { mode: 'off', floor: null } },
+      want: { name: 'adaptive', startupDelay: { seconds: 30, from: 'default' }, headroom: { underProvisioning: 1, inForce: 1, load: null }, scaleDownEvidence: { minutes: 4 }, forecast: { mode: 'off', floor: null } },
     },
     {
-      name: 'a new Pool target plans with the VM default, no headroom computed yet',
+      // 8 start-up delays of 3 minutes: the shorter window, half of the longest (48).
+      name: 'a new Pool target plans with the VM default, no headroom computed yet, and the shorter evidence window',
       extra: { policy: 'adaptive' },
       ref: { kind: 'Pool', name: 'workers' },
       record: undefined,
-      want: { name: 'adaptive', startupDelay: { seconds: 180, from: 'default' }, headroom: { underProvisioning: 1, inForce: 1, load: null }, scaleDownEvidence: { minutes: 48 }, forecast: { mode: 'off', floor: null } },
+      want: { name: 'adaptive', startupDelay: { seconds: 180, from: 'default' }, headroom: { underProvisioning: 1, inForce: 1, load: null }, scaleDownEvidence: { minutes: 24 }, forecast: { mode: 'off', floor: null } },
     },
     {
       // A balance of −14.4 (overspent by 0.01 a minute for a day's 1,440): 5 % − 14.4 ÷ 1,440 = 4 %.
@@ -64,11 +66,11 @@ describe('targets[].policy in status', () => {
       want: { name: 'adaptive', startupDelay: { seconds: 300, from: 'learned' }, headroom: { underProvisioning: 5, inForce: 4, load: 12.35 }, scaleDownEvidence: { minutes: 80 }, forecast: { mode: 'off', floor: null } },
     },
     {
-      name: 'the same with two minutes of load: no headroom calibrated yet, the longest evidence window (16 × 5 minutes)',
+      name: 'the same with two minutes of load: no headroom calibrated yet, the shorter evidence window a young target takes (8 × 5 minutes)',
       extra: { policy: 'adaptive', headroom: { underProvisioning: 5 } },
       ref: undefined,
       record: learned,
-      want: { name: 'adaptive', startupDelay: { seconds: 300, from: 'learned' }, headroom: { underProvisioning: 5, inForce: 4, load: null }, scaleDownEvidence: { minutes: 80 }, forecast: { mode: 'off', floor: null } },
+      want: { name: 'adaptive', startupDelay: { seconds: 300, from: 'learned' }, headroom: { underProvisioning: 5, inForce: 4, load: null }, scaleDownEvidence: { minutes: 40 }, forecast: { mode: 'off', floor: null } },
     },
     {
       // The row's last minute is 11 (bucket 2): a day before it the level was 10 (buckets −289 … −286)
@@ -79,14 +81,14 @@ describe('targets[].policy in status', () => {
       extra: { forecast: { mode: 'observe' } },
       ref: undefined,
       record: { ...learned, loadSeason: JSON.stringify({ s: -289, v: [10, 10, 10, 10, 40, 40] }) },
-      want: { name: 'adaptive', startupDelay: { seconds: 300, from: 'learned' }, headroom: { underProvisioning: 1, inForce: 0.25, load: null }, scaleDownEvidence: { minutes: 80 }, forecast: { mode: 'observe', floor: 88 } },
+      want: { name: 'adaptive', startupDelay: { seconds: 300, from: 'learned' }, headroom: { underProvisioning: 1, inForce: 0.25, load: null }, scaleDownEvidence: { minutes: 40 }, forecast: { mode: 'observe', floor: 88 } },
     },
     {
       name: 'forecast: floor before a day of load has no floor yet',
       extra: { forecast: { mode: 'floor' } },
       ref: undefined,
       record: learned,
-      want: { name: 'adaptive', startupDelay: { seconds: 300, from: 'learned' }, headroom: { underProvisioning: 1, inForce: 0.25, load: null }, scaleDownEvidence: { minutes: 80 }, forecast: { mode: 'floor', floor: null } },
+      want: { name: 'adaptive', startupDelay: { seconds: 300, from: 'learned' }, headroom: { underProvisioning: 1, inForce: 0.25, load: null }, scaleDownEvidence: { minutes: 40 }, forecast: { mode: 'floor', floor: null } },
     },
   ])('$name', ({ extra, ref, record, want }) => {
     expect(policyStatus(target(extra, ref), record)).toEqual(want);

@@ -36,7 +36,7 @@ export interface AdaptiveStage {
 /**
  * The row's form (`loadMinutes`): the history's columns from minute `s`; the headroom and the
  * evidence window (minutes) as last calibrated, in minute `h[0]` for a delay of `h[1]` ms (a row
- * written before the window was calibrated has none: the longest); the budget's balance and the
+ * written before the window was calibrated has none: a young target's); the budget's balance and the
  * day's mean demand (with the minutes it holds) as of minute `b[0]` (a row written before the
  * mean was kept has none: it starts again).
  * Calibrating and drawing on the budget happen once a minute: a target reconciled every few
@@ -101,7 +101,7 @@ export function headroomIn(record: TargetRecord | undefined, settings: AdaptiveS
   return holdsCalibrationWindow(kept.history.load.length - 1, windows) ? kept.stored.h[2] : undefined;
 }
 
-/** The evidence window (minutes) a fall waits for: as the row last calibrated it, the longest until then. */
+/** The evidence window (minutes) a fall waits for: as the row last calibrated it, a young target's until then. */
 export function evidenceIn(record: TargetRecord | undefined, settings: AdaptiveSettings): number {
   return decidingWindows(delayWindows(startupDelayIn(record, settings).ms), storedIn(record)?.h).evidence;
 }
@@ -179,10 +179,14 @@ function evidenceToWeigh(stored: StoredHistory['h'], work: MinuteWork, delayMs: 
   return kept === undefined || work.minute % EVIDENCE_CHOICE_MINUTES === 0 ? evidenceChoices(work.windows) : [kept];
 }
 
-/** The windows the rule decides with: the evidence window calibrated with the headroom (the longest until one was), never beyond the longest a row keeps the history for. */
+/**
+ * The windows the rule decides with: the evidence window calibrated with the headroom (until one
+ * was, the one a young target takes: the shortest weighed), never beyond the longest a row keeps
+ * the history for.
+ */
 function decidingWindows(windows: DelayWindows, h: StoredHistory['h']): DelayWindows {
-  const chosen = h?.[3];
-  return chosen === undefined ? windows : { ...windows, evidence: Math.min(windows.evidence, Math.max(1, Math.round(chosen))) };
+  const chosen = h?.[3] ?? evidenceChoices(windows).at(-1)!;
+  return { ...windows, evidence: Math.min(windows.evidence, Math.max(1, Math.round(chosen))) };
 }
 
 /** The load's level on the history's last minute: a young history's (no headroom calibrated yet) is its recent minutes'. */

@@ -59,7 +59,7 @@ export function foldDayDemand(day: DayDemand, demand: number): DayDemand {
 
 /**
  * A window's demand is at most this many times the day's, and at least its inverse, in what the
- * window is allowed: no two hours plan to leave more than twice the budget unserved.
+ * window is allowed: no window plans to leave more than twice the budget unserved.
  */
 export const DEMAND_WEIGHT_LIMIT = 2;
 
@@ -201,11 +201,12 @@ export interface Calibration {
  * The headroom and the evidence window together: for each of the windows `choices` (minutes,
  * longest first), the least headroom within `budget`; of those pairs, the one whose replay held
  * the least capacity (on a tie the longer window: fewer actions). Before the history holds the
- * calibration window: the first window and no headroom.
+ * calibration window no budget can be measured: no headroom, and of the windows the one that holds
+ * the least capacity without one, the shortest (the last).
  */
 export function calibrate(history: Pick<MinuteHistory, 'load' | 'scale'>, windows: DelayWindows, choices: readonly number[], budget: number, targetPerReplica: number, rises?: readonly number[]): Calibration {
   const replay = replayer(history, windows, targetPerReplica, rises);
-  if (!replay) return { headroom: 0, evidence: choices[0]! };
+  if (!replay) return { headroom: 0, evidence: choices.at(-1)! };
   const highest = highestHeadroom(history, targetPerReplica);
   let best: (Calibration & { held: number }) | undefined;
   for (const evidence of choices) {
