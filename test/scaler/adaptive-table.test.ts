@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { delayWindows, levelNow, levels, MAX_STARTUP_DELAY_MS, nextScale, observeStartup, recommendation, startupDelayOf, type RuleInput, type StartupState } from '../../src/scaler/recommend/adaptive.js';
 import { completeMinutes, minutesKept, recordDecision, recordMinute, type MinuteHistory } from '../../src/scaler/recommend/adaptive-history.js';
 import { historyText } from '../../src/scaler/recommend/adaptive-stage.js';
-import { NO_DAY_DEMAND, budgetInForce, calibrate, demandWeighted, evidenceChoices, foldBudget, foldDayDemand, holdsCalibrationWindow, replayer, unservedShare, windowDemand } from '../../src/scaler/recommend/headroom.js';
+import { NO_DAY_DEMAND, budgetInForce, calibrate, demandWeighted, evidenceChoices, foldBudget, foldDayDemand, holdsCalibrationWindow, replayer, unservedShare, windowDemand, youngEvidence } from '../../src/scaler/recommend/headroom.js';
 
 const MIN = 60_000;
 
@@ -251,6 +251,14 @@ describe('the budget and the headroom', () => {
       expect(evidenceChoices(windows)[0]).toBe(windows.evidence);
       for (const evidence of evidenceChoices(windows)) expect(evidence).toBeGreaterThanOrEqual(windows.fallTo);
     }
+  });
+
+  it.each([
+    { name: 'pods (30 s): 8 delays of the 8 and 4 minutes weighed', delay: 30_000, want: 4 },
+    { name: 'VMs (3 min): 8 delays, half the longest 48 minutes', delay: 3 * MIN, want: 24 },
+    { name: 'a 30-minute start-up: the fall-to window (6 delays), the longest capped at 4 hours', delay: MAX_STARTUP_DELAY_MS, want: 180 },
+  ])('a young target’s evidence window, the shortest weighed: $name', ({ delay, want }) => {
+    expect(youngEvidence(delayWindows(delay))).toBe(want);
   });
 
   it('a shorter evidence window holds less where the load has fallen, and the replay says how much', () => {

@@ -16,7 +16,7 @@ import { RATE_RULES } from '../read/bound-rules.js';
 import { parsedOnce, readJson } from '../read/record-json.js';
 import { EMPTY_STARTUP, MINUTE_MS, delayWindows, levelNow, nextScale, observeStartup, recommendation, startupDelayOf, type AdaptiveSettings, type DelayWindows, type StartupDelay, type StartupState } from './adaptive.js';
 import { EMPTY_HISTORY, completeMinutes, minutesKept, recordDecision, recordMinute, type MinuteHistory } from './adaptive-history.js';
-import { EVIDENCE_CHOICE_MINUTES, NO_DAY_DEMAND, budgetInForce, calibrate, demandWeighted, evidenceChoices, foldBudget, foldDayDemand, holdsCalibrationWindow, unservedShare, windowDemand, type DayDemand } from './headroom.js';
+import { EVIDENCE_CHOICE_MINUTES, NO_DAY_DEMAND, budgetInForce, calibrate, demandWeighted, evidenceChoices, foldBudget, foldDayDemand, holdsCalibrationWindow, unservedShare, windowDemand, youngEvidence, type DayDemand } from './headroom.js';
 import type { SourcesContext } from './sources-view.js';
 import { foldedSeason, seasonIn, seasonText, withForecast } from './forecast-stage.js';
 import type { ForecastLine } from '../../state/decisions.js';
@@ -181,11 +181,10 @@ function evidenceToWeigh(stored: StoredHistory['h'], work: MinuteWork, delayMs: 
 
 /**
  * The windows the rule decides with: the evidence window calibrated with the headroom (until one
- * was, the one a young target takes: the shortest weighed), never beyond the longest a row keeps
- * the history for.
+ * was, the one a young target takes), never beyond the longest a row keeps the history for.
  */
 function decidingWindows(windows: DelayWindows, h: StoredHistory['h']): DelayWindows {
-  const chosen = h?.[3] ?? evidenceChoices(windows).at(-1)!;
+  const chosen = h?.[3] ?? youngEvidence(windows);
   return { ...windows, evidence: Math.min(windows.evidence, Math.max(1, Math.round(chosen))) };
 }
 

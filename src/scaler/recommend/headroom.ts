@@ -184,6 +184,12 @@ export const EVIDENCE_SHARES = [1, 1 / 2] as const;
 export const evidenceChoices = (windows: DelayWindows): number[] => EVIDENCE_SHARES.map((share) => Math.max(windows.fallTo, Math.ceil(windows.evidence * share)));
 
 /**
+ * The evidence window a young target takes (its history does not hold the calibration window, so no
+ * budget is measured): the shortest weighed, which holds the least capacity without headroom.
+ */
+export const youngEvidence = (windows: DelayWindows): number => evidenceChoices(windows).at(-1)!;
+
+/**
  * The evidence window is weighed again on minutes that are a multiple of this (and whenever the
  * start-up delay changed); in between the headroom is calibrated for the window last chosen. A
  * window spans many minutes, so a quarter hour's lag costs little, and the calibration a minute
