@@ -10,6 +10,8 @@ import { adaptiveSettingsOf } from '../scaler/read/adaptive-settings.js';
 import { budgetIn, evidenceIn, forecastIn, headroomIn, startupDelayIn } from '../scaler/recommend/adaptive-stage.js';
 import { delayWindows, youngLevelMinutes as levelMinutes, type ForecastMode } from '../scaler/recommend/adaptive.js';
 
+/** The load the policy keeps is in replicas: the reconcile hands it its sources' demand so (targetSettings(target, 1)). */
+const PER_REPLICA = 1;
 const youngLevelMinutes = (delaySeconds: number) => levelMinutes(delayWindows(delaySeconds * 1000));
 
 export type PolicyStatus =
@@ -36,14 +38,13 @@ export function policyStatus(target: TargetConfig, record: TargetRecord | undefi
   if (!adaptive) return { name: 'knative' };
   const delay = startupDelayIn(record, adaptive);
   const headroom = headroomIn(record, adaptive);
-  // Per replica: the reconcile hands the policy its sources' demand in replicas (targetSettings(target, 1)).
-  const floor = forecastIn(record, adaptive, 1);
+  const floor = forecastIn(record, adaptive, PER_REPLICA);
   return {
     name: 'adaptive',
     startupDelay: { seconds: Math.round(delay.ms / 1000), from: delay.from },
     headroom: {
       underProvisioning: adaptive.underProvisioningPercent,
-      inForce: Math.round(budgetIn(record, adaptive, 1) * 1000) / 1000,
+      inForce: Math.round(budgetIn(record, adaptive, PER_REPLICA) * 1000) / 1000,
       load: headroom === undefined ? null : Math.round(headroom * 100) / 100,
     },
     scaleDownEvidence: { minutes: evidenceIn(record, adaptive) },

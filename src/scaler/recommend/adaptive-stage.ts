@@ -122,14 +122,15 @@ export function forecastIn(record: TargetRecord | undefined, settings: AdaptiveS
 /** The budget the calibration aims at (percent): in force by the row's balance, weighted by its window's demand against the day's. */
 export function budgetIn(record: TargetRecord | undefined, settings: AdaptiveSettings, targetPerReplica: number): number {
   const kept = readStored(record?.loadMinutes);
-  return 100 * budgetAimedAt(settings.underProvisioningPercent / 100, kept?.stored.b, completeMinutes(kept?.history ?? EMPTY_HISTORY), targetPerReplica);
+  // The whole minutes: all but the last, which is still filling.
+  return 100 * budgetAimedAt(settings.underProvisioningPercent / 100, kept?.stored.b, (kept?.history.load ?? []).slice(0, -1), targetPerReplica);
 }
 
 const dayDemandOf = (b: StoredHistory['b']): DayDemand => (b?.[2] === undefined ? NO_DAY_DEMAND : { mean: b[2], minutes: b[3]! });
 
-/** What a calibration on these whole minutes aims at, as a share of demand. */
-const budgetAimedAt = (budget: number, b: StoredHistory['b'], whole: MinuteHistory, targetPerReplica: number) =>
-  demandWeighted(budgetInForce(budget, b?.[1] ?? 0), windowDemand(whole.load, targetPerReplica), dayDemandOf(b));
+/** What a calibration on these whole minutes' load aims at, as a share of demand. */
+const budgetAimedAt = (budget: number, b: StoredHistory['b'], wholeLoad: readonly number[], targetPerReplica: number) =>
+  demandWeighted(budgetInForce(budget, b?.[1] ?? 0), windowDemand(wholeLoad, targetPerReplica), dayDemandOf(b));
 
 interface MinuteWork {
   history: MinuteHistory;
@@ -167,7 +168,7 @@ function drawnBudget(stored: StoredHistory['b'], work: MinuteWork): NonNullable<
 function calibrated(stored: StoredHistory['h'], work: MinuteWork, delayMs: number, balance: NonNullable<StoredHistory['b']>): NonNullable<StoredHistory['h']> {
   if (stored && stored[0] === work.minute && stored[1] === delayMs) return stored;
   const whole = completeMinutes(work.history);
-  const target = budgetAimedAt(work.budget, balance, whole, work.targetPerReplica);
+  const target = budgetAimedAt(work.budget, balance, whole.load, work.targetPerReplica);
   const rises = work.season && risesOver(work.season, whole.start, whole.load.length, work.windows.ahead);
   const { headroom, evidence } = calibrate(whole, work.windows, evidenceToWeigh(stored, work, delayMs), target, work.targetPerReplica, rises);
   return [work.minute, delayMs, headroom, evidence];
