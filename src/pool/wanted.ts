@@ -16,15 +16,38 @@ export function wantedOf(row: Row<Partial<WantedProps>> | undefined): number | u
   return typeof wanted === 'number' && Number.isInteger(wanted) && wanted >= 0 ? wanted : undefined;
 }
 
+/** A write of the wanted count: whether it stood, and the count the row held before (undefined: none). */
+export interface WantedWrite {
+  written: boolean;
+  previous: number | undefined;
+}
+
 /**
- * Writes the wanted count unless it is already so; false when another writer came in between
- * (the caller reads again on its next pass).
+ * Writes the wanted count unless it is already so; `written` false when another writer came in
+ * between (the caller reads again on its next pass).
  */
-export async function writeWanted(table: EntityTable, pool: string, wanted: number, by: string, now: number): Promise<boolean> {
+export async function writeWanted(table: EntityTable, pool: string, wanted: number, by: string, now: number): Promise<WantedWrite> {
   const row = await table.get<WantedProps>(pool, WANTED_KEY);
-  if (wantedOf(row) === wanted) return true;
+  const previous = wantedOf(row);
+  if (previous === wanted) return { written: true, previous };
   await bumpGeneration(table, pool);
   const props: WantedProps = { wanted, by, at: now };
   const written = row ? await table.replaceIf(row, props) : await table.create(pool, WANTED_KEY, props);
-  return written !== undefined;
+  return { written: written !== undefined, previous };
 }
+
+/**
+ * The reason of the pool reconcile a raise of the wanted count enqueues. Its pass draws its
+ * token from a bucket of its own at the pool's `reconcileRate` (`raiseBucket`), not from the
+ * one the timer's pass takes: a pool pass runs beside its target's in every timer pass and takes
+ * the minute's token before the target has decided, so with one bucket the raise would wait a
+ * whole period for the next timer pass. One bucket per period bounds a target that raises on
+ * every push to one extra pass per period; a fall waits for the timer as before.
+ */
+export const RAISE_PREFIX = 'raise: ';
+export const isRaise = (reason: string) => reason.startsWith(RAISE_PREFIX);
+/** The limiter bucket of a pool's raise passes, beside `<pool>/reconcile`. */
+export const raiseBucket = (pool: string) => `${pool}/raise`;
+
+/** Whether writing `wanted` over the row's `previous` count raises it (a pool without the row holds what it runs: a first count counts as a raise). */
+export const raises = (wanted: number, previous: number | undefined) => previous === undefined || wanted > previous;

@@ -8,7 +8,8 @@
  * pass that left work unfinished. With a warm buffer (`warm.max`), the scale-in parks VMs
  * (deallocated at once) and the scale-out starts them, running `startDelayMs` later. As in production, a pass that finds nothing changed since a
  * plan that changed nothing (a warm pass) plans nothing and takes no token; any other takes a
- * `reconcileRate` token (a recheck excepted), waiting for one up to the pass's bound, and the
+ * `reconcileRate` token (a recheck excepted; the pass a raise of the wanted count enqueued takes
+ * it from the raise bucket, wanted.ts), waiting for one up to the pass's bound, and the
  * raise and the scale-in draw `creationRate` and `deletionRate` tokens. A wait for creation
  * tokens delays the new VMs, not the pass. What the target reads is what the cache holds: the
  * healthy running VMs the last listing saw.
@@ -17,6 +18,7 @@ import type { DroverConfig, PoolConfig, TargetConfig } from '../config/schema.js
 import type { Rate } from '../config/rate.js';
 import { executePlan, type PoolOutcome, type PoolPassDeps } from '../pool/execute.js';
 import { changesNothing, planPool } from '../pool/plan.js';
+import { raises } from '../pool/wanted.js';
 import { MAX_LIMITER_WAIT_MS, RECHECK_MS, poolSettings } from '../pool/reconcile-pool.js';
 import { cappedWanted, observePool } from '../scaler/read/pool-port.js';
 import { drawTokens, refill, reserveToken, type BucketProps } from '../state/limiter.js';
@@ -104,7 +106,8 @@ class Bucket {
   }
 }
 
-type Due = { at: number; recheck: boolean; tokenTaken: boolean };
+/** A pass due: a recheck takes no token; one its target's raise enqueued takes it from the raise bucket (wanted.ts). */
+type Due = { at: number; recheck: boolean; tokenTaken: boolean; raise?: boolean };
 
 export class PoolWorkload implements ReplayWorkload {
   private readonly world: PoolWorld;
@@ -114,7 +117,7 @@ export class PoolWorkload implements ReplayWorkload {
   /** The last plan changed nothing, and nothing was written since: the next pass is warm. */
   private warm = false;
   private heldUntil: number | undefined;
-  private readonly limits: { reconcile: Bucket; creation: Bucket; deletion: Bucket };
+  private readonly limits: { reconcile: Bucket; raise: Bucket; creation: Bucket; deletion: Bucket };
   private readonly summary: PoolReplaySummary = { vmMinutes: 0, parkedMinutes: 0, peakVms: 0, vmsCreated: 0, vmsParked: 0, vmsStarted: 0, vmsScaledIn: 0, deleteCalls: 0, powerCalls: 0, capacityWrites: 0, passes: 0, rateLimitedPasses: 0 };
   private readonly timeline: PoolTimelineRow[] = [];
   private readonly calls: number[] = [];
@@ -130,7 +133,7 @@ export class PoolWorkload implements ReplayWorkload {
   ) {
     this.world = new PoolWorld(pool, { creationMs: options.creationDelayMs, startMs: options.startDelayMs });
     this.world.seed(initial, start);
-    this.limits = { reconcile: new Bucket(pool.reconcileRate), creation: new Bucket(pool.creationRate), deletion: new Bucket(pool.deletionRate) };
+    this.limits = { reconcile: new Bucket(pool.reconcileRate), raise: new Bucket(pool.reconcileRate), creation: new Bucket(pool.creationRate), deletion: new Bucket(pool.deletionRate) };
     this.nextTimer = options.schedule.next(start - 1);
     this.settledTo = start;
     this.integratedTo = start;
@@ -179,8 +182,10 @@ export class PoolWorkload implements ReplayWorkload {
   /** The target's write: the wanted count (capped by maxCount), then the pool enqueued. */
   scaleTo(replicas: number, now: number): void {
     this.moveTo(now);
-    if (this.world.setWanted(cappedWanted(replicas, this.pool.maxCount), now)) this.warm = false;
-    this.enqueue({ at: now, recheck: false, tokenTaken: false });
+    const wanted = cappedWanted(replicas, this.pool.maxCount);
+    const raise = wanted !== this.world.wanted && raises(wanted, this.world.wanted);
+    if (this.world.setWanted(wanted, now)) this.warm = false;
+    this.enqueue({ at: now, recheck: false, tokenTaken: false, raise });
     this.record(now);
   }
 
@@ -194,7 +199,7 @@ export class PoolWorkload implements ReplayWorkload {
     // As in production (rememberWarm): a VM held by scaleIn.minAge coming of age ends the warm plan.
     if (this.warm && fresh && !(this.heldUntil !== undefined && now >= this.heldUntil)) return;
     if (!due.recheck && !due.tokenTaken) {
-      const waitMs = this.limits.reconcile.reserve(now, MAX_LIMITER_WAIT_MS);
+      const waitMs = (due.raise ? this.limits.raise : this.limits.reconcile).reserve(now, MAX_LIMITER_WAIT_MS);
       if (waitMs === undefined) {
         this.summary.rateLimitedPasses++;
         return;

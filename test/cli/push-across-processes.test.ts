@@ -168,11 +168,16 @@ describe('the default policy across processes: two hosts share what it keeps in 
       // and a target taken over seconds ago has no evidence window for a fall (a young pod target's
       // is 4 minutes: the shorter of the two weighed, 8 start-up delays).
       expect(steady()).toBe(7);
-      expect(t).toMatchObject({ policy: { name: 'adaptive', startupDelay: { seconds: 30, from: 'default' }, headroom: { underProvisioning: 1, inForce: 1 } } });
+      expect(t).toMatchObject({ policy: { name: 'adaptive', startupDelay: { seconds: 30, from: 'default' }, headroom: { underProvisioning: 1 } } });
+      // In force: the budget moved by the balance. A minute the raise to 7 was not ready for yet
+      // (the push can land late in a wall-clock minute) draws on it; a few minutes save little.
+      const inForce = t?.policy?.headroom?.inForce ?? NaN;
+      expect(inForce).toBeGreaterThanOrEqual(0.25);
+      expect(inForce).toBeLessThanOrEqual(1.01);
       // The forecast observed by both hosts and read by the command line: no day of load, no floor.
       expect(t).toMatchObject({ policy: { forecast: { mode: 'observe', floor: null } } });
       const text = await drover('status');
-      expect(text.stdout).toMatch(/policy adaptive: start-up 30 s \(default\), no headroom yet \(the level is the last 2 min until two hours of load\), budget 1 % of demand unserved \(in force 1 %\), a fall after 4 min lower, forecast observe: no floor yet \(a day of load first\)/);
+      expect(text.stdout).toMatch(/policy adaptive: start-up 30 s \(default\), no headroom yet \(the level is the last 2 min until two hours of load\), budget 1 % of demand unserved \(in force (?:1|0\.\d+|1\.0\d*) %\), a fall after 4 min lower, forecast observe: no floor yet \(a day of load first\)/);
     } finally {
       await Promise.all([a.stop(), b.stop()]);
     }

@@ -38,18 +38,18 @@ describe('replay of a Pool target', () => {
     const pool = jobs!.pool!;
     expect(pool.name).toBe('workers');
     const rows = pool.timeline;
-    // The wanted count follows the load at once, but the pool's pass at minute 5 (the timer's)
-    // came before the write, and the write's pass finds no reconcile token (1m,1): it waits for
-    // the next timer. Then it raises 2 at a time, a pass a minute.
-    expect(at(rows, 5 * MIN)).toEqual({ at: 5 * MIN, wanted: 8, capacity: 2, creating: 0, ready: 2, parked: 0 });
-    expect(at(rows, 6 * MIN)).toEqual({ at: 6 * MIN, wanted: 8, capacity: 4, creating: 2, ready: 2, parked: 0 });
-    expect(at(rows, 7 * MIN)).toMatchObject({ capacity: 6, creating: 4, ready: 2 });
-    expect(at(rows, 8 * MIN)).toMatchObject({ capacity: 8, creating: 6, ready: 2 });
+    // The wanted count follows the load at once. The pool's timer pass at minute 5 came before the
+    // write and took the period's reconcile token (1m,1); the pass the write enqueued is a raise's
+    // and takes its token from the raise bucket, so the first chunk is raised at minute 5, not at
+    // the next timer. Then 2 at a time, a pass a minute.
+    expect(at(rows, 5 * MIN)).toEqual({ at: 5 * MIN, wanted: 8, capacity: 4, creating: 2, ready: 2, parked: 0 });
+    expect(at(rows, 6 * MIN)).toMatchObject({ capacity: 6, creating: 4, ready: 2 });
+    expect(at(rows, 7 * MIN)).toMatchObject({ capacity: 8, creating: 6, ready: 2 });
     // Each chunk runs 3 minutes after its raise.
-    expect(at(rows, 9 * MIN)).toMatchObject({ capacity: 8, ready: 4 });
-    expect(at(rows, 10 * MIN)).toMatchObject({ ready: 6 });
-    expect(at(rows, 11 * MIN - 1)).toMatchObject({ ready: 6 });
-    expect(at(rows, 11 * MIN)).toMatchObject({ ready: 8, creating: 0 });
+    expect(at(rows, 8 * MIN)).toMatchObject({ capacity: 8, ready: 4 });
+    expect(at(rows, 9 * MIN)).toMatchObject({ ready: 6 });
+    expect(at(rows, 10 * MIN - 1)).toMatchObject({ ready: 6 });
+    expect(at(rows, 10 * MIN)).toMatchObject({ ready: 8, creating: 0 });
     // Capacity is only ever raised by a write; it goes down by the scale-in's deletions alone.
     const capacities = rows.map((r) => r.capacity);
     expect(Math.max(...capacities)).toBe(8);
@@ -61,13 +61,13 @@ describe('replay of a Pool target', () => {
     // ⌈5 / chunkSize⌉ deleteInstances calls.
     expect(s.deleteCalls).toBe(3);
     expect(s.peakVms).toBe(8);
-    // Each count-changing call with its instant: the raises at 6, 7 and 8 minutes, then the deletions.
-    expect(pool.calls.slice(0, 3)).toEqual([6 * MIN, 7 * MIN, 8 * MIN]);
+    // Each count-changing call with its instant: the raises at 5, 6 and 7 minutes, then the deletions.
+    expect(pool.calls.slice(0, 3)).toEqual([5 * MIN, 6 * MIN, 7 * MIN]);
     expect(pool.calls).toHaveLength(s.capacityWrites + s.deleteCalls);
     expect(jobs!.writes).toHaveLength(jobs!.summary.scaleWrites);
     // The target's own timeline shows the wanted count as its scale, and the running VMs as ready.
     const target = [...jobs!.timeline.rows()];
-    expect(target.find((r) => r.ready === 8)!.at).toBe(11 * MIN);
+    expect(target.find((r) => r.ready === 8)!.at).toBe(10 * MIN);
     expect(target.at(-1)).toMatchObject({ scale: 3, ready: 3 });
   });
 
@@ -75,8 +75,8 @@ describe('replay of a Pool target', () => {
     const [fast] = await replayTrace(sizedConfig(), trace(), options(1 * MIN));
     const [slow] = await replayTrace(sizedConfig(), trace(), options(4 * MIN));
     const firstFull = (rows: readonly PoolTimelineRow[]) => rows.find((r) => r.ready === 8)!.at;
-    expect(firstFull(fast!.pool!.timeline)).toBe(9 * MIN);
-    expect(firstFull(slow!.pool!.timeline)).toBe(12 * MIN);
+    expect(firstFull(fast!.pool!.timeline)).toBe(8 * MIN);
+    expect(firstFull(slow!.pool!.timeline)).toBe(11 * MIN);
     expect(slow!.summary.underProvisionedSeconds).toBeGreaterThan(fast!.summary.underProvisionedSeconds);
     expect(slow!.pool!.summary.vmsCreated).toBe(fast!.pool!.summary.vmsCreated);
   });
@@ -84,10 +84,10 @@ describe('replay of a Pool target', () => {
   it('the pool’s creation rate holds new VMs back: one token every 2 min draws one VM a pass', async () => {
     const [jobs] = await replayTrace(sizedConfig({ creationRate: '2m,1', chunkSize: 10 }), trace(), options(1 * MIN));
     const rows = jobs!.pool!.timeline;
-    expect(at(rows, 6 * MIN)).toMatchObject({ wanted: 8, capacity: 3 });
-    expect(at(rows, 7 * MIN)).toMatchObject({ capacity: 3 });
+    expect(at(rows, 5 * MIN)).toMatchObject({ wanted: 8, capacity: 3 });
+    expect(at(rows, 6 * MIN)).toMatchObject({ capacity: 3 });
     // 6 VMs at one per 2 min: the last raise 10 min after the first.
-    expect(rows.find((r) => r.capacity === 8)!.at).toBe(16 * MIN);
+    expect(rows.find((r) => r.capacity === 8)!.at).toBe(15 * MIN);
   });
 
   it('warm.max 2, wanted 6 → 2 → 5: 2 parked and 2 deleted; then the 2 parked started (ready one start delay later) and 1 created', async () => {

@@ -10,7 +10,7 @@ import type { Clock } from '../../clock.js';
 import type { QueueSender } from '../../queue/sender.js';
 import type { EntityTable } from '../../state/entity-table.js';
 import { cacheKey, peekCache } from '../../cache/scale-set-cache.js';
-import { WANTED_KEY, wantedOf, writeWanted, type WantedProps } from '../../pool/wanted.js';
+import { RAISE_PREFIX, WANTED_KEY, raises, wantedOf, writeWanted, type WantedProps } from '../../pool/wanted.js';
 import { isBroken } from '../../pool/fast-delete.js';
 import type { CachedInstance } from '../../cache/instance.js';
 import { isKnownPowerState, isRunningPowerState } from '../../cache/power-state.js';
@@ -36,9 +36,10 @@ export function poolScale(deps: PoolPortDeps, pool: PoolConfig) {
     },
     async write(replicas: number): Promise<string | undefined> {
       const wanted = cappedWanted(replicas, pool.maxCount);
-      const written = await writeWanted(machines, pool.name, wanted, deps.holder, deps.clock.now());
+      const { written, previous } = await writeWanted(machines, pool.name, wanted, deps.holder, deps.clock.now());
       if (!written) throw new Error(`${description}: the wanted count changed while it was written; read again on the next pass`);
-      await deps.queues.reconcile({ kind: 'pool', name: pool.name, reason: `the wanted count is now ${wanted}` });
+      const reason = `the wanted count is now ${wanted}`;
+      await deps.queues.reconcile({ kind: 'pool', name: pool.name, reason: raises(wanted, previous) ? `${RAISE_PREFIX}${reason}` : reason });
       return wanted < replicas ? `the pool's maxCount ${pool.maxCount} caps the wanted ${replicas}` : undefined;
     },
   };
