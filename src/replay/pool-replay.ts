@@ -183,7 +183,7 @@ export class PoolWorkload implements ReplayWorkload {
   scaleTo(replicas: number, now: number): void {
     this.moveTo(now);
     const wanted = cappedWanted(replicas, this.pool.maxCount);
-    const raise = wanted !== this.world.wanted && raises(wanted, this.world.wanted);
+    const raise = raises(wanted, this.world.wanted);
     if (this.world.setWanted(wanted, now)) this.warm = false;
     this.enqueue({ at: now, recheck: false, tokenTaken: false, raise });
     this.record(now);
