@@ -28,7 +28,7 @@ import type { Decision, ReconcileContext } from '../job/context.js';
 import { poolObservation } from './history-observation.js';
 import { notePass, type NotePassDeps } from './note-pass.js';
 import { withWarnings } from './notes.js';
-import { isRaise, raiseBucket } from './wanted.js';
+import { isRaise } from './wanted.js';
 
 /** How long a pass may wait for tokens of the pool's rate limits before leaving the rest to a later pass. */
 export const MAX_LIMITER_WAIT_MS = 20_000;
@@ -153,20 +153,21 @@ export async function reconcilePool(ctx: ReconcileContext<PoolJobDeps>, pool: Po
 /**
  * The pool's reconcile rate bounds the passes that read and plan: a warm pass, which finds
  * nothing changed in two point reads, takes no token; a pass its target's raise enqueued takes
- * its token from the raise bucket (wanted.ts). `limited` says why `open` refused, once it did.
+ * its token from the pool's `<pool>/raise` bucket, at the same rate (wanted.ts says why), any
+ * other from `<pool>/reconcile`. `limited` says why `open` refused, once it did.
  */
 function reconcileGate(ctx: ReconcileContext<PoolJobDeps>, pool: PoolConfig): { open: () => Promise<boolean>; limited: Decision | undefined } {
+  const raise = isRaise(ctx.reason);
   const gate: { open: () => Promise<boolean>; limited: Decision | undefined } = {
     limited: undefined,
     open: async () => {
       if (isRecheck(ctx.reason)) return true;
       try {
-        await ctx.deps.limiter(isRaise(ctx.reason) ? raiseBucket(pool.name) : `${pool.name}/reconcile`, pool.reconcileRate).wait(ctx.signal, MAX_LIMITER_WAIT_MS);
+        await ctx.deps.limiter(`${pool.name}/${raise ? 'raise' : 'reconcile'}`, pool.reconcileRate).wait(ctx.signal, MAX_LIMITER_WAIT_MS);
         return true;
       } catch (err) {
         if (!(err instanceof RateLimitedError)) throw err;
-        const which = isRaise(ctx.reason) ? 'no raise pass' : 'no pass';
-        gate.limited = { decision: 'rate limited', reason: `the pool's reconcile rate allows ${which} yet (next token in ${err.retryAfterMs} ms); a later pass goes on` };
+        gate.limited = { decision: 'rate limited', reason: `the pool's reconcile rate allows no ${raise ? 'raise ' : ''}pass yet (next token in ${err.retryAfterMs} ms); a later pass goes on` };
         return false;
       }
     },

@@ -38,7 +38,7 @@ export async function writeWanted(table: EntityTable, pool: string, wanted: numb
 
 /**
  * The reason of the pool reconcile a raise of the wanted count enqueues. Its pass draws its
- * token from a bucket of its own at the pool's `reconcileRate` (`raiseBucket`), not from the
+ * token from a bucket of its own at the pool's `reconcileRate` (reconcile-pool.ts), not from the
  * one the timer's pass takes: a pool pass runs beside its target's in every timer pass and takes
  * the minute's token before the target has decided, so with one bucket the raise would wait a
  * whole period for the next timer pass. One bucket per period bounds a target that raises on
@@ -46,8 +46,6 @@ export async function writeWanted(table: EntityTable, pool: string, wanted: numb
  */
 export const RAISE_PREFIX = 'raise: ';
 export const isRaise = (reason: string) => reason.startsWith(RAISE_PREFIX);
-/** The limiter bucket of a pool's raise passes, beside `<pool>/reconcile`. */
-export const raiseBucket = (pool: string) => `${pool}/raise`;
 
 /** Whether writing `wanted` over the row's `previous` count raises it (a pool without the row holds what it runs: a first count counts as a raise). */
 export const raises = (wanted: number, previous: number | undefined) => previous === undefined || wanted > previous;

@@ -39,7 +39,8 @@ describe("a raise of a Pool target's wanted count does not wait behind the timer
     const port = poolScale({ holder: rt.holder, clock: rt.clock, stores: rt.stores, queues: { reconcile: (m) => (sent.push(m), Promise.resolve({ sent: true, dueAt: Date.now() })) } }, rt.config.pools[0]!);
     const write = async (n: number) => (await port.write(n), sent.at(-1)!);
 
-    await write(2);
+    // The first count a target writes raises a pool that held what it ran.
+    expect(isRaise((await write(2)).reason)).toBe(true);
     // The timer's pass: it takes the period's reconcile token.
     expect((await pass(rt, 'timer')).status).toBe('done');
     const raise = await write(4);
