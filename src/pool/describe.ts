@@ -18,7 +18,7 @@ export function describeOutcome(plan: PoolPlan, outcome: PoolOutcome): Decision 
   if (!backedOff(plan)) parts.push(plan.decision.reason);
   if (outcome.adopted.length) parts.push(`adopted ${outcome.adopted.length} running VM(s)`);
   if (outcome.recovered.length) parts.push(`${outcome.recovered.length} VM(s) marked failed are running and healthy again: marked Running`);
-  for (const line of plan.lines) if (/parked VM\(s\) before creating|marked Waking/.test(line)) parts.push(line);
+  for (const line of plan.lines) if (/on their way out|parked VM\(s\) before creating|marked Waking/.test(line)) parts.push(line);
   if (outcome.woken.length) parts.push(`started ${outcome.woken.length} parked VM(s): ${outcome.woken.join(', ')}`);
   if (outcome.wakeWaiting) parts.push(`the creation rate allows ${outcome.woken.length} of ${outcome.woken.length + outcome.wakeWaiting} starts now; the rest, and any new VM, wait for a later pass`);
   const raise = outcome.raise;

@@ -106,10 +106,22 @@ export function planSizing(snapshot: PoolSnapshot, kept: readonly Row<MachinePro
   const adopted = stayParked.filter((p) => foreign.has(p.id) && !excessIds.has(p.id));
   const sizing = { remove, park: [...repark, ...adopted.map(as), ...park.map(as)], wake: [...rewake, ...woken.map(as)] };
   const handled = new Set([...sizing.remove, ...sizing.park, ...sizing.wake].map((d) => d.id));
-  // Managed VMs that are not candidates count on top of the wanted ones: the parked that stay, and
-  // protected VMs someone else stopped (left alone, their places filled).
-  const decisionWanted = wanted === undefined ? undefined : wanted + stayParked.length - excess.length + stopped.idle.length;
+  // Managed VMs that are not candidates count on top of the wanted ones: the parked that stay,
+  // protected VMs someone else stopped (left alone, their places filled), and the VMs on their way
+  // out, which the decision counts as managed until the listing drops them but which serve nothing.
+  const leaving = wanted === undefined ? 0 : leavingCount(instances, marked);
+  if (leaving > 0) lines.push(`${leaving} VM(s) still listed on their way out: counted on top of the wanted ${wanted}, not in its place`);
+  const decisionWanted = wanted === undefined ? undefined : wanted + stayParked.length - excess.length + stopped.idle.length + leaving;
   return { ...sizing, decisionWanted, handled, heldByMinAge: choice.heldByMinAge, ...('heldUntil' in choice && choice.heldUntil !== undefined ? { heldUntil: choice.heldUntil } : {}), lines };
+}
+
+/**
+ * The listed VMs on their way out: ARM lists them Deleting (a scale-in's, a fast delete's, or
+ * someone else's), or their rows are marked for a scale-in whose delete is going out again. A
+ * raise right after a scale-in is then not short by the VMs still leaving.
+ */
+function leavingCount(instances: readonly CachedInstance[], marked: ReadonlySet<string>): number {
+  return instances.filter((i) => onItsWay(i) || marked.has(i.id)).length;
 }
 
 /**

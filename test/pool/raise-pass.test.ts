@@ -5,6 +5,7 @@
  * waited a whole period for the next timer pass (and the target learned a start-up delay a
  * minute too long). On Azurite and the ARM simulator: the message the real port sends, delivered
  * by the queue function's handler (decoded, through the pending markers), and the pool's reconcile.
+ * And a raise right after a scale-in does not wait for the deleted VM to leave the cache's listing.
  */
 import { describe, expect, it } from 'vitest';
 import { onReconcileMessage } from '../../src/handlers/reconcile-queue.js';
@@ -62,5 +63,28 @@ describe("a raise of a Pool target's wanted count does not wait behind the timer
     expect(second?.decision).toBe('rate limited');
     expect(second?.reason).toContain('allows no raise pass yet');
     expect(scaleSet.capacity).toBe(4);
+  }, 30_000);
+});
+
+describe('a raise right after a scale-in', () => {
+  it('creates the VMs it asks for at once: the deleted VM, still listed Deleting, does not stand for a wanted one', async () => {
+    const scaleSet = world.sim.addScaleSet({ resourceGroup: RG, name: 'r2', capacity: 3 });
+    // The cache keeps its listing (a 5-minute TTL): the VM the scale-in deleted stays in it, Deleting.
+    const rt = await world.runtime({ pools: [{ name: 'r2', scaleSet: { resourceGroup: RG, name: 'r2' }, maxCount: 10, creationRate: '0s,1', reconcileRate: '1s,100', instanceCache: { ttl: '5m' } }] });
+    const sent: ReconcileMessage[] = [];
+    const port = poolScale({ holder: rt.holder, clock: rt.clock, stores: rt.stores, queues: { reconcile: (m) => (sent.push(m), Promise.resolve({ sent: true, dueAt: Date.now() })) } }, rt.config.pools[0]!);
+    const write = async (n: number) => (await port.write(n), sent.at(-1)!);
+    const poolPass = (m: ReconcileMessage) => reconcileObject(rt, { kind: 'pool', name: 'r2' }, { reason: m.reason }, { log: silentLog });
+
+    await poolPass(await write(3));
+    const fell = decisionOf(await poolPass(await write(2)));
+    expect(fell?.reason).toContain('deleting 1 by instance id');
+    expect(scaleSet.capacity).toBe(2);
+
+    const raised = decisionOf(await poolPass(await write(3)));
+    // The decision log says why 3 managed VMs still bring up one.
+    expect(raised?.reason).toContain('1 VM(s) still listed on their way out: counted on top of the wanted 3, not in its place');
+    expect(raised?.decision).toBe('raised capacity 2 → 3');
+    expect(scaleSet.capacity).toBe(3);
   }, 30_000);
 });

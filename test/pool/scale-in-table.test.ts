@@ -144,3 +144,26 @@ describe('a pool a target sizes, before that target has written a wanted count',
     expect(plan(undefined, undefined).raise?.to).toBe(8);
   });
 });
+
+// A VM on its way out is still listed (ARM shows it Deleting, or the cache has not listed since
+// the scale-in marked it) and the decision counts it as managed until it is gone; it serves
+// nothing, so it must not stand for one of the wanted VMs when the count rises again.
+describe('a raise beside VMs on their way out', () => {
+  const poolSettings = (maxCount = 0) => ({ name: 'p', maxCount, chunkSize: 20, instanceLimit: 1000, fastDelete: false });
+  const table: { name: string; vms: Vm[]; wanted: number; maxCount?: number; raise: { from: number; to: number } | undefined; scaledIn?: number[] }[] = [
+    { name: 'a VM ARM lists Deleting does not count toward the wanted: the raise goes out at once', vms: [{ id: 0 }, { id: 1 }, { id: 2, deleting: true, marked: 1 }], wanted: 3, raise: { from: 2, to: 3 } },
+    { name: 'nor one deleted by someone else', vms: [{ id: 0 }, { id: 1 }, { id: 2, deleting: true }], wanted: 4, raise: { from: 2, to: 4 } },
+    // Its capacity still counts it (ARM lowers it when it accepts the delete, which goes out again).
+    { name: 'nor a marked VM still listed alive, whose delete goes out again', vms: [{ id: 0 }, { id: 1 }, { id: 2, marked: 5 }], wanted: 3, raise: { from: 3, to: 4 }, scaledIn: [2] },
+    { name: 'at the wanted count beside it: nothing raised', vms: [{ id: 0 }, { id: 1 }, { id: 2, deleting: true, marked: 1 }], wanted: 2, raise: undefined },
+    // maxCount bounds the VMs a pool holds, and a VM being deleted is still held until it is gone.
+    { name: 'maxCount still counts it', vms: [{ id: 0 }, { id: 1 }, { id: 2, deleting: true, marked: 1 }], wanted: 3, maxCount: 3, raise: undefined },
+  ];
+
+  it.each(table)('$name', ({ vms, wanted, maxCount, raise, scaledIn }) => {
+    const plan = planPool(snapshot(vms, wanted), poolSettings(maxCount), NOW);
+    expect(plan.raise && { from: plan.raise.from, to: plan.raise.to }).toEqual(raise);
+    expect(plan.scaleIn.map((d) => Number(d.id.split('/').pop()))).toEqual(scaledIn ?? []);
+    expect(plan.lines).toContain(`1 VM(s) still listed on their way out: counted on top of the wanted ${wanted}, not in its place`);
+  });
+});
