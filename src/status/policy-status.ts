@@ -27,7 +27,7 @@ export type PolicyStatus =
        * mean of its last two start-up delays instead).
        */
       headroom: { underProvisioning: number; inForce: number; load: number | null };
-      /** How long the recommendation must stay below the scale before a fall: the window calibrated with the headroom (until then the shorter of the two it weighs: 8 start-up delays, or the fall-to window's 6 for the longest start-ups). */
+      /** How long the recommendation must stay below the scale before a fall: the window calibrated with the headroom (until then a young target's: 8 start-up delays, half the longest, or the fall-to window's 6 for the longest start-ups). */
       scaleDownEvidence: { minutes: number };
       /** The forecast's mode and the floor it sets on the row's last minute, in replicas (null: mode off, or no day or week of load yet). */
       forecast: { mode: ForecastMode; floor: number | null };

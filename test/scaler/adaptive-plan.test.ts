@@ -104,10 +104,10 @@ describe('the default policy through the plan', () => {
     expect(JSON.parse(d.record!.loadMinutes!).u.at(-1)).toBe(5);
   });
 
-  it('once calibrated, a fall waits for the evidence window calibrated with the headroom: the longest on a steady load, half of it once the load has fallen', async () => {
+  it('once calibrated, a fall waits for the evidence window calibrated with the headroom: the longest on a steady load, two thirds of it once the load has fallen', async () => {
     const d = planDriver(adaptive({}), { current: 5 });
     const windowNow = () => JSON.parse(d.record!.loadMinutes!).h[3] as number;
-    // Young, the target takes the shorter window (4 minutes of the 8 and 4 weighed). From minute
+    // Young, the target takes half the longest window (4 minutes of 8). From minute
     // 121 the history holds the calibration window (120 minutes and the start-up delay before
     // them): the level is the 20-minute mean, and the windows are weighed again each quarter hour
     // (T0 is on one): at minute 135 the steady load's replay holds the same with either, so the
@@ -123,9 +123,10 @@ describe('the default policy through the plan', () => {
     // 4 (j 4–8), 3 (j 9–13), 2 (j 14–18), 1 after. Every window serves this load alike (no
     // headroom); with the longest window kept, the scale falls at j = 12, when [j − 8, j] is all
     // below 5, to the highest of the fall-to window [j − 3, j]: 3. At j = 13 (minute 150, the next
-    // quarter hour) the whole minutes so far would have fallen to 4 at j = 8 with half the window,
-    // holding less, so 4 minutes it is: 2 at j = 18 ([14, 18] below 3), 1 at j = 23 (the longest
-    // window would have waited until 22 and 27).
+    // quarter hour) the whole minutes so far would have fallen to 4 at j = 10 with two thirds of
+    // the window (6 minutes), holding less (4, 4, 4 against 5, 5, 3 over j = 10–12), so 6 minutes
+    // it is: 2 at j = 20 ([14, 20] below 3), 1 at j = 25 (the longest window would have waited
+    // until 22 and 27).
     const scales: number[] = [];
     const windows: number[] = [];
     for (let j = 0; j <= 27; j++) {
@@ -133,8 +134,8 @@ describe('the default policy through the plan', () => {
       scales.push(d.current);
       windows.push(windowNow());
     }
-    expect(windows).toEqual([...Array<number>(13).fill(8), ...Array<number>(15).fill(4)]);
-    expect(scales).toEqual([...Array<number>(12).fill(5), ...Array<number>(6).fill(3), ...Array<number>(5).fill(2), ...Array<number>(5).fill(1)]);
+    expect(windows).toEqual([...Array<number>(13).fill(8), ...Array<number>(15).fill(6)]);
+    expect(scales).toEqual([...Array<number>(12).fill(5), ...Array<number>(8).fill(3), ...Array<number>(5).fill(2), ...Array<number>(3).fill(1)]);
   });
 
   it('the budget a calibration aims at follows the demand: the same two hours need less headroom when they are busier than the target’s day', async () => {

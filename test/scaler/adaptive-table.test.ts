@@ -223,8 +223,8 @@ describe('the budget and the headroom', () => {
     expect(calibrateHeadroom(history, quick, budget, 10)).toBeCloseTo(want, 12);
   });
 
-  // The evidence window is calibrated with the headroom: windows of 4 and 2 minutes (the longest
-  // and its half), each with its least headroom, the one that held least wins.
+  // The evidence window is calibrated with the headroom: windows of 4 and 3 minutes (the longest
+  // and two thirds of it), each with its least headroom, the one that held least wins.
   const longest = { ...quick, evidence: 4 };
   const steady = { load: Array<number>(160).fill(10), scale: Array<number>(160).fill(1) };
   // 60 minutes at 100 (10 replicas), then 10 (1 replica): the level falls over 20 minutes and the
@@ -233,10 +233,10 @@ describe('the budget and the headroom', () => {
   const fallen = { load: [...Array<number>(60).fill(100), ...Array<number>(100).fill(10)], scale: Array<number>(160).fill(10) };
   it.each([
     { name: 'a load that never falls: every window holds the same, the longest is kept (fewer actions)', history: steady, want: { headroom: 0, evidence: 4 } },
-    { name: 'a lasting fall: the half window gives back sooner', history: fallen, want: { headroom: 0, evidence: 2 } },
-    // No replay, no budget to weigh the windows by: the shorter, which holds the least without headroom,
-    // even on the steady load whose replay keeps the longest (above).
-    { name: 'a history shorter than the calibration window: the shortest and no headroom', history: { load: steady.load.slice(0, 100), scale: steady.scale.slice(0, 100) }, want: { headroom: 0, evidence: 2 } },
+    { name: 'a lasting fall: the shorter window gives back sooner', history: fallen, want: { headroom: 0, evidence: 3 } },
+    // No replay, no budget to weigh the windows by: a young target's, half the longest, which holds
+    // less than either weighed without headroom, even on the steady load whose replay keeps the longest (above).
+    { name: 'a history shorter than the calibration window: a young target’s window and no headroom', history: { load: steady.load.slice(0, 100), scale: steady.scale.slice(0, 100) }, want: { headroom: 0, evidence: 2 } },
     // at each window the alternating load needs the same headroom (30 ÷ 4096, as above) and holds 2 throughout
     { name: 'a load each window serves alike at the same cost: the longest', history: alternating, want: { headroom: 30 / 4096, evidence: 4 } },
   ])('calibration with the evidence window: $name', ({ history, want }) => {
@@ -254,10 +254,10 @@ describe('the budget and the headroom', () => {
   });
 
   it.each([
-    { name: 'pods (30 s): 8 delays of the 8 and 4 minutes weighed', delay: 30_000, want: 4 },
+    { name: 'pods (30 s): 8 delays, half the longest 8 minutes', delay: 30_000, want: 4 },
     { name: 'VMs (3 min): 8 delays, half the longest 48 minutes', delay: 3 * MIN, want: 24 },
     { name: 'a 30-minute start-up: the fall-to window (6 delays), the longest capped at 4 hours', delay: MAX_STARTUP_DELAY_MS, want: 180 },
-  ])('a young target’s evidence window, the shortest weighed: $name', ({ delay, want }) => {
+  ])('a young target’s evidence window, half the longest and at least the fall-to window: $name', ({ delay, want }) => {
     expect(youngEvidence(delayWindows(delay))).toBe(want);
   });
 

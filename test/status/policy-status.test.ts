@@ -27,7 +27,7 @@ describe('targets[].policy in status', () => {
   it.each([
     { name: 'policy knative shows its name alone', extra: { policy: 'knative' }, ref: undefined, record: undefined, want: { name: 'knative' } },
     {
-      // No row yet: a young target's evidence window, the shorter of the two the calibration weighs (8 start-up delays of 30 s).
+      // No row yet: a young target's evidence window, half the longest (8 start-up delays of 30 s).
       name: 'a target that names no policy runs the adaptive one',
       extra: {},
       ref: undefined,
@@ -35,8 +35,8 @@ describe('targets[].policy in status', () => {
       want: { name: 'adaptive', startupDelay: { seconds: 30, from: 'default' }, headroom: { underProvisioning: 1, inForce: 1, load: null }, scaleDownEvidence: { minutes: 4 }, forecast: { mode: 'off', floor: null } },
     },
     {
-      // 8 start-up delays of 3 minutes: the shorter window, half of the longest (48).
-      name: 'a new Pool target plans with the VM default, no headroom computed yet, and the shorter evidence window',
+      // 8 start-up delays of 3 minutes: a young target's window, half of the longest (48).
+      name: 'a new Pool target plans with the VM default, no headroom computed yet, and a young target’s evidence window',
       extra: { policy: 'adaptive' },
       ref: { kind: 'Pool', name: 'workers' },
       record: undefined,
@@ -66,7 +66,7 @@ describe('targets[].policy in status', () => {
       want: { name: 'adaptive', startupDelay: { seconds: 300, from: 'learned' }, headroom: { underProvisioning: 5, inForce: 4, load: 12.35 }, scaleDownEvidence: { minutes: 80 }, forecast: { mode: 'off', floor: null } },
     },
     {
-      name: 'the same with two minutes of load: no headroom calibrated yet, the shorter evidence window a young target takes (8 × 5 minutes)',
+      name: 'the same with two minutes of load: no headroom calibrated yet, the evidence window a young target takes (8 × 5 minutes)',
       extra: { policy: 'adaptive', headroom: { underProvisioning: 5 } },
       ref: undefined,
       record: learned,
