@@ -46,7 +46,7 @@ export const BOUND_RULES = [
   'Paused',
   /** The adaptive policy raised above the load's level by the headroom its budget calls for. */
   'Headroom',
-  /** The adaptive policy's fall waits until its recommendations stayed lower for its evidence window (8 or 16 start-up delays, calibrated with the headroom). */
+  /** The adaptive policy's fall waits until its recommendations stayed lower for its evidence window (16 start-up delays or two thirds of that, calibrated with the headroom; 8 while the target is young). */
   'ScaleDownEvidence',
   /** The adaptive policy's forecast (`forecast.mode: floor`) raised to the rise seen a day and a week ago, ahead of it. */
   'ForecastFloor',

@@ -178,17 +178,17 @@ const highestHeadroom = (history: Pick<MinuteHistory, 'load'>, targetPerReplica:
  * raise after it take: where the two windows hold about the same, the shorter one's falls are
  * churn. Two thirds, not half: with a start-up delay learned to the VM's own (3 min), half the
  * longest (24 min) made a fifth more actions on seven NASA weeks' VMs (2,818 against 2,373) and
- * saved 0.2 % of their cost. None is shorter than the fall-to window
- * (FALL_TO_DELAYS): a fall goes to the highest recommendation of that window, so a shorter
- * evidence window would add falls that give back nothing more.
+ * saved 0.2 % of their cost. None is shorter than the fall-to window (FALL_TO_DELAYS): a fall
+ * goes to the highest recommendation of that window, so a shorter evidence window would add
+ * falls that give back nothing more.
  */
 export const EVIDENCE_SHARES = [1, 2 / 3] as const;
 
 /**
  * A young target's evidence window, as a share of the longest: its history does not hold the
- * calibration window, so no budget is measured and nothing buys a longer window's fewer falls;
- * without headroom the shorter holds the less capacity, and an hour-long burst is given back
- * within the hour.
+ * calibration window, so no budget is measured and nothing buys a longer window's fewer falls,
+ * and without headroom the shorter holds the less capacity (two thirds of the longest cost 3.6 %
+ * more on the hour-long LLM `code` trace's VMs).
  */
 export const YOUNG_EVIDENCE_SHARE = 1 / 2;
 
