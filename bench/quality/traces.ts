@@ -167,7 +167,7 @@ export async function loadQualityTraces(dir: string, quick: boolean): Promise<Qu
   return [
     nasaWeek(1, 'nasa-week', quick ? 'NASA-HTTP 2 July 1995' : 'NASA-HTTP 2–8 July 1995'),
     nasaWeek(8, 'nasa-week-2', quick ? 'NASA-HTTP 9 July 1995' : 'NASA-HTTP 9–15 July 1995'),
-    // Two more weeks, judged by the same goals: windows the policy's constants were not chosen on.
+    // Two more weeks, judged by the same goals: windows the policy's constants were first chosen without.
     nasaWeek(15, 'nasa-week-3', quick ? 'NASA-HTTP 16 July 1995' : 'NASA-HTTP 16–22 July 1995'),
     nasaWeek(22, 'nasa-week-4', quick ? 'NASA-HTTP 23 July 1995' : 'NASA-HTTP 23–29 July 1995'),
     llm('code'),

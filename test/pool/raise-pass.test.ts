@@ -31,14 +31,18 @@ const deliver = async (rt: Runtime, message: ReconcileMessage) => {
   return outcome;
 };
 const decisionOf = (o: ObjectOutcome) => (o.status === 'done' || o.status === 'failed' ? o.decision : undefined);
+/** The real port of the runtime's first pool: writes a wanted count and answers the reconcile message it sent. */
+function wantedWriter(rt: Runtime): (n: number) => Promise<ReconcileMessage> {
+  const sent: ReconcileMessage[] = [];
+  const port = poolScale({ holder: rt.holder, clock: rt.clock, stores: rt.stores, queues: { reconcile: (m) => (sent.push(m), Promise.resolve({ sent: true, dueAt: Date.now() })) } }, rt.config.pools[0]!);
+  return async (n) => (await port.write(n), sent.at(-1)!);
+}
 
 describe("a raise of a Pool target's wanted count does not wait behind the timer's pool pass", () => {
   it("with reconcileRate 1m,1 the raise's pass raises capacity; a fall's pass, and a second raise's in the period, wait for a later pass", async () => {
     const scaleSet = world.sim.addScaleSet({ resourceGroup: RG, name: 'r1', capacity: 2 });
     const rt = await world.runtime({ pools: [{ name: 'r1', scaleSet: { resourceGroup: RG, name: 'r1' }, maxCount: 10, creationRate: '0s,1', reconcileRate: '1m,1', instanceCache: { ttl: '0s' } }] });
-    const sent: ReconcileMessage[] = [];
-    const port = poolScale({ holder: rt.holder, clock: rt.clock, stores: rt.stores, queues: { reconcile: (m) => (sent.push(m), Promise.resolve({ sent: true, dueAt: Date.now() })) } }, rt.config.pools[0]!);
-    const write = async (n: number) => (await port.write(n), sent.at(-1)!);
+    const write = wantedWriter(rt);
 
     // The first count a target writes raises a pool that held what it ran.
     expect(isRaise((await write(2)).reason)).toBe(true);
@@ -71,9 +75,7 @@ describe('a raise right after a scale-in', () => {
     const scaleSet = world.sim.addScaleSet({ resourceGroup: RG, name: 'r2', capacity: 3 });
     // The cache keeps its listing (a 5-minute TTL): the VM the scale-in deleted stays in it, Deleting.
     const rt = await world.runtime({ pools: [{ name: 'r2', scaleSet: { resourceGroup: RG, name: 'r2' }, maxCount: 10, creationRate: '0s,1', reconcileRate: '1s,100', instanceCache: { ttl: '5m' } }] });
-    const sent: ReconcileMessage[] = [];
-    const port = poolScale({ holder: rt.holder, clock: rt.clock, stores: rt.stores, queues: { reconcile: (m) => (sent.push(m), Promise.resolve({ sent: true, dueAt: Date.now() })) } }, rt.config.pools[0]!);
-    const write = async (n: number) => (await port.write(n), sent.at(-1)!);
+    const write = wantedWriter(rt);
     const poolPass = (m: ReconcileMessage) => reconcileObject(rt, { kind: 'pool', name: 'r2' }, { reason: m.reason }, { log: silentLog });
 
     await poolPass(await write(3));
