@@ -109,7 +109,8 @@ export function planSizing(snapshot: PoolSnapshot, kept: readonly Row<MachinePro
   // Managed VMs that are not candidates count on top of the wanted ones: the parked that stay,
   // protected VMs someone else stopped (left alone, their places filled), and the VMs on their way
   // out, which the decision counts as managed until the listing drops them but which serve nothing.
-  const leaving = wanted === undefined ? 0 : leavingCount(instances, marked);
+  // While a takeover holds at what runs (no target's count yet), there is no wanted count to stand for.
+  const leaving = wanted === undefined || waiting ? 0 : leavingCount(instances, marked);
   if (leaving > 0) lines.push(`${leaving} VM(s) still listed on their way out: counted on top of the wanted ${wanted}, not in its place`);
   const decisionWanted = wanted === undefined ? undefined : wanted + stayParked.length - excess.length + stopped.idle.length + leaving;
   return { ...sizing, decisionWanted, handled, heldByMinAge: choice.heldByMinAge, ...('heldUntil' in choice && choice.heldUntil !== undefined ? { heldUntil: choice.heldUntil } : {}), lines };

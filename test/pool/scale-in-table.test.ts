@@ -139,6 +139,13 @@ describe('a pool a target sizes, before that target has written a wanted count',
     expect(held.raise).toBeUndefined();
   });
 
+  it('says nothing of VMs on their way out while it holds: no target has a wanted count for them to stand for', () => {
+    const leaving = planPool(snapshot([{ id: 0 }, { id: 1 }, { id: 2, deleting: true }], undefined), { name: 'p', maxCount: 10, chunkSize: 5, instanceLimit: 1000, fastDelete: false, sizedBy: 'jobs' }, NOW);
+    expect(leaving.raise).toBeUndefined();
+    expect(leaving.lines).toContain('sized by target jobs, which has not written a wanted count yet: holding at the 2 VM(s) it runs');
+    expect(leaving.lines.some((l) => l.includes('on their way out'))).toBe(false);
+  });
+
   it('follows the wanted count once written, and a pool no target sizes still fills to maxCount', () => {
     expect(plan(5, 'jobs').raise?.to).toBe(5);
     expect(plan(undefined, undefined).raise?.to).toBe(8);
