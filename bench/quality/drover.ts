@@ -24,8 +24,8 @@ export const STARTUP_DELAY_MS: Record<FleetKind, number> = { vms: VM_CREATION_MS
 
 const TARGET = { name: 'bench', minScale: 1, maxScale: 1000, scaleToZero: { enabled: false } };
 
-/** A candidate's target keys beside the bounds and the load: the seed's rules, the forecast's floor. */
-export type CandidateKeys = { policy: 'knative' } | { forecast: { mode: 'floor' } };
+/** A candidate's target keys beside the bounds and the load: the seed's rules, the forecast's floor, another budget. */
+export type CandidateKeys = { policy: 'knative' } | { forecast: { mode: 'floor' } } | { headroom: { underProvisioning: number } };
 
 /** The configuration as `drover replay` would load it (offline: it reaches no cluster, no scale set). */
 export function benchConfig(kind: FleetKind, targetPerReplica: number, candidate?: CandidateKeys) {

@@ -32,6 +32,8 @@ export function qualityChart(r: TraceKindResult): ReportChart {
   const from = r.trace.startMs + r.trace.scoredFrom * MINUTE_MS;
   const grid = reportGrid(from, r.trace.startMs + r.trace.scoredTo * MINUTE_MS);
   const demand = demandTimeline(r);
+  // The other budgets' supply would lie over the default's: their figures are in the summaries.
+  const charted = r.results.filter((p) => p.role !== 'budget');
   return {
     title: `${r.trace.title}, ${r.kind}`,
     x: grid.map((ms) => ms / 1000),
@@ -39,7 +41,7 @@ export function qualityChart(r: TraceKindResult): ReportChart {
     series: [
       { label: 'load', values: downsample(demand, 'load', grid), load: true },
       { label: 'demand', values: downsample(demand, 'ready', grid), color: '#000' },
-      ...r.results.map((p, i) => ({ label: `supply: ${p.policy}`, values: downsample(stepsTimeline(p.steps), 'ready', grid, 'min'), color: COLORS[i % COLORS.length]! })),
+      ...charted.map((p, i) => ({ label: `supply: ${p.policy}`, values: downsample(stepsTimeline(p.steps), 'ready', grid, 'min'), color: COLORS[i % COLORS.length]! })),
     ],
     summaries: r.results.map((p) => ({
       config: p.policy,

@@ -4,7 +4,7 @@
  * trace's window; and the issue's goals checked against them.
  */
 import { runAzureMonitor, PORTAL_RULES, TUTORIAL_RULES } from './azure-monitor.js';
-import { runDrover, STARTUP_DELAY_MS, type DroverRunner, type FleetKind } from './drover.js';
+import { benchConfig, runDrover, STARTUP_DELAY_MS, type DroverRunner, type FleetKind } from './drover.js';
 import { runHpa, type Bounds, type EmulatedRun } from './hpa.js';
 import { demandOf, score, type FleetStep, type Scores } from './metrics.js';
 import { foresight, staticFleet, staticSize } from './reference.js';
@@ -12,8 +12,40 @@ import { MINUTE_MS, type QualityTrace } from './traces.js';
 
 export const BOUNDS: Bounds = { min: 1, max: 1000 };
 
-/** `candidate`: a Drover policy scored beside the defaults (the seed's `knative` rules, the forecast's floor), not judged by the goals. */
-export type PolicyRole = 'drover' | 'candidate' | 'incumbent' | 'reference';
+/**
+ * `candidate`: a Drover policy scored beside the defaults (the seed's `knative` rules, the
+ * forecast's floor), not judged by the goals. `budget`: the default policy at another
+ * `headroom.underProvisioning` (BUDGET_ROWS), the trade-off a user moves along; in the table, not
+ * on the chart, not judged.
+ */
+export type PolicyRole = 'drover' | 'candidate' | 'budget' | 'incumbent' | 'reference';
+
+/**
+ * The budgets scored beside the default's on the NASA weeks' VMs: half and twice it. Where an
+ * incumbent leaves more unserved than the default, they show what the same policy costs at the
+ * incumbent's θU rather than at its own budget.
+ */
+export const BUDGET_ROWS = [0.5, 2] as const;
+
+export const budgetPolicy = (underProvisioning: number) => `Drover, headroom.underProvisioning: ${underProvisioning}`;
+
+/** The default's budget, as a target with none set gets it. */
+const DEFAULT_BUDGET = benchConfig('pods', 1).targets[0]!.headroom.underProvisioning;
+
+/** An incumbent, and the budgets of the default policy's rows that left no more unserved at no more cost (θU and cost ÷ demand both no higher). */
+export interface TradeOff {
+  incumbent: string;
+  beatenAt: number[];
+}
+
+/** Per incumbent, the scored budgets that beat it on both axes; none when the trace has no budget rows. */
+export function tradeOffs(results: readonly PolicyResult[]): TradeOff[] {
+  if (!results.some((r) => r.role === 'budget')) return [];
+  const points = results.filter((r) => r.budget !== undefined).sort((a, b) => a.budget! - b.budget!);
+  return results
+    .filter((r) => r.role === 'incumbent')
+    .map((inc) => ({ incumbent: inc.policy, beatenAt: points.filter((p) => p.scores.thetaU <= inc.scores.thetaU + 1e-9 && p.scores.costPerDemand <= inc.scores.costPerDemand + 1e-9).map((p) => p.budget!) }));
+}
 
 export interface PolicyResult {
   policy: string;
@@ -22,6 +54,8 @@ export interface PolicyResult {
   /** Actions in the scored window; undefined for a reference line that takes none (foresight). */
   actions: number | undefined;
   steps: FleetStep[];
+  /** The default policy's rows (`drover`, `budget`): their `headroom.underProvisioning`. */
+  budget?: number;
 }
 
 export interface GoalCheck {
@@ -44,6 +78,8 @@ export interface TraceKindResult {
 interface Run {
   policy: string;
   role: PolicyRole;
+  /** The default policy's rows (`drover`, `budget`): their `headroom.underProvisioning`. */
+  budget?: number;
   run: EmulatedRun | Promise<EmulatedRun>;
   noActions?: true;
 }
@@ -60,10 +96,15 @@ function runs(trace: QualityTrace, kind: FleetKind, demand: number[], drover: Dr
     kind === 'vms'
       ? [TUTORIAL_RULES, PORTAL_RULES].map((rules) => ({ policy: `Azure Monitor, ${rules.name} rules (+${rules.out} above 70 %, −1 below ${rules.in} %)`, role: 'incumbent', run: runAzureMonitor(load, startMs, tpr, initial, delay, rules, BOUNDS) }))
       : [{ policy: 'HPA on a KEDA metric (no behavior)', role: 'incumbent', run: runHpa(load, startMs, tpr, initial, delay, BOUNDS) }];
+  const budgets: Run[] =
+    trace.goals === 'nasa' && kind === 'vms'
+      ? BUDGET_ROWS.map((underProvisioning) => ({ policy: budgetPolicy(underProvisioning), role: 'budget', budget: underProvisioning, run: drover({ ...job, candidate: { headroom: { underProvisioning } } }) }))
+      : [];
   return [
-    { policy: `Drover defaults (${kind === 'vms' ? 'Pool target' : 'Deployment'})`, role: 'drover', run: drover(job) },
+    { policy: `Drover defaults (${kind === 'vms' ? 'Pool target' : 'Deployment'})`, role: 'drover', budget: DEFAULT_BUDGET, run: drover(job) },
     { policy: 'Drover, policy: knative (the seed’s rules)', role: 'candidate', run: drover({ ...job, candidate: { policy: 'knative' } }) },
     { policy: 'Drover, forecast: floor', role: 'candidate', run: drover({ ...job, candidate: { forecast: { mode: 'floor' } } }) },
+    ...budgets,
     ...incumbents,
     { policy: `static peak fleet (${peak})`, role: 'reference', run: { steps: staticFleet(peak, startMs), actionTimes: [] } },
     { policy: `static p95 fleet (${p95})`, role: 'reference', run: { steps: staticFleet(p95, startMs), actionTimes: [] } },
@@ -71,7 +112,7 @@ function runs(trace: QualityTrace, kind: FleetKind, demand: number[], drover: Dr
   ];
 }
 
-/** Drover's three replays go to `drover` at once (a pool of worker threads may run them side by side); the emulations run here. */
+/** Drover's replays go to `drover` at once (a pool of worker threads may run them side by side); the emulations run here. */
 export async function scoreTraceKind(trace: QualityTrace, kind: FleetKind, drover: DroverRunner = runDrover): Promise<TraceKindResult> {
   const demand = demandOf(trace.load, trace.targetPerReplica);
   const scored = demand.slice(trace.scoredFrom, trace.scoredTo);
@@ -90,7 +131,8 @@ export async function scoreTraceKind(trace: QualityTrace, kind: FleetKind, drove
   );
   const results = planned.map((r, i): PolicyResult => {
     const run = done[i]!;
-    return { policy: r.policy, role: r.role, scores: score(scored, fromMs, run.steps), actions: r.noActions ? undefined : run.actionTimes.filter((t) => t >= fromMs && t < toMs).length, steps: run.steps };
+    const actions = r.noActions ? undefined : run.actionTimes.filter((t) => t >= fromMs && t < toMs).length;
+    return { policy: r.policy, role: r.role, scores: score(scored, fromMs, run.steps), actions, steps: run.steps, ...(r.budget === undefined ? {} : { budget: r.budget }) };
   });
   return { trace, kind, demand, results, goals: goalsFor(trace, kind, results) };
 }

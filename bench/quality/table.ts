@@ -1,7 +1,7 @@
-/** The bench's printed table (per trace and kind, each goal PASS or FAIL) and its figures for docs/benchmarks.md. */
+/** The bench's printed table (per trace and kind, each goal PASS or FAIL, the budgets that beat each incumbent on both axes) and its figures for docs/benchmarks.md. */
 import type { Figure } from '../index.js';
 import { formatValue } from '../index.js';
-import type { TraceKindResult } from './score-trace.js';
+import { tradeOffs, type TraceKindResult } from './score-trace.js';
 
 const KIND_TITLE = { vms: 'VMs (ready 180 s after a raise, 40 s after a start)', pods: 'pods (ready 30 s after a raise)' } as const;
 
@@ -17,6 +17,7 @@ export function formatTable(r: TraceKindResult): string {
   });
   const lines = [`${r.trace.title}, ${KIND_TITLE[r.kind]}; targetPerReplica ${formatValue(r.trace.targetPerReplica)}`, `| ${header.join(' | ')} |`, `| ${header.map(() => '---').join(' | ')} |`, ...rows.map((c) => `| ${c.join(' | ')} |`)];
   for (const g of r.goals) lines.push(`  ${g.met ? 'PASS' : 'FAIL'}  Drover ${g.label}: ${formatValue(g.value)} against ${formatValue(g.goal)}`);
+  for (const t of tradeOffs(r.results)) lines.push(`  budget  ${t.incumbent}: ${t.beatenAt.length > 0 ? `beaten on θU and cost at underProvisioning ${t.beatenAt.join(', ')}` : 'beaten on both at no budget scored'}`);
   return lines.join('\n');
 }
 

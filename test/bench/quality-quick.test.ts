@@ -62,8 +62,28 @@ describe('the quality bench, --quick', () => {
 
     const table = formatTable(nasa).split('\n');
     expect(table[1]).toBe('| policy | θU % | θO % | τU % | τO % | cost ÷ demand | episodes | p50 / p95 / max min | actions |');
-    expect(table.slice(3, 11).map((l) => l.split(' | ')[0])).toEqual(['| Drover defaults (Pool target)', '| Drover, policy: knative (the seed’s rules)', '| Drover, forecast: floor', '| Azure Monitor, tutorial rules (+3 above 70 %, −1 below 30 %)', '| Azure Monitor, portal rules (+1 above 70 %, −1 below 20 %)', expect.stringMatching(/^\| static peak fleet \(\d+\)$/), expect.stringMatching(/^\| static p95 fleet \(\d+\)$/), '| foresight (knows the next 180 s)']);
-    expect(table.slice(11).every((l) => /^ {2}(PASS|FAIL) {2}Drover /.test(l))).toBe(true);
+    expect(table.slice(3, 13).map((l) => l.split(' | ')[0])).toEqual([
+      '| Drover defaults (Pool target)',
+      '| Drover, policy: knative (the seed’s rules)',
+      '| Drover, forecast: floor',
+      '| Drover, headroom.underProvisioning: 0.5',
+      '| Drover, headroom.underProvisioning: 2',
+      '| Azure Monitor, tutorial rules (+3 above 70 %, −1 below 30 %)',
+      '| Azure Monitor, portal rules (+1 above 70 %, −1 below 20 %)',
+      expect.stringMatching(/^\| static peak fleet \(\d+\)$/),
+      expect.stringMatching(/^\| static p95 fleet \(\d+\)$/),
+      '| foresight (knows the next 180 s)',
+    ]);
+    expect(table.slice(13, 18).every((l) => /^ {2}(PASS|FAIL) {2}Drover /.test(l))).toBe(true);
+    expect(table.slice(18)).toEqual([expect.stringMatching(/^ {2}budget {2}Azure Monitor, tutorial rules .*: beaten /), expect.stringMatching(/^ {2}budget {2}Azure Monitor, portal rules .*: beaten /)]);
+    // The budget moves the default along its trade-off: half of it leaves less unserved at more cost, twice it the reverse.
+    const [defaults, half, twice] = ['Drover defaults', 'Drover, headroom.underProvisioning: 0.5', 'Drover, headroom.underProvisioning: 2'].map((name) => nasa.results.find((p) => p.policy.startsWith(name))!.scores);
+    expect(half!.thetaU).toBeLessThan(defaults!.thetaU);
+    expect(twice!.thetaU).toBeGreaterThan(defaults!.thetaU);
+    expect(half!.costPerDemand).toBeGreaterThan(defaults!.costPerDemand);
+    expect(twice!.costPerDemand).toBeLessThan(defaults!.costPerDemand);
+    // Only the NASA weeks' VMs carry them.
+    expect(results.filter((r) => r.results.some((p) => p.role === 'budget')).map((r) => `${r.trace.name} ${r.kind}`)).toEqual(['nasa-week vms', 'nasa-week-2 vms', 'nasa-week-3 vms', 'nasa-week-4 vms']);
 
     const dir = tempDir();
     const page = path.join(dir, 'quality.html');
@@ -71,6 +91,9 @@ describe('the quality bench, --quick', () => {
     const html = readFileSync(page, 'utf8');
     expect(html).toContain('NASA-HTTP 2 July 1995, vms');
     expect(html).toContain('supply: HPA on a KEDA metric (no behavior)');
+    // The other budgets are in the summaries, not over the default's supply on the chart.
+    expect(html).toContain('Drover, headroom.underProvisioning: 2');
+    expect(html).not.toContain('supply: Drover, headroom.underProvisioning');
     expect(readdirSync(dir).sort()).toEqual(png ? ['quality.html', 'quality.png'] : ['quality.html']);
   });
 });

@@ -8,8 +8,8 @@ import { cpuPercent, evaluateAutoscale, PORTAL_RULES, runAzureMonitor, TUTORIAL_
 import { hpaSync, runHpa, type HpaState } from '../../bench/quality/hpa.js';
 import { demandOf, score, type FleetStep } from '../../bench/quality/metrics.js';
 import { foresight, staticSize } from '../../bench/quality/reference.js';
-import { goalsFor, type TraceKindResult } from '../../bench/quality/score-trace.js';
-import { qualityFigures, qualityTables } from '../../bench/quality/table.js';
+import { budgetPolicy, goalsFor, tradeOffs, type PolicyResult, type TraceKindResult } from '../../bench/quality/score-trace.js';
+import { formatTable, qualityFigures, qualityTables } from '../../bench/quality/table.js';
 import { linearPercentile, llmMinutes, perMinuteSums, jobsInProgressMinutes } from '../../bench/quality/traces.js';
 import { goalsTable, mergeRuns } from '../../bench/doc-tables.js';
 import type { BenchRun } from '../../bench/index.js';
@@ -204,5 +204,36 @@ describe('the figures written into docs/benchmarks.md', () => {
     ]);
     const run: BenchRun = { run: { startedAt: '2026-12-07T00:00:00.000Z', finishedAt: '2026-12-07T00:00:00.000Z', node: 'v20', cores: 2, quick: false, loadAverage: { start: 1, max: 1, end: 1 } }, results: { quality: figures } };
     expect(goalsTable(mergeRuns([run]))).toBe('| figure | measured | goal | ratio |\n| --- | --- | --- | --- |');
+  });
+});
+
+describe('the budgets beside the default (NASA weeks, VMs)', () => {
+  const scores = (thetaU: number, cost: number) => ({ thetaU, thetaO: 0, tauU: thetaU, tauO: 0, costPerDemand: cost, episodes: { count: 0, p50: 0, p95: 0, max: 0 } });
+  const row = (policy: string, role: PolicyResult['role'], thetaU: number, cost: number, budget?: number): PolicyResult => ({ policy, role, scores: scores(thetaU, cost), actions: 1, steps: [], ...(budget === undefined ? {} : { budget }) });
+  const week = [
+    row('Drover defaults (Pool target)', 'drover', 0.95, 1.5, 1),
+    row(budgetPolicy(0.5), 'budget', 0.47, 1.64, 0.5),
+    row(budgetPolicy(2), 'budget', 1.93, 1.36, 2),
+    // Beaten by the default (less unserved, cheaper) and by twice its budget (equal θU counts).
+    row('Azure Monitor, tutorial rules', 'incumbent', 1.93, 1.52),
+    // Cheaper than every budget that leaves less unserved: beaten by none.
+    row('Azure Monitor, portal rules', 'incumbent', 1.2, 1.4),
+    row('foresight', 'reference', 0, 1.28),
+  ];
+
+  it('each incumbent with the budgets that left no more unserved at no more cost, lowest first', () => {
+    expect(tradeOffs(week)).toEqual([
+      { incumbent: 'Azure Monitor, tutorial rules', beatenAt: [1, 2] },
+      { incumbent: 'Azure Monitor, portal rules', beatenAt: [] },
+    ]);
+    // A trace without the budget rows (pods, the LLM hours) says nothing of them.
+    expect(tradeOffs(week.filter((r) => r.role !== 'budget'))).toEqual([]);
+  });
+
+  it('printed under the goals', () => {
+    const trace = { name: 'nasa-week-3', title: 'NASA', load: [], scoredFrom: 0, scoredTo: 0, startMs: 0, targetPerReplica: 7.2, goals: 'nasa' as const };
+    const lines = formatTable({ trace, kind: 'vms', demand: [], results: week, goals: [] }).split('\n');
+    expect(lines.slice(3, 6).map((l) => l.split(' | ')[0])).toEqual(['| Drover defaults (Pool target)', '| Drover, headroom.underProvisioning: 0.5', '| Drover, headroom.underProvisioning: 2']);
+    expect(lines.slice(-2)).toEqual(['  budget  Azure Monitor, tutorial rules: beaten on θU and cost at underProvisioning 1, 2', '  budget  Azure Monitor, portal rules: beaten on both at no budget scored']);
   });
 });
