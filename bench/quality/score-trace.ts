@@ -20,17 +20,17 @@ export const BOUNDS: Bounds = { min: 1, max: 1000 };
  */
 export type PolicyRole = 'drover' | 'candidate' | 'budget' | 'incumbent' | 'reference';
 
+/** The default's budget, as a target with none set gets it. */
+const DEFAULT_BUDGET = benchConfig('pods', 1).targets[0]!.headroom.underProvisioning;
+
 /**
  * The budgets scored beside the default's on the NASA weeks' VMs: half and twice it. Where an
  * incumbent leaves more unserved than the default, they show what the same policy costs at the
  * incumbent's θU rather than at its own budget.
  */
-export const BUDGET_ROWS = [0.5, 2] as const;
+export const BUDGET_ROWS = [DEFAULT_BUDGET / 2, DEFAULT_BUDGET * 2] as const;
 
 export const budgetPolicy = (underProvisioning: number) => `Drover, headroom.underProvisioning: ${underProvisioning}`;
-
-/** The default's budget, as a target with none set gets it. */
-const DEFAULT_BUDGET = benchConfig('pods', 1).targets[0]!.headroom.underProvisioning;
 
 /** An incumbent, and the budgets of the default policy's rows that left no more unserved at no more cost (θU and cost ÷ demand both no higher). */
 export interface TradeOff {
