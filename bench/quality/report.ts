@@ -1,8 +1,9 @@
 /**
- * `--report FILE`: per trace and kind, the demand and each policy's supply (ready units) on one
- * time axis over the scored window, with the trace's load on the right axis — the replay
- * report's page and charts (src/replay/html.ts) — and a PNG of the page taken by headless
- * Chromium (playwright-core; at CHROMIUM_PATH or /usr/bin/chromium), when there is one.
+ * `--report FILE`: the budget's trade-off first (trade-off.ts); then per trace and kind, the
+ * demand and each policy's supply (ready units) on one time axis over the scored window, with the
+ * trace's load on the right axis — the replay report's page and charts (src/replay/html.ts) —
+ * and a PNG of the page taken by headless Chromium (playwright-core; at CHROMIUM_PATH or
+ * /usr/bin/chromium), when there is one.
  */
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -13,6 +14,7 @@ import { Timeline } from '../../src/replay/timeline.js';
 import type { FleetStep } from './metrics.js';
 import type { TraceKindResult } from './score-trace.js';
 import { MINUTE_MS } from './traces.js';
+import { tradeOffSection } from './trade-off.js';
 
 const COLORS = ['#1f77b4', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#17becf'];
 
@@ -52,7 +54,7 @@ export function qualityChart(r: TraceKindResult): ReportChart {
 
 /** Writes the page to `file` and, with Chromium at hand, its PNG to `png`; returns the PNG's path when written. */
 export async function writeQualityReport(results: readonly TraceKindResult[], file: string, png: string): Promise<string | undefined> {
-  await writeFile(file, await renderReportPage('drover quality bench', results.map(qualityChart)));
+  await writeFile(file, await renderReportPage('drover quality bench', results.map(qualityChart), tradeOffSection(results)));
   const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
   if (!existsSync(chromiumPath)) return undefined;
   const { chromium } = await import('playwright-core');

@@ -79,7 +79,8 @@ export async function renderHtmlReport(runs: ReplayRunResult[]): Promise<string>
 }
 
 /** The self-contained page (uPlot inlined) drawing `charts`: the replay's report, and the quality bench's. */
-export async function renderReportPage(heading: string, charts: readonly ReportChart[]): Promise<string> {
+/** `lead`: markup of the caller's own (already escaped) placed under the heading, before the charts. */
+export async function renderReportPage(heading: string, charts: readonly ReportChart[], lead = ''): Promise<string> {
   const require = createRequire(import.meta.url);
   const [script, css] = await Promise.all([
     readFile(require.resolve('uplot/dist/uPlot.iife.min.js'), 'utf8'),
@@ -101,7 +102,7 @@ td:first-child, th:first-child { text-align: left; }
 </head>
 <body>
 <h1>${escapeHtml(heading)}</h1>
-<div id="charts"></div>
+${lead}<div id="charts"></div>
 <script>${script.replace(/<\/script/gi, '<\\/script')}</script>
 <script>
 const charts = ${data};
@@ -158,6 +159,6 @@ for (const chart of charts) {
 `;
 }
 
-function escapeHtml(text: string): string {
+export function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }

@@ -91,6 +91,9 @@ describe('the quality bench, --quick', () => {
     const html = readFileSync(page, 'utf8');
     expect(html).toContain('NASA-HTTP 2 July 1995, vms');
     expect(html).toContain('supply: HPA on a KEDA metric (no behavior)');
+    // The budget's trade-off above the charts: one panel, the first week's VMs (pods have no budget rows).
+    expect(html.match(/<svg class="trade-off"/g)).toHaveLength(1);
+    expect(html.indexOf("The budget's trade-off")).toBeLessThan(html.indexOf('<div id="charts">'));
     // The other budgets are in the summaries, not over the default's supply on the chart.
     expect(html).toContain('Drover, headroom.underProvisioning: 2');
     expect(html).not.toContain('supply: Drover, headroom.underProvisioning');

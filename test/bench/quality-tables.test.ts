@@ -10,6 +10,7 @@ import { demandOf, score, type FleetStep } from '../../bench/quality/metrics.js'
 import { foresight, staticSize } from '../../bench/quality/reference.js';
 import { budgetPolicy, goalsFor, tradeOffs, type PolicyResult, type TraceKindResult } from '../../bench/quality/score-trace.js';
 import { formatTable, qualityFigures, qualityTables } from '../../bench/quality/table.js';
+import { tradeOffSection, tradeOffSvg } from '../../bench/quality/trade-off.js';
 import { linearPercentile, llmMinutes, perMinuteSums, jobsInProgressMinutes } from '../../bench/quality/traces.js';
 import { goalsTable, mergeRuns } from '../../bench/doc-tables.js';
 import type { BenchRun } from '../../bench/index.js';
@@ -235,5 +236,49 @@ describe('the budgets beside the default (NASA weeks, VMs)', () => {
     const lines = formatTable({ trace, kind: 'vms', demand: [], results: week, goals: [] }).split('\n');
     expect(lines.slice(3, 6).map((l) => l.split(' | ')[0])).toEqual(['| Drover defaults (Pool target)', '| Drover, headroom.underProvisioning: 0.5', '| Drover, headroom.underProvisioning: 2']);
     expect(lines.slice(-2)).toEqual(['  budget  Azure Monitor, tutorial rules: beaten on θU and cost at underProvisioning 1, 2', '  budget  Azure Monitor, portal rules: beaten on both at no budget scored']);
+  });
+});
+
+describe('the trade-off panel in the report', () => {
+  const budgets = [
+    { label: '0.5', thetaU: 0.5, cost: 1.6 },
+    { label: '1', thetaU: 1, cost: 1.5 },
+    { label: '2', thetaU: 2, cost: 1.3 },
+  ];
+  const svg = tradeOffSvg('NASA <week>', budgets, [{ label: 'AM tutorial rules', thetaU: 2.4, cost: 1.5 }]);
+
+  it('places each point by θU and cost: x from 0 to the whole percent above 1.15 × the highest θU, y the costs with a tenth of their span either side', () => {
+    // x over [0, 3] (2.4 × 1.15 = 2.76): 52 + θU × 312 ÷ 3; y over [1.27, 1.63]: 224 − (cost − 1.27) × 182 ÷ 0.36.
+    expect(svg).toContain('<polyline points="104.0,57.2 156.0,107.7 260.0,208.8"');
+    expect(svg).toMatch(/<circle cx="301\.6" cy="107\.7" r="4" fill="#ff7f0e"><title>AM tutorial rules: θU 2\.40 %, cost 1\.500<\/title>/);
+    // Each budget numbered beside its point, to its left right of the middle so that it stays inside the frame.
+    expect(svg).toContain('<text x="110.0" y="51.2" fill="#1f77b4">0.5</text>');
+    expect(svg).toContain('<text x="254.0" y="202.8" fill="#1f77b4" text-anchor="end">2</text>');
+    // The incumbent named in the legend, in its colour, after Drover's entry (6 characters: 6 × 6 + 24 px on).
+    expect(svg).toContain('<circle cx="116" cy="27" r="4" fill="#ff7f0e"/><text x="124" y="31">AM tutorial rules</text>');
+    // A tick at each whole percent.
+    expect([...svg.matchAll(/text-anchor="middle">(\d[^<]*)<\/text>/g)].map((m) => m[1])).toEqual(['0', '1', '2', '3']);
+    expect(svg).toContain('>NASA &lt;week&gt;</text>');
+    // Four points, each with its figures on hover; two legend markers.
+    expect(svg.match(/<circle [^>]*><title>/g)).toHaveLength(4);
+    expect(svg.match(/<circle [^>]*\/>/g)).toHaveLength(2);
+  });
+
+  it('one panel per trace and kind with budget rows, none without', () => {
+    const scores = (thetaU: number, cost: number) => ({ thetaU, thetaO: 0, tauU: thetaU, tauO: 0, costPerDemand: cost, episodes: { count: 0, p50: 0, p95: 0, max: 0 } });
+    const trace = { name: 'nasa-week', title: 'NASA 2–8 July', load: [], scoredFrom: 0, scoredTo: 0, startMs: 0, targetPerReplica: 7.2, goals: 'nasa' as const };
+    const rows: PolicyResult[] = [
+      { policy: 'Drover defaults (Pool target)', role: 'drover', scores: scores(1, 1.5), actions: 1, steps: [], budget: 1 },
+      { policy: budgetPolicy(2), role: 'budget', scores: scores(2, 1.3), actions: 1, steps: [], budget: 2 },
+      { policy: 'Azure Monitor, tutorial rules (+3 above 70 %, −1 below 30 %)', role: 'incumbent', scores: scores(2.4, 1.5), actions: 1, steps: [] },
+    ];
+    const vms = { trace, kind: 'vms' as const, demand: [], results: rows, goals: [] };
+    const pods = { ...vms, kind: 'pods' as const, results: rows.filter((r) => r.role !== 'budget') };
+    const section = tradeOffSection([vms, pods]);
+    expect(section.match(/<svg /g)).toHaveLength(1);
+    expect(section).toContain('>NASA 2–8 July, vms</text>');
+    expect(section).toContain('>AM tutorial rules</text>');
+    expect(section).toContain('<code>headroom.underProvisioning</code> 1, 2');
+    expect(tradeOffSection([pods])).toBe('');
   });
 });
