@@ -30,8 +30,9 @@ const scale = (lo: number, hi: number, from: number, to: number) => (v: number) 
 const fixed = (v: number) => v.toFixed(1);
 
 /**
- * The axes' ranges: θU from 0 to the whole percent above every point's (with room for its label),
- * cost around every point with a tenth of their span either side, so that no point sits on a frame.
+ * The axes' ranges: θU from 0 to the whole percent above 1.15 × every point's (room for a
+ * budget's number), cost around every point with a tenth of their span either side, so that no
+ * point sits on a frame.
  */
 function ranges(points: readonly TradeOffPoint[]) {
   const costs = points.map((p) => p.cost);
@@ -99,7 +100,7 @@ export function tradeOffSvg(title: string, budgets: readonly TradeOffPoint[], in
   ].join('');
 }
 
-/** The incumbent's short name in a panel: "Azure Monitor, tutorial rules (+3 …)" → "tutorial rules". */
+/** The incumbent's name in a panel's legend: "Azure Monitor, tutorial rules (+3 …)" → "AM tutorial rules". */
 const shortName = (policy: string) => policy.replace(/ \(.*\)$/, '').replace(/^Azure Monitor, /, 'AM ');
 
 /** The report's panels, one per trace and kind that has budget rows, with a line saying how to read them; empty when none has. */
