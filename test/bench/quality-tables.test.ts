@@ -163,8 +163,10 @@ describe('the reference lines and the traces’ arithmetic', () => {
   });
 });
 
+/** A policy's scores for the tables below: θU and cost as given, τU twice θU, nothing over. */
+const scores = (thetaU: number, cost: number) => ({ thetaU, thetaO: 0, tauU: 2 * thetaU, tauO: 0, costPerDemand: cost, episodes: { count: 0, p50: 0, p95: 0, max: 0 } });
+
 describe('the figures written into docs/benchmarks.md', () => {
-  const scores = (thetaU: number, cost: number) => ({ thetaU, thetaO: 0, tauU: 2 * thetaU, tauO: 0, costPerDemand: cost, episodes: { count: 0, p50: 0, p95: 0, max: 0 } });
   const result: TraceKindResult = {
     trace: { name: 'nasa-week', title: 'NASA', load: [], scoredFrom: 0, scoredTo: 0, startMs: 0, targetPerReplica: 7.2, goals: 'nasa' },
     kind: 'pods',
@@ -209,7 +211,6 @@ describe('the figures written into docs/benchmarks.md', () => {
 });
 
 describe('the budgets beside the default (NASA weeks, VMs)', () => {
-  const scores = (thetaU: number, cost: number) => ({ thetaU, thetaO: 0, tauU: thetaU, tauO: 0, costPerDemand: cost, episodes: { count: 0, p50: 0, p95: 0, max: 0 } });
   const row = (policy: string, role: PolicyResult['role'], thetaU: number, cost: number, budget?: number): PolicyResult => ({ policy, role, scores: scores(thetaU, cost), actions: 1, steps: [], ...(budget === undefined ? {} : { budget }) });
   const week = [
     row('Drover defaults (Pool target)', 'drover', 0.95, 1.5, 1),
@@ -265,7 +266,6 @@ describe('the trade-off panel in the report', () => {
   });
 
   it('one panel per trace and kind with budget rows, none without', () => {
-    const scores = (thetaU: number, cost: number) => ({ thetaU, thetaO: 0, tauU: thetaU, tauO: 0, costPerDemand: cost, episodes: { count: 0, p50: 0, p95: 0, max: 0 } });
     const trace = { name: 'nasa-week', title: 'NASA 2–8 July', load: [], scoredFrom: 0, scoredTo: 0, startMs: 0, targetPerReplica: 7.2, goals: 'nasa' as const };
     const rows: PolicyResult[] = [
       { policy: 'Drover defaults (Pool target)', role: 'drover', scores: scores(1, 1.5), actions: 1, steps: [], budget: 1 },
