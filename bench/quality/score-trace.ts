@@ -38,10 +38,16 @@ export interface TradeOff {
   beatenAt: number[];
 }
 
+/** The default policy's rows (the default and the budget rows), lowest budget first; none when the trace has no budget rows. */
+export function budgetPoints(results: readonly PolicyResult[]): PolicyResult[] {
+  if (!results.some((r) => r.role === 'budget')) return [];
+  return results.filter((r) => r.budget !== undefined).sort((a, b) => a.budget! - b.budget!);
+}
+
 /** Per incumbent, the scored budgets that beat it on both axes; none when the trace has no budget rows. */
 export function tradeOffs(results: readonly PolicyResult[]): TradeOff[] {
-  if (!results.some((r) => r.role === 'budget')) return [];
-  const points = results.filter((r) => r.budget !== undefined).sort((a, b) => a.budget! - b.budget!);
+  const points = budgetPoints(results);
+  if (points.length === 0) return [];
   return results
     .filter((r) => r.role === 'incumbent')
     .map((inc) => ({ incumbent: inc.policy, beatenAt: points.filter((p) => p.scores.thetaU <= inc.scores.thetaU + 1e-9 && p.scores.costPerDemand <= inc.scores.costPerDemand + 1e-9).map((p) => p.budget!) }));

@@ -6,7 +6,7 @@
  * chart library for it.
  */
 import { escapeHtml } from '../../src/replay/html.js';
-import type { TraceKindResult } from './score-trace.js';
+import { budgetPoints, type PolicyResult, type TraceKindResult } from './score-trace.js';
 
 export interface TradeOffPoint {
   label: string;
@@ -105,15 +105,16 @@ const shortName = (policy: string) => policy.replace(/ \(.*\)$/, '').replace(/^A
 
 /** The report's panels, one per trace and kind that has budget rows, with a line saying how to read them; empty when none has. */
 export function tradeOffSection(results: readonly TraceKindResult[]): string {
-  const panels = results.flatMap((r) => {
-    if (!r.results.some((p) => p.role === 'budget')) return [];
-    const budgets = r.results.filter((p) => p.budget !== undefined).sort((a, b) => a.budget! - b.budget!);
-    const incumbents = r.results.filter((p) => p.role === 'incumbent');
-    const at = (p: (typeof r.results)[number], label: string): TradeOffPoint => ({ label, thetaU: p.scores.thetaU, cost: p.scores.costPerDemand });
-    return [tradeOffSvg(`${r.trace.title}, ${r.kind}`, budgets.map((p) => at(p, String(p.budget))), incumbents.map((p) => at(p, shortName(p.policy))))];
-  });
-  if (panels.length === 0) return '';
-  return `<section class="trade-offs"><h2>The budget's trade-off</h2><p>The default policy at <code>headroom.underProvisioning</code> ${escapeHtml(budgetList(results))} (joined, blue) and each incumbent: a point below and left of another leaves less unserved at less cost.</p><div style="display:flex;flex-wrap:wrap;gap:12px">${panels.join('')}</div></section>`;
+  const drawn = results.map((r) => ({ r, budgets: budgetPoints(r.results) })).filter(({ budgets }) => budgets.length > 0);
+  if (drawn.length === 0) return '';
+  const at = (p: PolicyResult, label: string): TradeOffPoint => ({ label, thetaU: p.scores.thetaU, cost: p.scores.costPerDemand });
+  const panels = drawn.map(({ r, budgets }) =>
+    tradeOffSvg(
+      `${r.trace.title}, ${r.kind}`,
+      budgets.map((p) => at(p, String(p.budget))),
+      r.results.filter((p) => p.role === 'incumbent').map((p) => at(p, shortName(p.policy))),
+    ),
+  );
+  const budgetList = [...new Set(drawn.flatMap(({ budgets }) => budgets.map((p) => p.budget!)))].sort((a, b) => a - b).join(', ');
+  return `<section class="trade-offs"><h2>The budget's trade-off</h2><p>The default policy at <code>headroom.underProvisioning</code> ${escapeHtml(budgetList)} (joined, blue) and each incumbent: a point below and left of another leaves less unserved at less cost.</p><div style="display:flex;flex-wrap:wrap;gap:12px">${panels.join('')}</div></section>`;
 }
-
-const budgetList = (results: readonly TraceKindResult[]) => [...new Set(results.flatMap((r) => r.results.flatMap((p) => (p.budget === undefined ? [] : [p.budget]))))].sort((a, b) => a - b).join(', ');
