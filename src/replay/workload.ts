@@ -12,7 +12,7 @@ export interface ReplayWorkload {
   /** Ready replicas (running VMs) at `t`, not before the last settle. */
   readyAt(t: number): number;
   /** What the target's reconcile reads at `now`. */
-  observed(now: number): { specReplicas: number; ready: number };
+  observed(now: number): { specReplicas: number; ready: number; startable?: number };
   /** When the workload next changes by itself (a replica ready, a pool pass due), if ever. */
   readonly nextEventAt: number | undefined;
   /** Moves the workload on to `t`. */

@@ -56,6 +56,27 @@ describe('StartupDelay through the plan', () => {
     expect(startupDelayIn(stored, adaptive)).toEqual({ ms: 4 * MINUTE, from: 'learned' });
   });
 
+  it('raises a warm buffer serves wholly are not learned: three starts in 1 minute leave the default, three creations in 4 minutes are learned', async () => {
+    const settings = settingsOf({ policy: 'adaptive', minScale: 1, maxScale: 100, scaleToZero: { enabled: false }, ...push(10) });
+    const adaptive = settings.policy!.adaptive!;
+    const d = planDriver(settings, { current: 1 });
+    let now = T0;
+    /** A raise to the load's count with `startable` deallocated VMs beside it, ready `readyAfter` later. */
+    const raise = async (load: number, startable: number, readyAfter: number) => {
+      now += 10 * MINUTE;
+      const raised = await d.step({ at: now, load, ready: d.current, startable });
+      expect(raised.written![1]).toBeGreaterThan(raised.written![0]);
+      await d.step({ at: now + readyAfter, load, ready: d.current, startable: Math.max(0, startable - (raised.written![1] - raised.written![0])) });
+      now += readyAfter;
+    };
+    // 1 → 5, 5 → 15, 15 → 30: each within what the buffer holds (at least the raise's size).
+    for (const [load, startable] of [[50, 4], [150, 10], [300, 15]] as const) await raise(load, startable, MINUTE);
+    expect(startupDelayIn(JSON.parse(JSON.stringify(d.record)), adaptive)).toEqual({ ms: 30 * SECOND, from: 'default' });
+    // Two raises past the buffer (one VM parked, more wanted) take a creation's 4 minutes; a third as well.
+    for (const [load, startable] of [[450, 1], [600, 0], [750, 2]] as const) await raise(load, startable, 4 * MINUTE);
+    expect(startupDelayIn(JSON.parse(JSON.stringify(d.record)), adaptive)).toEqual({ ms: 4 * MINUTE, from: 'learned' });
+  });
+
   it('policy knative keeps none of the adaptive fields', async () => {
     const d = planDriver(settingsOf({ policy: 'knative', minScale: 1, maxScale: 100, ...push(10) }), { current: 1 });
     await d.step({ at: T0 + MINUTE, load: 50 });

@@ -9,13 +9,16 @@ import { NO_DAY_DEMAND, budgetInForce, calibrate, demandWeighted, evidenceChoice
 const MIN = 60_000;
 
 describe('StartupDelay: learned from the raises', () => {
-  const rows: { name: string; state: StartupState; seen: { scale: number; ready: number }; planned: number; now: number; want: StartupState }[] = [
+  const rows: { name: string; state: StartupState; seen: { scale: number; ready: number; startable?: number }; planned: number; now: number; want: StartupState }[] = [
     { name: 'a raise above the scale and the ready count is watched from now', state: { observed: [] }, seen: { scale: 2, ready: 2 }, planned: 5, now: 10 * MIN, want: { pending: { at: 10 * MIN, to: 5 }, observed: [] } },
     { name: 'a plan that keeps the scale watches nothing', state: { observed: [] }, seen: { scale: 2, ready: 2 }, planned: 2, now: 10 * MIN, want: { observed: [] } },
     { name: 'the ready count reaching the raise records the time it took', state: { pending: { at: 0, to: 5 }, observed: [] }, seen: { scale: 5, ready: 5 }, planned: 5, now: 4 * MIN, want: { observed: [4 * MIN] } },
     { name: 'a raise still short of ready keeps being watched', state: { pending: { at: 0, to: 5 }, observed: [] }, seen: { scale: 5, ready: 3 }, planned: 6, now: 2 * MIN, want: { pending: { at: 0, to: 5 }, observed: [] } },
     { name: 'a raise the plan no longer asks for is dropped unrecorded', state: { pending: { at: 0, to: 5 }, observed: [MIN] }, seen: { scale: 5, ready: 3 }, planned: 3, now: 2 * MIN, want: { observed: [MIN] } },
     { name: 'a raise that never completes counts as the longest delay', state: { pending: { at: 0, to: 5 }, observed: [] }, seen: { scale: 5, ready: 1 }, planned: 5, now: 45 * MIN, want: { observed: [MAX_STARTUP_DELAY_MS] } },
+    { name: 'a raise the pool serves wholly by starting deallocated VMs is not watched: it says nothing of a creation', state: { observed: [3 * MIN] }, seen: { scale: 2, ready: 2, startable: 3 }, planned: 5, now: 10 * MIN, want: { observed: [3 * MIN] } },
+    { name: 'a raise past the deallocated VMs needs a creation: watched', state: { observed: [] }, seen: { scale: 2, ready: 2, startable: 2 }, planned: 5, now: 10 * MIN, want: { pending: { at: 10 * MIN, to: 5 }, observed: [] } },
+    { name: 'a raise watched goes on being watched while the buffer serves a further one', state: { pending: { at: 0, to: 5 }, observed: [] }, seen: { scale: 5, ready: 3, startable: 4 }, planned: 7, now: MIN, want: { pending: { at: 0, to: 5 }, observed: [] } },
     { name: 'only the latest five delays are kept', state: { pending: { at: 0, to: 2 }, observed: [1, 2, 3, 4, 5] }, seen: { scale: 2, ready: 2 }, planned: 2, now: 6, want: { observed: [2, 3, 4, 5, 6] } },
   ];
   it.each(rows)('$name', ({ state, seen, planned, now, want }) => {

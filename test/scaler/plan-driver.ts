@@ -47,6 +47,8 @@ export interface Step {
   panic?: number;
   /** Ready replicas, when not all of the target's scale is ready. */
   ready?: number;
+  /** A pool's deallocated VMs, which a raise would start (its warm buffer). */
+  startable?: number;
   /** This reconcile's read of the source failed (its health, its fallback). */
   failed?: boolean;
   /** A target with several sources: each one's average by name, or 'failed' (then `load` is not read). */
@@ -99,7 +101,7 @@ export function planDriver(settings: TargetSettings, start: Start): PlanDriver {
           record: d.record,
           samples: { average: (_now: number, windowMs: number) => (windowMs >= stableMs ? step.load : (step.panic ?? step.load)) },
           holdLatest: false,
-          view: { kind: 'read', observed: { specReplicas: d.current, ready: step.ready ?? d.current, resourceVersion: '1' } },
+          view: { kind: 'read', observed: { specReplicas: d.current, ready: step.ready ?? d.current, ...(step.startable === undefined ? {} : { startable: step.startable }), resourceVersion: '1' } },
           settings,
           loadNote: 'table',
           ...(step.failed || Object.values(step.sources ?? {}).includes('failed') ? { loadError: 'the source answered 503' } : {}),

@@ -69,7 +69,8 @@ export interface TargetPlan {
 export function planTarget(snapshot: TargetSnapshot, settings: TargetSettings, now: number): { kind: 'probe' } | TargetPlan {
   const { view } = snapshot;
   const record = clampRecordTimes(snapshot.record, now);
-  const observation = { scale: view.observed.specReplicas ?? DEFAULT_REPLICAS, ready: view.observed.ready };
+  const { specReplicas, ready, startable } = view.observed;
+  const observation = { scale: specReplicas ?? DEFAULT_REPLICAS, ready, ...(startable === undefined ? {} : { startable }) };
   const decided = decideTarget({
     record,
     samples: clampSamples(snapshot.samples, now),

@@ -12,6 +12,7 @@ import type { EntityTable } from '../../state/entity-table.js';
 import { cacheKey, peekCache } from '../../cache/scale-set-cache.js';
 import { RAISE_PREFIX, WANTED_KEY, raises, wantedOf, writeWanted, type WantedProps } from '../../pool/wanted.js';
 import { isBroken } from '../../pool/fast-delete.js';
+import { isDeallocated } from '../../pool/warm-buffer.js';
 import type { CachedInstance } from '../../cache/instance.js';
 import { isKnownPowerState, isRunningPowerState } from '../../cache/power-state.js';
 
@@ -47,13 +48,17 @@ export function poolScale(deps: PoolPortDeps, pool: PoolConfig) {
 
 /**
  * What a Pool target observes (pure; replay observes its modelled pool the same way): the
- * wanted count, and the healthy running VMs among the cached instances.
+ * wanted count, the healthy running VMs among the cached instances, and the deallocated ones a
+ * raise would start before it creates any (the warm buffer).
  */
-export function observePool(instances: readonly CachedInstance[], wanted: number | undefined, maxCount: number): { specReplicas: number; ready: number } {
+export function observePool(instances: readonly CachedInstance[], wanted: number | undefined, maxCount: number): { specReplicas: number; ready: number; startable: number } {
   const live = instances.filter((i) => i.state !== 'Deleting' && i.provisioningState !== 'Deleting');
   const ready = live.filter((i) => isRunning(i) && !isBroken(i) && i.errorInfo === null).length;
+  // A Spot pool's VM Azure evicted is deallocated too, and is deleted and replaced: counted here
+  // all the same (the cache does not say which were parked), it only costs a raise unlearned.
+  const startable = live.filter(isDeallocated).length;
   // Until a target wrote one, the pool holds what it has (capped by maxCount when it has one).
-  return { specReplicas: wanted ?? (maxCount > 0 ? Math.min(maxCount, live.length) : live.length), ready };
+  return { specReplicas: wanted ?? (maxCount > 0 ? Math.min(maxCount, live.length) : live.length), ready, startable };
 }
 
 /** The wanted count a target's replicas become: the pool's maxCount is its ceiling (0: none). */

@@ -18,6 +18,8 @@ export interface ObservedTarget {
   specReplicas?: number;
   /** Ready replicas, a pool's healthy running VMs. */
   ready: number;
+  /** A pool's deallocated VMs, which a raise starts before it creates any (its warm buffer); none for a workload. */
+  startable?: number;
   /** The pool's `~wanted` row's ETag, read with the wanted count. */
   etag?: string;
   /** The Kubernetes object's resourceVersion, to fence a scale patch of a target read at 0. */

@@ -77,5 +77,7 @@ export interface Observation {
   scale: number;
   /** Ready replicas, running instances. */
   ready: number;
+  /** A pool's deallocated VMs, which a raise starts before it creates any (its warm buffer). */
+  startable?: number;
 }
 

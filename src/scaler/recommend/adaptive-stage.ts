@@ -223,7 +223,7 @@ export const adaptiveStage: AdaptiveStage = {
     if (state.replicas === 0 && mayScaleToZero(ctx.settings)) return { replicas: 0 };
     const { record, now } = ctx;
     // Counts as an adapter may report them (NaN, fractions, past the ceiling): whole and within 0..MAX_REPLICAS.
-    const observation = { scale: Math.floor(clampReplicas(ctx.observation.scale)), ready: Math.floor(clampReplicas(ctx.observation.ready)) };
+    const observation = { scale: Math.floor(clampReplicas(ctx.observation.scale)), ready: Math.floor(clampReplicas(ctx.observation.ready)), startable: Math.floor(clampReplicas(ctx.observation.startable ?? 0)) };
     const startup = startupStateOf(record);
     const delay = startupDelayOf(startup, settings.defaultStartupDelayMs);
     const windows = delayWindows(delay.ms);

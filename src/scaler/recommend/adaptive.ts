@@ -58,9 +58,12 @@ export function startupDelayOf(state: StartupState, defaultMs: number): StartupD
 /**
  * One reconcile's look at the raise in progress: done once the ready count reaches it (or it has
  * waited MAX_STARTUP_DELAY_MS), abandoned when the plan no longer asks for it; a new raise is
- * watched from now.
+ * watched from now, unless the pool has deallocated VMs enough to start for all of it (its warm
+ * buffer): a start says nothing of how long a creation takes, and the delay must cover the slowest
+ * way capacity comes, or the budget is spent whenever the buffer runs out. The starts' speed shows
+ * in the ready counts, which the budget's balance credits.
  */
-export function observeStartup(state: StartupState, seen: { scale: number; ready: number }, planned: number, now: number): StartupState {
+export function observeStartup(state: StartupState, seen: { scale: number; ready: number; startable?: number }, planned: number, now: number): StartupState {
   const pending = state.pending;
   if (pending) {
     const waited = now - pending.at;
@@ -68,7 +71,8 @@ export function observeStartup(state: StartupState, seen: { scale: number; ready
     if (planned >= pending.to) return state;
     return { observed: state.observed };
   }
-  if (planned > seen.scale && planned > seen.ready) return { pending: { at: now, to: planned }, observed: state.observed };
+  const startsServeIt = (seen.startable ?? 0) >= planned - seen.scale;
+  if (planned > seen.scale && planned > seen.ready && !startsServeIt) return { pending: { at: now, to: planned }, observed: state.observed };
   return state;
 }
 
