@@ -24,18 +24,19 @@ export const STARTUP_DELAY_MS: Record<FleetKind, number> = { vms: VM_CREATION_MS
 
 const TARGET = { name: 'bench', minScale: 1, maxScale: 1000, scaleToZero: { enabled: false } };
 
-/** A candidate's target keys beside the bounds and the load: the seed's rules, the forecast's floor, another budget. */
-export type CandidateKeys = { policy: 'knative' } | { forecast: { mode: 'floor' } } | { headroom: { underProvisioning: number } };
+/** A candidate's keys beside the bounds and the load: the target's (the seed's rules, the forecast's floor, another budget), or the pool's warm buffer. */
+export type CandidateKeys = { policy: 'knative' } | { forecast: { mode: 'floor' } } | { headroom: { underProvisioning: number } } | { warm: { max: number } };
 
 /** The configuration as `drover replay` would load it (offline: it reaches no cluster, no scale set). */
 export function benchConfig(kind: FleetKind, targetPerReplica: number, candidate?: CandidateKeys) {
   const load = { source: 'push', targetPerReplica };
   // Only the bounds and the load, as the issue's contract says; more keys only for a candidate's row.
-  const target = { ...TARGET, load, ...candidate };
+  const { warm, ...targetKeys } = { ...candidate } as { warm?: { max: number } };
+  const target = { ...TARGET, load, ...targetKeys };
   if (kind === 'pods') return parseConfig({ kubernetes: {}, targets: [{ ...target, scaleTargetRef: { kind: 'Deployment', name: 'bench' } }] }, '(quality bench)', { offline: true });
   return parseConfig(
     {
-      pools: [{ name: 'fleet', scaleSet: { resourceGroup: 'bench', name: 'fleet' }, maxCount: 1000 }],
+      pools: [{ name: 'fleet', scaleSet: { resourceGroup: 'bench', name: 'fleet' }, maxCount: 1000, ...(warm ? { warm } : {}) }],
       targets: [{ ...target, scaleTargetRef: { kind: 'Pool', name: 'fleet' } }],
     },
     '(quality bench)',

@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { downsample, renderReportPage, reportGrid, type ReportChart } from '../../src/replay/html.js';
 import { Timeline } from '../../src/replay/timeline.js';
 import type { FleetStep } from './metrics.js';
-import type { TraceKindResult } from './score-trace.js';
+import { charted, type TraceKindResult } from './score-trace.js';
 import { MINUTE_MS } from './traces.js';
 import { tradeOffSection } from './trade-off.js';
 
@@ -34,8 +34,8 @@ export function qualityChart(r: TraceKindResult): ReportChart {
   const from = r.trace.startMs + r.trace.scoredFrom * MINUTE_MS;
   const grid = reportGrid(from, r.trace.startMs + r.trace.scoredTo * MINUTE_MS);
   const demand = demandTimeline(r);
-  // The other budgets' supply would lie over the default's: their figures are in the summaries.
-  const charted = r.results.filter((p) => p.role !== 'budget');
+  // The other budgets' and the warm buffer's supply would lie over the default's: their figures are in the summaries.
+  const drawn = r.results.filter((p) => charted(p.role));
   return {
     title: `${r.trace.title}, ${r.kind}`,
     x: grid.map((ms) => ms / 1000),
@@ -43,7 +43,7 @@ export function qualityChart(r: TraceKindResult): ReportChart {
     series: [
       { label: 'load', values: downsample(demand, 'load', grid), load: true },
       { label: 'demand', values: downsample(demand, 'ready', grid), color: '#000' },
-      ...charted.map((p, i) => ({ label: `supply: ${p.policy}`, values: downsample(stepsTimeline(p.steps), 'ready', grid, 'min'), color: COLORS[i % COLORS.length]! })),
+      ...drawn.map((p, i) => ({ label: `supply: ${p.policy}`, values: downsample(stepsTimeline(p.steps), 'ready', grid, 'min'), color: COLORS[i % COLORS.length]! })),
     ],
     summaries: r.results.map((p) => ({
       config: p.policy,

@@ -62,10 +62,11 @@ describe('the quality bench, --quick', () => {
 
     const table = formatTable(nasa).split('\n');
     expect(table[1]).toBe('| policy | θU % | θO % | τU % | τO % | cost ÷ demand | episodes | p50 / p95 / max min | actions |');
-    expect(table.slice(3, 13).map((l) => l.split(' | ')[0])).toEqual([
+    expect(table.slice(3, 14).map((l) => l.split(' | ')[0])).toEqual([
       '| Drover defaults (Pool target)',
       '| Drover, policy: knative (the seed’s rules)',
       '| Drover, forecast: floor',
+      '| Drover, warm.max: 10',
       '| Drover, headroom.underProvisioning: 0.5',
       '| Drover, headroom.underProvisioning: 2',
       '| Azure Monitor, tutorial rules (+3 above 70 %, −1 below 30 %)',
@@ -74,16 +75,26 @@ describe('the quality bench, --quick', () => {
       expect.stringMatching(/^\| static p95 fleet \(\d+\)$/),
       '| foresight (knows the next 180 s)',
     ]);
-    expect(table.slice(13, 18).every((l) => /^ {2}(PASS|FAIL) {2}Drover /.test(l))).toBe(true);
-    expect(table.slice(18)).toEqual([expect.stringMatching(/^ {2}budget {2}Azure Monitor, tutorial rules .*: beaten /), expect.stringMatching(/^ {2}budget {2}Azure Monitor, portal rules .*: beaten /)]);
+    expect(table.slice(14, 19).every((l) => /^ {2}(PASS|FAIL) {2}Drover /.test(l))).toBe(true);
+    expect(table.slice(19)).toEqual([expect.stringMatching(/^ {2}budget {2}Azure Monitor, tutorial rules .*: beaten /), expect.stringMatching(/^ {2}budget {2}Azure Monitor, portal rules .*: beaten /)]);
     // The budget moves the default along its trade-off: half of it leaves less unserved at more cost, twice it the reverse.
     const [defaults, half, twice] = ['Drover defaults', 'Drover, headroom.underProvisioning: 0.5', 'Drover, headroom.underProvisioning: 2'].map((name) => nasa.results.find((p) => p.policy.startsWith(name))!.scores);
     expect(half!.thetaU).toBeLessThan(defaults!.thetaU);
     expect(twice!.thetaU).toBeGreaterThan(defaults!.thetaU);
     expect(half!.costPerDemand).toBeGreaterThan(defaults!.costPerDemand);
     expect(twice!.costPerDemand).toBeLessThan(defaults!.costPerDemand);
-    // Only the NASA weeks' VMs carry them.
-    expect(results.filter((r) => r.results.some((p) => p.role === 'budget')).map((r) => `${r.trace.name} ${r.kind}`)).toEqual(['nasa-week vms', 'nasa-week-2 vms', 'nasa-week-3 vms', 'nasa-week-4 vms']);
+    // Only the NASA weeks' VMs carry them, and the warm buffer's row.
+    const nasaVms = ['nasa-week vms', 'nasa-week-2 vms', 'nasa-week-3 vms', 'nasa-week-4 vms'];
+    expect(results.filter((r) => r.results.some((p) => p.role === 'budget')).map((r) => `${r.trace.name} ${r.kind}`)).toEqual(nasaVms);
+    const warmed = results.filter((r) => r.results.some((p) => p.policy === 'Drover, warm.max: 10'));
+    expect(warmed.map((r) => `${r.trace.name} ${r.kind}`)).toEqual(nasaVms);
+    // A warm buffer keeps the budget the default keeps, with no more churn: raises it serves by
+    // starts teach no start-up delay, so the policy still plans for the creations past it.
+    for (const r of warmed) {
+      const [cold, warm] = ['Drover defaults', 'Drover, warm.max: 10'].map((name) => r.results.find((p) => p.policy.startsWith(name))!);
+      expect(warm!.scores.thetaU).toBeLessThanOrEqual(1.25 * cold!.scores.thetaU);
+      expect(warm!.actions!).toBeLessThanOrEqual(1.25 * cold!.actions!);
+    }
 
     const dir = tempDir();
     const page = path.join(dir, 'quality.html');
@@ -94,9 +105,11 @@ describe('the quality bench, --quick', () => {
     // The budget's trade-off above the charts: one panel, the first week's VMs (pods have no budget rows).
     expect(html.match(/<svg class="trade-off"/g)).toHaveLength(1);
     expect(html.indexOf("The budget's trade-off")).toBeLessThan(html.indexOf('<div id="charts">'));
-    // The other budgets are in the summaries, not over the default's supply on the chart.
+    // The other budgets and the warm buffer are in the summaries, not over the default's supply on the chart.
     expect(html).toContain('Drover, headroom.underProvisioning: 2');
     expect(html).not.toContain('supply: Drover, headroom.underProvisioning');
+    expect(html).toContain('Drover, warm.max: 10');
+    expect(html).not.toContain('supply: Drover, warm.max');
     expect(readdirSync(dir).sort()).toEqual(png ? ['quality.html', 'quality.png'] : ['quality.html']);
   });
 });
