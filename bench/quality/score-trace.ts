@@ -36,9 +36,9 @@ export const BUDGET_ROWS = [DEFAULT_BUDGET / 2, DEFAULT_BUDGET * 2] as const;
 
 /**
  * The warm buffer scored on the NASA weeks' VMs (the issue's own row): about half their peak, so
- * a day's rise starts parked VMs and creates the rest. The contract bills a deallocated VM
- * nothing; its disks are not free, so the row shows how the policy keeps its budget with a
- * buffer more than what the buffer saves.
+ * a day's rise starts parked VMs and creates the rest. The row is there to show the policy
+ * keeping its budget with a buffer: the contract bills a deallocated VM nothing, but its disks are
+ * not free, so what the row saves is an upper bound.
  */
 export const WARM_ROW_MAX = 10;
 
