@@ -35,8 +35,8 @@ const DEFAULT_BUDGET = benchConfig('pods', 1).targets[0]!.headroom.underProvisio
 export const BUDGET_ROWS = [DEFAULT_BUDGET / 2, DEFAULT_BUDGET * 2] as const;
 
 /**
- * The warm buffer scored on the NASA weeks' VMs (the issue's own row): about half their peak, so
- * a day's rise starts parked VMs and creates the rest. The row is there to show the policy
+ * The warm buffer scored on the NASA weeks' VMs (the issue's own row): fewer VMs than a day's rise
+ * needs (the weeks peak at 27–40), so a rise starts parked VMs and creates the rest. The row is there to show the policy
  * keeping its budget with a buffer: the contract bills a deallocated VM nothing, but its disks are
  * not free, so what the row saves is an upper bound.
  */
