@@ -153,7 +153,7 @@ export class PoolWorkload implements ReplayWorkload {
     return this.world.countAt(t).running;
   }
 
-  observed(_now: number): { specReplicas: number; ready: number; startable: number } {
+  observed(_now: number): ReturnType<typeof observePool> {
     return observePool(this.world.cache, this.world.wanted, this.pool.maxCount);
   }
 

@@ -3,6 +3,8 @@
  * scale-up become ready `readyDelayMs` later, and a scale-down takes replicas away at once,
  * those not yet ready first.
  */
+import type { ObservedTarget } from '../scaler/read/target-port.js';
+
 /** What a target's replay scales: a Kubernetes workload (below) or a pool (pool-replay.ts). */
 export interface ReplayWorkload {
   /** What the target last set: replicas, or a pool's wanted count. */
@@ -12,7 +14,7 @@ export interface ReplayWorkload {
   /** Ready replicas (running VMs) at `t`, not before the last settle. */
   readyAt(t: number): number;
   /** What the target's reconcile reads at `now`. */
-  observed(now: number): { specReplicas: number; ready: number; startable?: number };
+  observed(now: number): Pick<ObservedTarget, 'specReplicas' | 'ready' | 'startable'>;
   /** When the workload next changes by itself (a replica ready, a pool pass due), if ever. */
   readonly nextEventAt: number | undefined;
   /** Moves the workload on to `t`. */
@@ -40,7 +42,7 @@ export class Workload implements ReplayWorkload {
     return ready;
   }
 
-  observed(now: number): { specReplicas: number; ready: number } {
+  observed(now: number): Pick<ObservedTarget, 'specReplicas' | 'ready'> {
     return { specReplicas: this.scale, ready: this.readyAt(now) };
   }
 
